@@ -1,0 +1,57 @@
+"""Command-line entry point ``sigrec`` (DESIGN.md section 4).
+
+The CLI only parses and prints. Each command lives in its own ``_cmd_*.py`` module
+exposing ``register(subparsers)``, which adds a parser and sets ``run=<callable>``;
+the callable takes the parsed namespace and returns the exit code. A ``ValueError``
+(bad input) becomes ``error: <message>`` on stderr with exit code 2, never a
+traceback; nothing is printed on stdout in that case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: command modules, in the order they appear in ``sigrec --help``
+COMMANDS = ("field", "verify")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one ``error:`` line (exit 2)."""
+
+    def error(self, message):  # noqa: D401 - argparse API
+        raise _UsageError(f"{self.prog}: {message}")
+
+
+class _UsageError(Exception):
+    pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="sigrec",
+        description="Verify the softmax-attention signal-recovery theorem end to end.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name in COMMANDS:
+        importlib.import_module(f"verify._cmd_{name}").register(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run the CLI; returns the process exit code."""
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.run(args) or 0)
+    except (_UsageError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+def console_main():  # pragma: no cover - exercised through the installed script
+    sys.exit(main())
