@@ -1,0 +1,64 @@
+"""Checks that only need ``theory``: ``derivation.quadrature``, ``field.endpoints``."""
+
+from __future__ import annotations
+
+import time
+
+from theory import derive
+from theory._quadrature import cross_check
+
+from ._records import CheckRecord
+
+
+def check_quadrature(n_points: int = 3, dps: int = 50, seed: int = 0) -> CheckRecord:
+    """``derivation.quadrature``: symbolic lemmas vs mpmath quadrature at random parameters."""
+    t0 = time.perf_counter()
+    res = cross_check(n_points=n_points, dps=dps, seed=seed)
+    worst = max(res.comparisons, key=lambda c: c.rel_diff)
+    per_lemma: dict[str, float] = {}
+    for c in res.comparisons:
+        per_lemma[c.lemma] = max(per_lemma.get(c.lemma, 0.0), c.rel_diff)
+    return CheckRecord(
+        id="derivation.quadrature",
+        kind="consistency",
+        status="pass" if res.passed else "fail",
+        value=res.max_rel_diff,
+        threshold=res.tolerance,
+        certified=False,
+        message=(
+            f"{len(res.comparisons)} lemma evaluations at {n_points} random points per prior, "
+            f"dps={dps}: max relative difference {res.max_rel_diff:.2e} (tolerance {res.tolerance:.0e})"
+        ),
+        details={
+            "dps": dps,
+            "seed": seed,
+            "points_per_prior": n_points,
+            "max_rel_diff_per_lemma": per_lemma,
+            "worst": {"lemma": worst.lemma, "params": worst.params, "rel_diff": worst.rel_diff},
+        },
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def check_endpoints() -> CheckRecord:
+    """``field.endpoints``: ``F(+-1) = 0`` symbolically, both priors and the sparse limit."""
+    t0 = time.perf_counter()
+    found = {}
+    for prior in ("fixed", "rademacher"):
+        d = derive(prior)
+        found[prior] = [str(e) for e in d.endpoints]
+        found[f"{prior}/sparse"] = [str(e) for e in d.sparse.endpoints]
+    ok = all(v == ["0", "0"] for v in found.values())
+    return CheckRecord(
+        id="field.endpoints",
+        kind="consistency",
+        status="pass" if ok else "fail",
+        value=0.0 if ok else None,
+        threshold=0.0,
+        certified=ok,
+        message="F(+1) = F(-1) = 0 simplifies to exactly 0 for both priors and the sparse limit"
+        if ok
+        else f"F(+-1) did not simplify to 0: {found}",
+        details={"simplified": found, "reason": "F = (1 - rho^2) j'(rho) with j' finite at rho = +-1"},
+        seconds=time.perf_counter() - t0,
+    )

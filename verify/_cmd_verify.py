@@ -1,0 +1,75 @@
+"""``sigrec verify``: run the verification suite and write the report."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ._args import add_json_flag
+from ._output import emit_json
+from ._report import write_report
+from ._suite import PRESETS, SuiteConfig, run_suite
+
+_STYLE = {"pass": "green", "holds": "green", "fail": "bold red", "fails": "yellow", "undecided": "magenta"}
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "verify",
+        help="run the verification suite and write report.json / report.md",
+        description="Run every check; exit 0 iff every consistency check passes "
+        "(conditions that do not hold are findings, not failures).",
+    )
+    p.add_argument("--preset", choices=PRESETS, default="quick", help="quick (default) or paper")
+    p.add_argument("--out", type=Path, default=Path("sigrec-report"), help="output folder (default ./sigrec-report)")
+    p.add_argument("--seed", type=int, default=None, help="override the preset's seed")
+    add_json_flag(p)
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    config = SuiteConfig.preset_config(args.preset)
+    if args.seed is not None:
+        if args.seed < 0:
+            raise ValueError(f"`seed` must be >= 0, got {args.seed!r}")
+        config = SuiteConfig(**{**config.__dict__, "seed": args.seed})
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"`--out` must be a folder, got the file {str(args.out)!r}")
+    err = Console(stderr=True)
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal,
+    ) as bar:
+        task = bar.add_task("checks", total=None)
+
+        def progress(label, done, total):
+            bar.update(task, description=label, completed=done, total=total)
+
+        result = run_suite(config, progress=progress)
+    report = write_report(result, args.out)
+    if args.json:
+        emit_json(report)
+    else:
+        out = Console()
+        t = Table(title=f"sigrec verify --preset {config.preset}")
+        for col in ("check", "kind", "status", "value", "threshold", "evidence"):
+            t.add_column(col, no_wrap=True)
+        for r in result.records:
+            t.add_row(
+                r.id, r.kind, f"[{_STYLE.get(r.status, '')}]{r.status}[/]",
+                "—" if r.value is None else f"{r.value:.3g}",
+                "—" if r.threshold is None else f"{r.threshold:.3g}",
+                "certified" if r.certified else "numerical",
+            )
+        out.print(t)
+        s = result.summary
+        out.print(
+            f"{s['consistency_passed']} consistency checks passed, {s['consistency_failed']} failed; "
+            f"conditions: {s['conditions_holding']} hold, {s['conditions_failing']} do not, "
+            f"{s['conditions_undecided']} undecided. Report: {args.out / 'report.md'} ({result.seconds:.1f} s)"
+        )
+    return 0 if result.ok else 1

@@ -1,0 +1,44 @@
+"""What a report records about the machine and the software that produced it."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+_PACKAGES = ("sigrec", "numpy", "scipy", "sympy", "mpmath", "python-flint", "matplotlib", "rich")
+
+
+def git_commit() -> str | None:
+    """Commit of the source tree the package runs from, if it is a git checkout."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                           capture_output=True, text=True, timeout=5).stdout.strip()
+    return out.stdout.strip() + ("+dirty" if dirty else "")
+
+
+def environment() -> dict:
+    """Versions, platform and git commit."""
+    versions = {}
+    for name in _PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "packages": versions,
+        "git_commit": git_commit(),
+    }

@@ -1,0 +1,65 @@
+"""The check record (DESIGN.md section 3)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+KINDS = ("condition", "consistency")
+#: consistency checks pass or fail; conditions hold, do not hold, or are undecided
+STATUSES = {
+    "consistency": ("pass", "fail"),
+    "condition": ("holds", "fails", "undecided"),
+}
+
+
+@dataclass(frozen=True)
+class CheckRecord:
+    """Outcome of one check.
+
+    Attributes
+    ----------
+    id : str
+        Check identifier, e.g. ``"derivation.quadrature"``.
+    kind : {"condition", "consistency"}
+        ``condition``: a hypothesis or claim of the theorem, which may hold or not;
+        ``consistency``: theory vs numerics, which must pass.
+    status : str
+        ``pass``/``fail`` (consistency) or ``holds``/``fails``/``undecided`` (condition).
+    value, threshold : float or None
+        The measured figure and what it is compared with.
+    certified : bool
+        True only when backed by rigorous interval arithmetic or exact symbolic proof.
+    message : str
+        One line for humans.
+    details : dict
+        Everything else (JSON-serialisable).
+    model : dict or None
+        The model the check ran on, if any.
+    seconds : float
+        Wall time of the check.
+    """
+
+    id: str
+    kind: str
+    status: str
+    value: float | None
+    threshold: float | None
+    certified: bool
+    message: str
+    details: dict = field(default_factory=dict)
+    model: dict | None = None
+    seconds: float = 0.0
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"`kind` must be one of {KINDS}, got {self.kind!r}")
+        if self.status not in STATUSES[self.kind]:
+            raise ValueError(f"`status` of a {self.kind} check must be one of {STATUSES[self.kind]}, got {self.status!r}")
+
+    @property
+    def failed(self) -> bool:
+        """A consistency check that did not pass (the only thing that fails the suite)."""
+        return self.kind == "consistency" and self.status != "pass"
+
+    def as_dict(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,72 @@
+"""``report.json`` and ``report.md`` (DESIGN.md section 4)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+
+from ._environment import environment
+from ._output import to_json
+from ._suite import SuiteResult
+
+
+def _fmt(x) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, float):
+        return f"{x:.3g}"
+    return str(x)
+
+
+def report_dict(result: SuiteResult) -> dict:
+    return {
+        "checks": [r.as_dict() for r in result.records],
+        "summary": dict(result.summary, seconds=round(result.seconds, 3)),
+        "config": asdict(result.config),
+        "environment": environment(),
+    }
+
+
+def markdown(report: dict) -> str:
+    s = report["summary"]
+    lines = [
+        "# sigrec verification report",
+        "",
+        f"Preset `{report['config']['preset']}`, seed {report['config']['seed']}, "
+        f"{s['checks']} checks in {s['seconds']:.1f} s. "
+        f"**{'All consistency checks pass.' if s['ok'] else 'Some consistency checks FAIL.'}**",
+        "",
+        "Consistency checks compare theory with numerics and must pass. Conditions are "
+        "hypotheses or claims of the theorem: one that does not hold is a finding, not a failure. "
+        "*Certified* means proved by exact symbolic computation or interval arithmetic; anything "
+        "else is numerical evidence.",
+        "",
+        "| check | kind | status | value | threshold | evidence | message |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in report["checks"]:
+        evidence = "certified" if r["certified"] else "numerical"
+        lines.append(
+            f"| `{r['id']}` | {r['kind']} | **{r['status']}** | {_fmt(r['value'])} | "
+            f"{_fmt(r['threshold'])} | {evidence} | {r['message'].replace('|', '/')} |"
+        )
+    env = report["environment"]
+    lines += [
+        "",
+        "## Environment",
+        "",
+        f"Python {env['python']} on {env['platform']}; git commit `{env['git_commit']}`.",
+        "",
+        ", ".join(f"{k} {v}" for k, v in env["packages"].items() if v),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_report(result: SuiteResult, out: Path) -> dict:
+    """Write ``report.json`` and ``report.md`` into ``out``; return the report dict."""
+    out.mkdir(parents=True, exist_ok=True)
+    rep = report_dict(result)
+    (out / "report.json").write_text(to_json(rep) + "\n")
+    (out / "report.md").write_text(markdown(rep))
+    return rep
