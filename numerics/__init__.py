@@ -1,0 +1,57 @@
+"""Numerics: the limiting ODE and its flow map, step schedules, and the simulators.
+
+``numerics`` may use ``theory`` (the field it integrates); it knows nothing of
+``verify`` (DESIGN.md section 6).
+"""
+
+from ._bench import BenchReport, benchmark
+from ._full import FullKernel, pooled_objective, token_gradient
+from ._init import initial_rho, spawn_generators
+from ._ode import (
+    AlignmentTime,
+    Basins,
+    Equilibria,
+    FlowMap,
+    MpTrajectory,
+    Trajectory,
+    basins,
+    find_equilibria,
+    flow_map,
+    integrate,
+    integrate_mp,
+    one_minus_tanh,
+    time_to_alignment,
+)
+from ._reduced import ReducedKernel
+from ._schedule import RobbinsMonro, Schedule
+from ._simulate import SIMULATORS, Problem, Simulation, simulate
+
+__all__ = [
+    "SIMULATORS",
+    "AlignmentTime",
+    "BenchReport",
+    "Basins",
+    "Equilibria",
+    "FlowMap",
+    "FullKernel",
+    "MpTrajectory",
+    "Problem",
+    "ReducedKernel",
+    "RobbinsMonro",
+    "Schedule",
+    "Simulation",
+    "Trajectory",
+    "basins",
+    "benchmark",
+    "find_equilibria",
+    "flow_map",
+    "initial_rho",
+    "integrate",
+    "integrate_mp",
+    "one_minus_tanh",
+    "pooled_objective",
+    "simulate",
+    "spawn_generators",
+    "time_to_alignment",
+    "token_gradient",
+]

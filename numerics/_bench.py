@@ -1,0 +1,102 @@
+"""Throughput of the simulators against their random-number bounds (``sigrec bench``).
+
+Configuration of the issue: ``d = 100``, ``R = 500``, ``L = 10500`` (and ``d = 1000``
+for the reduced simulator), 30 runs batched. A *run-step* is one step of one run.
+The random-number bound of a simulator is the run-step rate of drawing only its
+normals with the same per-run generators into the same kind of buffer: ``L * d``
+per run-step for the full simulator, ``3L + 2`` for the reduced one. Each figure is
+the best of ``repeats`` timings of the simulation loop (``Simulation.wall_s``), to
+be robust to other load on the machine.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._init import spawn_generators
+from ._schedule import Schedule
+from ._simulate import Problem, simulate
+
+#: targets of the issue: (name, ratio key, threshold)
+TARGETS = (
+    ("reduced >= 25x full at d=100", "reduced_over_full", 25.0),
+    ("reduced at d=1000 within 25% of d=100", "reduced_d1000_over_d100", 0.75),
+    ("reduced >= 60% of its random-number bound", "reduced_over_rng_bound", 0.60),
+)
+
+
+@dataclass(frozen=True)
+class BenchReport:
+    """Run-steps per second, random-number bounds, ratios and target verdicts."""
+
+    config: dict
+    rates: dict
+    ratios: dict
+    targets: list
+    wall_s: float
+
+    def as_dict(self) -> dict:
+        return {"config": self.config, "rates": self.rates, "ratios": self.ratios,
+                "targets": self.targets, "wall_s": self.wall_s}
+
+
+def _sim_rate(problem, steps, runs, simulator, repeats) -> float:
+    schedule = Schedule(eta0=0.5, k0=10.0, power=0.75)
+    best = 0.0
+    for rep in range(repeats):
+        sim = simulate(problem, schedule, steps=steps, runs=runs, simulator=simulator, seed=rep)
+        best = max(best, steps * runs / sim.wall_s)
+    return best
+
+
+def _rng_rate(per_run_shape, steps, runs, repeats) -> float:
+    gens = spawn_generators(0, runs)
+    buf = np.empty(per_run_shape)
+    buf.fill(0.0)
+    best = 0.0
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            for gen in gens:
+                gen.standard_normal(out=buf)
+        best = max(best, steps * runs / (time.perf_counter() - t0))
+    return best
+
+
+def benchmark(*, quick: bool = False, runs: int = 30, d: int = 100, d_large: int = 1000,
+              R: int = 500, L: int = 10500) -> BenchReport:
+    """Measure both simulators and their random-number bounds.
+
+    Parameters
+    ----------
+    quick : bool
+        Fewer steps and repeats (a smoke run, a few seconds).
+    runs, d, d_large, R, L : int
+        Configuration (defaults: the issue's).
+    """
+    t0 = time.perf_counter()
+    full_steps, red_steps, repeats = (1, 10, 1) if quick else (4, 150, 3)
+    problem = Problem(theta=1.0, R=R, L=L, d=d)
+    rates = {
+        "full_d": _sim_rate(problem, full_steps, runs, "full", 1 if quick else 2),
+        "rng_bound_full": _rng_rate((L, d), full_steps, runs, 1 if quick else 2),
+        "reduced_d": _sim_rate(problem, red_steps, runs, "reduced", repeats),
+        "reduced_d_large": _sim_rate(Problem(theta=1.0, R=R, L=L, d=d_large), red_steps, runs, "reduced", repeats),
+        "rng_bound_reduced": _rng_rate((3 * L + 2,), red_steps, runs, repeats),
+    }
+    ratios = {
+        "reduced_over_full": rates["reduced_d"] / rates["full_d"],
+        "reduced_d1000_over_d100": rates["reduced_d_large"] / rates["reduced_d"],
+        "reduced_over_rng_bound": rates["reduced_d"] / rates["rng_bound_reduced"],
+        "full_over_rng_bound": rates["full_d"] / rates["rng_bound_full"],
+        "rng_bound_reduced_over_full": rates["rng_bound_reduced"] / rates["rng_bound_full"],
+    }
+    targets = [{"target": name, "value": ratios[key], "threshold": thr, "met": bool(ratios[key] >= thr)}
+               for name, key, thr in TARGETS]
+    config = {"runs": runs, "d": d, "d_large": d_large, "R": R, "L": L, "quick": quick,
+              "full_steps": full_steps, "reduced_steps": red_steps, "repeats": repeats,
+              "unit": "run-steps per second (best of repeats)"}
+    return BenchReport(config, rates, ratios, targets, time.perf_counter() - t0)

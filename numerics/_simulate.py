@@ -1,0 +1,227 @@
+"""Driver shared by the full and the reduced simulator: validation, recording, result.
+
+The recursion (DESIGN.md section 1), for ``k = 0 .. steps - 1``::
+
+    q_{k+1} = normalize(q_k + eta_k * P_{q_k} (1/B) sum_b grad_q ||f_{q_k}(X_{k,b})||^2)
+
+with a fresh token collection ``X_{k,b}`` for every step and batch member. A
+simulator module provides a *kernel* with ``rho`` (current alignments, shape
+``(runs,)``) and ``step(eta) -> (noise_mass, objective)`` (batch averages of the
+sample at ``q_k``, shape ``(runs,)``); this module validates the inputs once,
+builds the kernel, runs the loop and records.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from theory import PRIORS, Model
+
+from ._init import initial_rho, spawn_generators
+from ._schedule import Schedule
+from ._validate import integer, real
+
+SIMULATORS = ("reduced", "full")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A finite-size instance of the model of DESIGN.md section 1.
+
+    Parameters
+    ----------
+    theta : float
+        Signal strength ``>= 0``.
+    R : int
+        Number of informative tokens, ``0 <= R <= L``.
+    L : int
+        Number of tokens, ``L >= 1``.
+    d : int
+        Dimension, ``d >= 2``.
+    beta : float
+        Inverse temperature ``> 0``.
+    sigma2 : float
+        Noise variance ``> 0``.
+    prior : {"fixed", "rademacher"}
+    batch : int
+        Mini-batch size ``B >= 1`` (token collections averaged per step).
+    """
+
+    theta: float
+    R: int
+    L: int
+    d: int
+    beta: float = 1.0
+    sigma2: float = 1.0
+    prior: str = "fixed"
+    batch: int = 1
+
+    def __post_init__(self):
+        theta = real("theta", self.theta, lower=0.0)
+        L = integer("L", self.L, 1)
+        R = integer("R", self.R, 0)
+        if R > L:
+            raise ValueError(f"`R` must satisfy R <= L = {L}, got R = {R}")
+        d = integer("d", self.d, 2)
+        batch = integer("batch", self.batch, 1)
+        if self.prior not in PRIORS:
+            raise ValueError(f"`prior` must be one of {PRIORS}, got {self.prior!r}")
+        values = dict(theta=theta, R=R, L=L, d=d, batch=batch,
+                      beta=real("beta", self.beta, lower=0.0, strict=True),
+                      sigma2=real("sigma2", self.sigma2, lower=0.0, strict=True))
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    @property
+    def model(self) -> Model:
+        """The limit model with ``alpha = R / L``."""
+        return Model.from_counts(self.theta, self.R, self.L, beta=self.beta, sigma2=self.sigma2, prior=self.prior)
+
+    def as_dict(self) -> dict:
+        return {"theta": self.theta, "R": self.R, "L": self.L, "d": self.d, "beta": self.beta,
+                "sigma2": self.sigma2, "prior": self.prior, "batch": self.batch}
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """Trajectories of ``runs`` independent runs of the stochastic recursion.
+
+    Attributes
+    ----------
+    simulator : {"reduced", "full"}
+    problem : Problem
+    schedule : Schedule
+    seed : int or None
+    steps : int
+    record_steps : ndarray of int, shape (n_rec,)
+        Indices ``k`` at which ``rho_k`` is recorded (``0``, every ``stride``, and ``steps``).
+    times : ndarray, shape (n_rec,)
+        ODE times ``t_k = sum_{j<k} eta_j`` of ``record_steps``.
+    rho : ndarray, shape (runs, n_rec)
+        ``rho_k = <q_k, xi>``.
+    sample_steps : ndarray of int, shape (n_samp,)
+        Indices ``k < steps`` at which the step-``k`` sample is recorded.
+    noise_mass : ndarray, shape (runs, n_samp)
+        Attention mass on nuisance tokens of the step-``k`` sample (batch average).
+    objective : ndarray, shape (runs, n_samp)
+        ``||f_{q_k}(X_k)||^2`` (batch average).
+    wall_s : float
+        Seconds spent in the simulation loop.
+    """
+
+    simulator: str
+    problem: Problem
+    schedule: Schedule
+    seed: object
+    steps: int
+    record_steps: np.ndarray
+    times: np.ndarray
+    rho: np.ndarray
+    sample_steps: np.ndarray
+    noise_mass: np.ndarray
+    objective: np.ndarray
+    wall_s: float
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def runs(self) -> int:
+        return self.rho.shape[0]
+
+    @property
+    def final_rho(self) -> np.ndarray:
+        """``rho_steps`` for each run, shape ``(runs,)``."""
+        return self.rho[:, -1]
+
+    @property
+    def initial_rho(self) -> np.ndarray:
+        return self.rho[:, 0]
+
+    def save(self, path) -> None:
+        """Write the trajectories and the configuration to ``path`` (``.npz``)."""
+        np.savez_compressed(
+            path, rho=self.rho, record_steps=self.record_steps, times=self.times,
+            sample_steps=self.sample_steps, noise_mass=self.noise_mass, objective=self.objective,
+            simulator=self.simulator, seed=-1 if self.seed is None else self.seed,
+            **{f"problem_{k}": v for k, v in self.problem.as_dict().items()},
+            **{f"schedule_{k}": v for k, v in self.schedule.as_dict().items()},
+        )
+
+
+def _record_indices(steps: int, stride: int) -> np.ndarray:
+    idx = np.arange(0, steps + 1, stride)
+    return idx if idx[-1] == steps else np.append(idx, steps)
+
+
+def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, simulator: str = "reduced",
+             rho0=None, seed=None, stride: int = 1, progress=None) -> Simulation:
+    """Run ``runs`` independent copies of the projected stochastic gradient ascent.
+
+    Parameters
+    ----------
+    problem : Problem
+    schedule : Schedule
+    steps : int
+        Number of steps ``>= 1``.
+    runs : int
+        Number of independent runs ``>= 1``.
+    simulator : {"reduced", "full"}
+        ``"full"``: the ``d``-dimensional recursion; ``"reduced"``: the exact
+        reduced chain of DESIGN.md section 2 (same law of ``rho_k``).
+    rho0 : float, optional
+        Fixed start in ``[-1, 1]``; default: ``q_0`` uniform on the sphere.
+    seed : int, optional
+        Seed of ``SeedSequence(seed).spawn(runs)``.
+    stride : int
+        Record every ``stride`` steps (and the last).
+    progress : callable, optional
+        Called as ``progress(k)`` after step ``k`` (1-based) for progress display.
+    """
+    if not isinstance(problem, Problem):
+        raise ValueError(f"`problem` must be a Problem, got {type(problem).__name__}")
+    if not isinstance(schedule, Schedule):
+        raise ValueError(f"`schedule` must be a Schedule, got {type(schedule).__name__}")
+    if simulator not in SIMULATORS:
+        raise ValueError(f"`simulator` must be one of {SIMULATORS}, got {simulator!r}")
+    steps = integer("steps", steps, 1)
+    runs = integer("runs", runs, 1)
+    stride = integer("stride", stride, 1)
+    if rho0 is not None:
+        rho0 = real("rho0", rho0)
+        if not -1.0 <= rho0 <= 1.0:
+            raise ValueError(f"`rho0` must lie in [-1, 1], got {rho0!r}")
+    if seed is not None:
+        seed = integer("seed", seed, 0)
+
+    gens = spawn_generators(seed, runs)
+    start = initial_rho(gens, problem.d, rho0)
+    if simulator == "full":
+        from ._full import FullKernel as Kernel
+    else:
+        from ._reduced import ReducedKernel as Kernel
+    kernel = Kernel(problem, gens, start)
+
+    record = _record_indices(steps, stride)
+    samples = record[record < steps]
+    rho = np.empty((runs, record.size))
+    noise = np.empty((runs, samples.size))
+    obj = np.empty((runs, samples.size))
+    rho[:, 0] = kernel.rho
+    etas = schedule.eta(np.arange(steps))
+    r_i = s_i = 0
+    t0 = time.perf_counter()
+    for k in range(steps):
+        nm, ob = kernel.step(float(etas[k]))
+        if s_i < samples.size and samples[s_i] == k:
+            noise[:, s_i], obj[:, s_i] = nm, ob
+            s_i += 1
+        if record[r_i + 1] == k + 1:
+            r_i += 1
+            rho[:, r_i] = kernel.rho
+        if progress is not None:
+            progress(k + 1)
+    wall = time.perf_counter() - t0
+    times = schedule.times(steps)[record]
+    return Simulation(simulator, problem, schedule, seed, steps, record, times, rho, samples, noise, obj, wall)
