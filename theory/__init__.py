@@ -3,6 +3,8 @@
 ``theory`` knows nothing of ``numerics`` or ``verify`` (DESIGN.md section 6).
 """
 
+from ._certify import Bracket, Certificate, certify
+from ._conditions import MonotoneAnalysis, critical_alpha, monotone_analysis, sparse_threshold
 from ._derivation import Derivation, SparseLimit, derive
 from ._evaluate import FieldValues, evaluate, evaluate_mp, pole_exponents, stable_forms_agree
 from ._lemmas import Lemma
@@ -10,6 +12,13 @@ from ._model import PRIORS, Model
 
 __all__ = [
     "PRIORS",
+    "Bracket",
+    "Certificate",
+    "MonotoneAnalysis",
+    "certify",
+    "critical_alpha",
+    "monotone_analysis",
+    "sparse_threshold",
     "Derivation",
     "FieldValues",
     "Lemma",

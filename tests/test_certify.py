@@ -1,0 +1,121 @@
+"""Soundness of the interval certification (the priority: never claim what is not proved)."""
+
+import mpmath
+import numpy as np
+import pytest
+from flint import arb, ctx, fmpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from theory import Model, evaluate_mp
+from theory._certify import certify, isolate
+from theory._conditions import critical_alpha
+
+
+def _iso(f, df, **kw):
+    old = ctx.prec
+    ctx.prec = 128
+    try:
+        return isolate(f, df, **kw)
+    finally:
+        ctx.prec = old
+
+
+def test_simple_sign_change_is_bracketed():
+    r = arb(1) / 3
+    iso = _iso(lambda X: X - r, lambda X: 1 + 0 * X)
+    assert not iso.undecided and len(iso.roots) == 1
+    a, b, ds = iso.roots[0]
+    assert a <= fmpq(1, 3) <= b and b - a <= fmpq(1, 10**10) and ds == 1
+
+
+def test_two_nearby_roots_are_separated():
+    r1, r2 = arb("0.2"), arb("0.2") + arb("1e-6")
+    iso = _iso(lambda X: (X - r1) * (X - r2), lambda X: 2 * X - r1 - r2)
+    assert not iso.undecided
+    assert len(iso.roots) == 2
+    (a1, b1, d1), (a2, b2, d2) = sorted(iso.roots)
+    assert b1 < a2 and d1 == -1 and d2 == 1
+    assert a1 <= fmpq(1, 5) <= b1
+
+
+def test_double_root_is_undecided_not_certified():
+    r = arb(1) / 3
+    iso = _iso(lambda X: (X - r) * (X - r), lambda X: 2 * (X - r))
+    assert iso.undecided and not iso.roots
+    lo, hi = iso.undecided[0]
+    assert lo <= fmpq(1, 3) <= hi
+
+
+def test_root_at_dyadic_point_is_still_found():
+    iso = _iso(lambda X: 1 + 2 * X, lambda X: 2 + 0 * X)  # root exactly at -1/2
+    assert not iso.undecided and len(iso.roots) == 1
+    a, b, _ = iso.roots[0]
+    assert a <= fmpq(-1, 2) <= b
+
+
+def test_precision_is_restored():
+    before = ctx.prec
+    certify(Model(2.0, 0.05), prec=200)
+    assert ctx.prec == before
+
+
+@pytest.mark.parametrize("factor, expect", [(0.98, "monotone"), (1.02, "bistable")])
+def test_both_sides_of_the_sparse_threshold(factor, expect):
+    beta = 1.3
+    c = certify(Model(factor / beta, 0.0, beta=beta))
+    assert c.status == expect and c.certified
+    if expect == "bistable":
+        (e,) = c.equilibria
+        assert e.lo <= -1 / factor <= e.hi and e.stability == "unstable"
+
+
+def test_sparse_threshold_itself_touches_the_pole_and_is_not_certified():
+    c = certify(Model(1.0, 0.0))  # root of 1 + rho at rho = -1 exactly
+    assert c.status == "undecided" and not c.certified
+
+
+@pytest.mark.parametrize("alpha", [0.3, 0.0])
+def test_rademacher_root_at_zero_is_exact(alpha):
+    c = certify(Model(1.5, alpha, beta=0.7, prior="rademacher"))
+    assert c.status == "bistable" and c.certified
+    (e,) = c.equilibria
+    assert e.exact and e.lo == e.hi == 0.0 and e.stability == "unstable"
+
+
+def test_both_sides_of_the_critical_alpha():
+    a_c = critical_alpha(3.0, 1.0, 1.0)
+    below, above = certify(Model(3.0, a_c * 0.99)), certify(Model(3.0, a_c * 1.01))
+    assert below.status == "bistable" and above.status == "monotone"
+    assert below.certified and above.certified
+
+
+def test_degenerate_theta_zero():
+    c = certify(Model(0.0, 0.3))
+    assert c.status == "degenerate" and not c.monotone
+
+
+def _mp_field(model, x):
+    return evaluate_mp(model, x, dps=40)["field"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0.05, 12.0), st.floats(1e-4, 0.999), st.floats(0.2, 3.0), st.floats(0.2, 3.0),
+       st.sampled_from(["fixed", "rademacher"]))
+def test_brackets_contain_a_sign_change_of_the_mpmath_field(theta, alpha, beta, sigma2, prior):
+    model = Model(theta, alpha, beta, sigma2, prior)
+    c = certify(model)
+    assert c.status in ("monotone", "bistable")
+    with mpmath.workdps(40):
+        for e in c.equilibria:
+            assert e.hi - e.lo <= 1e-10
+            if e.exact:
+                assert abs(_mp_field(model, e.lo)) < mpmath.mpf(10) ** -30
+                continue
+            fa, fb = _mp_field(model, e.lo), _mp_field(model, e.hi)
+            assert fa * fb < 0
+            # stability: an upward crossing of F is unstable
+            assert (fb > 0) == (e.stability == "unstable")
+        if c.status == "monotone":
+            xs = np.linspace(-0.999, 0.999, 57)
+            assert all(_mp_field(model, x) > 0 for x in xs)

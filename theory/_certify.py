@@ -1,0 +1,342 @@
+"""Interval (ball) certification of the sign of ``j'`` and of its interior roots.
+
+Check ``field.monotone`` of DESIGN.md section 3, in python-flint ``arb`` arithmetic.
+The field is ``F = (1 - rho^2) j'`` and ``j' = P(rho) * g(rho)`` with ``P`` a factor
+known analytically to be positive on ``[-1, 1]`` (or the odd factor ``rho``), see
+:mod:`theory._conditions`:
+
+* fixed prior:  ``g = h = sigma2 (1 + b rho (1 - m)) + theta^2 m (1 - m)``,
+  ``P = 2 beta theta m`` (``b = beta theta``, ``m`` logistic in ``rho``);
+* fixed prior, sparse: ``g = 1 + b rho``, ``P = 2 beta sigma2 theta e^{b rho}``;
+* rademacher: ``j' = 2 theta rho k(rho)`` with
+  ``k = beta sigma2 (m/rho + m') + theta (m/rho) m'``; ``rho = 0`` is an exact root
+  (``m`` is odd) and ``k`` is certified positive, using the enclosure of
+  ``sinh(x)/x`` on a ball from its monotonicity in ``|x|``;
+* rademacher, sparse: ``k = b (sinh(b rho)/(b rho) + cosh(b rho))``.
+
+Only the removed factors are known analytically; everything else is decided by
+balls. The algorithm (:func:`isolate`) bisects ``[-1, 1]``: a box is decided when the
+ball enclosure of ``g`` (direct or mean-value form ``g(c) + g'(X)(X - c)``) excludes 0;
+a box on which ``g'`` excludes 0 and ``g`` has certified opposite signs at the two
+ends holds exactly one simple root; boxes that stay undecided down to ``min_width``
+are merged, and a merged cluster is a certified simple root only under the same
+test, otherwise it is reported *undecided* (a double root or a touching zero looks
+like this; we never claim certainty we do not have). Root brackets are refined by
+bisection to ``bracket_width``. The interior equilibrium is stable iff ``g`` crosses
+downward (``F'(rho*) = (1 - rho*^2) P(rho*) g'(rho*)``).
+
+Split points are not dyadic midpoints (fraction 29/59), so that an exactly
+representable root does not land on a box end where its sign is 0.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from flint import arb, ctx, fmpq
+
+from ._model import Model
+
+_SPLIT = fmpq(29, 59)
+
+
+@contextmanager
+def _precision(bits: int):
+    old = ctx.prec
+    ctx.prec = bits
+    try:
+        yield
+    finally:
+        ctx.prec = old
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """An interior equilibrium isolated in ``[lo, hi]`` (exactly one root inside).
+
+    ``exact`` is True when the root is known exactly (``lo == hi``).
+    ``stability`` is ``"stable"`` or ``"unstable"`` (certified sign of ``F'``).
+    """
+
+    lo: float
+    hi: float
+    stability: str
+    exact: bool = False
+
+    def as_dict(self) -> dict:
+        return {"lo": self.lo, "hi": self.hi, "stability": self.stability, "exact": self.exact}
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Outcome of :func:`certify`.
+
+    Attributes
+    ----------
+    status : {"monotone", "bistable", "undecided", "degenerate"}
+        ``monotone``: ``j' > 0`` on ``(-1, 1)``, certified; ``bistable``: interior
+        equilibria, each in a certified bracket; ``undecided``: some part of
+        ``[-1, 1]`` could not be decided (listed in ``undecided``);
+        ``degenerate``: ``theta = 0``, the field vanishes identically.
+    monotone : bool
+    certified : bool
+        True iff every part of ``[-1, 1]`` was decided by interval arithmetic.
+    equilibria : tuple of Bracket
+    undecided : tuple of (float, float)
+    boxes : int
+        Number of boxes evaluated.
+    prec : int
+        Working precision in bits.
+    sign_function : str
+        What was certified (the factor of ``j'`` left after removing known ones).
+    """
+
+    status: str
+    monotone: bool
+    certified: bool
+    equilibria: tuple = ()
+    undecided: tuple = ()
+    boxes: int = 0
+    prec: int = 0
+    sign_function: str = ""
+    notes: tuple = field(default=())
+
+    def as_dict(self) -> dict:
+        return {
+            "status": self.status,
+            "monotone": self.monotone,
+            "certified": self.certified,
+            "interior_equilibria": [b.as_dict() for b in self.equilibria],
+            "undecided": [list(u) for u in self.undecided],
+            "boxes": self.boxes,
+            "prec": self.prec,
+            "sign_function": self.sign_function,
+            "notes": list(self.notes),
+        }
+
+
+# ----------------------------------------------------------------------------------
+# generic isolation
+
+
+def _ball(lo: fmpq, hi: fmpq) -> arb:
+    """A ball containing the box ``[lo, hi]``."""
+    a, b = arb(lo), arb(hi)
+    return a.union(b)
+
+
+def _sign(x: arb) -> int:
+    if x > 0:
+        return 1
+    if x < 0:
+        return -1
+    return 0
+
+
+@dataclass
+class _Iso:
+    roots: list  # (lo, hi, dsign)
+    undecided: list  # (lo, hi)
+    boxes: int
+
+
+def isolate(g, dg, lo=fmpq(-1), hi=fmpq(1), *, min_width=1e-12, bracket_width=1e-10, max_boxes=200_000) -> _Iso:
+    """Isolate the roots of ``g`` on ``[lo, hi]`` with ball arithmetic (see module doc).
+
+    ``g`` and ``dg`` map an ``arb`` ball to an enclosure of the function and of its
+    derivative on that ball. ``dg`` may be ``None`` (then only direct enclosures).
+    """
+    min_w = fmpq(*float(min_width).as_integer_ratio())
+    out = _Iso([], [], 0)
+    stack = [(fmpq(lo), fmpq(hi))]
+    decided_sign: list = []  # (lo, hi, sign) for decided boxes, kept for merging
+    while stack:
+        a, b = stack.pop()
+        out.boxes += 1
+        if out.boxes > max_boxes:
+            out.undecided.append((a, b))
+            out.undecided.extend(stack)
+            break
+        X = _ball(a, b)
+        s = _sign(g(X))
+        D = None
+        if s == 0 and dg is not None:
+            D = dg(X)
+            c = a + (b - a) / 2
+            s = _sign(g(arb(c)) + D * (X - arb(c)))
+        if s != 0:
+            decided_sign.append((a, b, s))
+            continue
+        if D is not None and _sign(D) != 0:
+            ga, gb = _sign(g(arb(a))), _sign(g(arb(b)))
+            if ga * gb == -1:
+                out.roots.append((a, b, _sign(D)))
+                continue
+            if ga != 0 and ga == gb:  # monotone on the box with equal end signs
+                decided_sign.append((a, b, ga))
+                continue
+        if b - a < min_w:
+            out.undecided.append((a, b))
+            continue
+        p = a + (b - a) * _SPLIT
+        stack.append((p, b))
+        stack.append((a, p))
+    # merge adjacent undecided boxes; certify a cluster if it is a clean crossing
+    out.undecided.sort()
+    merged = []
+    for a, b in out.undecided:
+        if merged and merged[-1][1] == a:
+            merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    out.undecided = []
+    for a, b in merged:
+        ga, gb = _sign(g(arb(a))), _sign(g(arb(b)))
+        D = dg(_ball(a, b)) if dg is not None else None
+        if ga * gb == -1 and D is not None and _sign(D) != 0:
+            out.roots.append((a, b, _sign(D)))
+        else:
+            out.undecided.append((a, b))
+    # refine every root bracket by bisection on certified point signs
+    bw = fmpq(*float(bracket_width).as_integer_ratio())
+    refined = []
+    for a, b, ds in sorted(out.roots):
+        sa = _sign(g(arb(a)))
+        while b - a > bw:
+            for frac in (_SPLIT, fmpq(1, 3), fmpq(2, 3)):
+                p = a + (b - a) * frac
+                sp_ = _sign(g(arb(p)))
+                if sp_ != 0:
+                    break
+            else:
+                break  # the arithmetic cannot split further at this precision
+            out.boxes += 1
+            if sp_ == sa:
+                a = p
+            else:
+                b = p
+        refined.append((a, b, ds))
+    out.roots = refined
+    return out
+
+
+# ----------------------------------------------------------------------------------
+# the model-specific sign functions
+
+
+def _sinhc(x: arb) -> arb:
+    """Enclosure of ``sinh(x)/x`` on a ball (even, increasing in ``|x|``, = 1 at 0)."""
+    ax = abs(x)
+    lo, hi = ax.lower(), ax.upper()
+
+    def at(t: arb) -> arb:
+        return arb(1) if t == 0 else t.sinh() / t
+
+    return at(lo).union(at(hi))
+
+
+def _sign_functions(model: Model):
+    """(g, dg, description, exact_root_at_zero) for the model; see module doc."""
+    th, al, be, s2 = (arb(v) for v in (model.theta, model.alpha, model.beta, model.sigma2))
+    b = be * th
+    if model.prior == "fixed":
+        if model.sparse:
+            return (lambda X: 1 + b * X), (lambda X: b + 0 * X), "1 + beta*theta*rho", False
+        if model.alpha == 1.0:
+            return (lambda X: s2 + 0 * X), (lambda X: 0 * X), "sigma2 (alpha = 1: m = 1)", False
+        shift = al.log() - (1 - al).log()
+
+        def parts(X):
+            logit = b * X + shift
+            m = 1 / (1 + (-logit).exp())
+            mb = 1 / (1 + logit.exp())
+            return m, mb
+
+        def h(X):
+            m, mb = parts(X)
+            return s2 * (1 + b * X * mb) + th * th * m * mb
+
+        def dh(X):
+            m, mb = parts(X)
+            mp = b * m * mb
+            return s2 * b * mb - s2 * b * X * mp + th * th * mp * (mb - m)
+
+        return h, dh, "h = sigma2 (1 + beta theta rho (1 - m)) + theta^2 m (1 - m)", False
+    # rademacher
+    if model.sparse:
+        return (lambda X: b * (_sinhc(b * X) + (b * X).cosh())), None, "(sinh(b rho) + b rho cosh(b rho)) / rho", True
+
+    def k(X):
+        x = b * X
+        ch = x.cosh()
+        den = al * ch + 1 - al
+        m_over_rho = al * b * _sinhc(x) / den
+        mp = al * b * (al + (1 - al) * ch) / (den * den)
+        return be * s2 * (m_over_rho + mp) + th * m_over_rho * mp
+
+    return k, None, "j'/(2 theta rho) = beta sigma2 (m/rho + m') + theta (m/rho) m'", True
+
+
+def certify(model: Model, prec: int = 128, bracket_width: float = 1e-10, min_width: float = 1e-12) -> Certificate:
+    """Certify the sign of ``j'`` on ``[-1, 1]`` and isolate the interior equilibria.
+
+    Parameters
+    ----------
+    model : Model
+    prec : int
+        Working precision in bits (the global flint context is restored on exit).
+    bracket_width : float
+        Width to which root brackets are refined.
+    min_width : float
+        Boxes narrower than this are not split further (reported undecided).
+    """
+    if prec < 53:
+        raise ValueError(f"`prec` must be >= 53 bits, got {prec!r}")
+    if model.theta == 0:
+        return Certificate("degenerate", False, True, prec=prec,
+                           sign_function="j' = 0 identically (theta = 0)",
+                           notes=("theta = 0: the objective is constant, every rho is an equilibrium",))
+    with _precision(prec):
+        g, dg, desc, root_at_zero = _sign_functions(model)
+        iso = isolate(g, dg, min_width=min_width, bracket_width=bracket_width)
+        equilibria = []
+        notes = []
+        if root_at_zero:
+            # exact root at 0 from the odd factor rho; F'(0) = 2 theta k(0) (sign of k(0))
+            s0 = _sign(g(arb(0)))
+            if s0 != 0:
+                equilibria.append(Bracket(0.0, 0.0, "unstable" if s0 > 0 else "stable", exact=True))
+            else:
+                notes.append("sign of F'(0) undecided")
+        for a, b, ds in iso.roots:
+            equilibria.append(Bracket(float(a), float(b), "unstable" if ds > 0 else "stable"))
+        equilibria.sort(key=lambda e: e.lo)
+        # overall sign of g where decided: positive everywhere means monotone
+        positive_everywhere = not iso.roots and not iso.undecided and not root_at_zero
+        if positive_everywhere:
+            # g has one sign on [-1, 1]; check it is positive (it must be: j'(1) > 0)
+            positive_everywhere = _sign(g(arb(1))) > 0
+        certified = not iso.undecided and (not root_at_zero or _sign(g(arb(0))) != 0)
+        if iso.undecided:
+            status = "undecided"
+            notes.append("could not decide the sign of the field on some boxes (a double root or a zero at a pole?)")
+        elif equilibria:
+            status = "bistable"
+        elif positive_everywhere:
+            status = "monotone"
+        else:
+            status = "undecided"
+            certified = False
+            notes.append("the sign factor is negative on all of [-1, 1]")
+        return Certificate(
+            status=status,
+            monotone=status == "monotone",
+            certified=certified,
+            equilibria=tuple(equilibria),
+            undecided=tuple((float(a), float(b)) for a, b in iso.undecided),
+            boxes=iso.boxes,
+            prec=prec,
+            sign_function=desc,
+            notes=tuple(notes),
+        )

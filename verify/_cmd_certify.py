@@ -1,0 +1,62 @@
+"""``sigrec certify``: certified sign of the alignment field and its interior equilibria."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from theory import certify, pole_exponents
+
+from ._args import add_json_flag, add_model_arguments, model_from_args
+from ._output import emit_json
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "certify",
+        help="certify monotonicity of the field by interval arithmetic",
+        description="Certify the sign of j' on [-1, 1] with python-flint ball arithmetic; "
+        "isolate interior equilibria in certified brackets with their stability.",
+    )
+    add_model_arguments(p)
+    p.add_argument("--prec", type=int, default=128, help="working precision in bits (default 128)")
+    add_json_flag(p)
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    model = model_from_args(args)
+    cert = certify(model, prec=args.prec)
+    plus, minus = pole_exponents(model)
+    doc = {
+        "model": model.as_dict(),
+        **cert.as_dict(),
+        "poles": {
+            "plus": {"exponent": plus, "stability": _classify(plus)},
+            "minus": {"exponent": minus, "stability": _classify(minus)},
+        },
+    }
+    if args.json:
+        emit_json(doc)
+        return 0
+    out = Console()
+    word = {"monotone": "[green]monotone[/]", "bistable": "[yellow]bistable[/]",
+            "undecided": "[magenta]undecided[/]", "degenerate": "[red]degenerate[/]"}[cert.status]
+    out.print(f"{word} ({'certified' if cert.certified else 'NOT certified'}; {cert.boxes} boxes at {cert.prec} bits)")
+    out.print(f"  certified sign of: {cert.sign_function}")
+    for e in cert.equilibria:
+        where = f"rho* = {e.lo:g} (exact)" if e.exact else f"rho* in [{e.lo:.12f}, {e.hi:.12f}]"
+        out.print(f"  interior equilibrium {where}: {e.stability}")
+    for lo, hi in cert.undecided:
+        out.print(f"  undecided on [{lo:.12g}, {hi:.12g}]")
+    out.print(f"  F'(+1) = {plus:.6g} ({_classify(plus)}),  F'(-1) = {minus:.6g} ({_classify(minus)})")
+    for n in cert.notes:
+        out.print(f"  note: {n}")
+    return 0
+
+
+def _classify(exponent: float) -> str:
+    if exponent < 0:
+        return "stable"
+    if exponent > 0:
+        return "unstable"
+    return "neutral"
