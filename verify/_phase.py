@@ -1,0 +1,137 @@
+"""The certified phase diagram over ``(theta, alpha)``: monotone vs bistable."""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from theory import Model, certify, critical_alpha, sparse_threshold
+
+
+@dataclass(frozen=True)
+class PhaseDiagram:
+    """Certified status on a grid.
+
+    Attributes
+    ----------
+    thetas : ndarray, shape (n_theta,)
+    alphas : ndarray, shape (n_alpha,)
+        Log-spaced informative fractions (the sparse regime ``alpha = 0`` is a
+        separate row, ``sparse_status``).
+    status : ndarray of str, shape (n_alpha, n_theta)
+        ``monotone``, ``bistable``, ``undecided`` or ``degenerate``.
+    certified : ndarray of bool, shape (n_alpha, n_theta)
+    sparse_status : ndarray of str, shape (n_theta,)
+    boundary : ndarray, shape (n_theta,)
+        Closed-form ``alpha_c(theta)`` (fixed prior; NaN where ``beta theta <= 1``).
+    disagreements : int
+        Grid points where the certified status contradicts the closed-form boundary.
+    """
+
+    beta: float
+    sigma2: float
+    prior: str
+    thetas: np.ndarray
+    alphas: np.ndarray
+    status: np.ndarray
+    certified: np.ndarray
+    sparse_status: np.ndarray
+    boundary: np.ndarray
+    disagreements: int
+    boxes: int
+
+
+def phase_diagram(beta=1.0, sigma2=1.0, prior="fixed", n_theta=48, n_alpha=48,
+                  theta_max=4.0, alpha_min=1e-4, progress=None) -> PhaseDiagram:
+    """Certify every grid point (``theta`` linear in ``(0, theta_max]``, ``alpha``
+    log-spaced in ``[alpha_min, 1]``) and compare with the closed-form boundary."""
+    Model(theta=1.0, alpha=0.5, beta=beta, sigma2=sigma2, prior=prior)  # validates
+    if n_theta < 2 or n_alpha < 2:
+        raise ValueError(f"grid sizes must be >= 2, got n_theta={n_theta}, n_alpha={n_alpha}")
+    if not 0 < alpha_min < 1:
+        raise ValueError(f"`alpha_min` must lie in (0, 1), got {alpha_min!r}")
+    if not (math.isfinite(theta_max) and theta_max > 0):
+        raise ValueError(f"`theta_max` must be > 0, got {theta_max!r}")
+    thetas = np.linspace(theta_max / n_theta, theta_max, n_theta)
+    alphas = np.logspace(math.log10(alpha_min), 0, n_alpha)
+    status = np.empty((n_alpha, n_theta), dtype=object)
+    cert = np.zeros((n_alpha, n_theta), dtype=bool)
+    sparse = np.empty(n_theta, dtype=object)
+    boundary = np.full(n_theta, np.nan)
+    boxes = 0
+    disagreements = 0
+    total = n_theta * (n_alpha + 1)
+    done = 0
+    for j, t in enumerate(thetas):
+        if prior == "fixed":
+            a_c = critical_alpha(t, beta, sigma2)
+            boundary[j] = np.nan if a_c is None else a_c
+        c = certify(Model(t, 0.0, beta, sigma2, prior))
+        sparse[j] = c.status
+        boxes += c.boxes
+        for i, a in enumerate(alphas):
+            c = certify(Model(t, float(a), beta, sigma2, prior))
+            status[i, j], cert[i, j] = c.status, c.certified
+            boxes += c.boxes
+            if prior == "fixed" and c.status in ("monotone", "bistable"):
+                predicted = "bistable" if (not np.isnan(boundary[j]) and a < boundary[j]) else "monotone"
+                disagreements += predicted != c.status
+            done += 1
+            if progress:
+                progress(done, total)
+        if prior == "fixed" and sparse[j] in ("monotone", "bistable"):
+            disagreements += sparse[j] != ("bistable" if beta * t > 1 else "monotone")
+    return PhaseDiagram(beta, sigma2, prior, thetas, alphas, status, cert, sparse, boundary, disagreements, boxes)
+
+
+def write_csv(pd: PhaseDiagram, path: Path) -> None:
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["theta", "alpha", "status", "certified", "alpha_c_closed_form"])
+        for j, t in enumerate(pd.thetas):
+            w.writerow([f"{t:.10g}", "0", pd.sparse_status[j], True, _fmt(pd.boundary[j])])
+            for i, a in enumerate(pd.alphas):
+                w.writerow([f"{t:.10g}", f"{a:.10g}", pd.status[i, j], bool(pd.certified[i, j]), _fmt(pd.boundary[j])])
+
+
+def _fmt(x):
+    return "" if np.isnan(x) else f"{x:.10g}"
+
+
+def plot(pd: PhaseDiagram, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+
+    codes = {"monotone": 0, "bistable": 1, "undecided": 2, "degenerate": 3}
+    grid = np.vectorize(codes.get)(pd.status).astype(float)
+    fig, ax = plt.subplots(figsize=(6.4, 4.6), constrained_layout=True)
+    cmap = ListedColormap(["#9ecae1", "#fdae6b", "#d62728", "#7f7f7f"])
+    dt = pd.thetas[1] - pd.thetas[0]
+    t_edges = np.concatenate([pd.thetas - dt / 2, [pd.thetas[-1] + dt / 2]])
+    la = np.log10(pd.alphas)
+    da = la[1] - la[0]
+    a_edges = 10 ** np.concatenate([la - da / 2, [la[-1] + da / 2]])
+    ax.pcolormesh(t_edges, a_edges, grid, cmap=cmap, vmin=-0.5, vmax=3.5, shading="flat")
+    ax.set_yscale("log")
+    if pd.prior == "fixed":
+        fine = np.linspace(pd.thetas[0], pd.thetas[-1], 400)
+        ac = [critical_alpha(t, pd.beta, pd.sigma2) for t in fine]
+        ac = np.array([np.nan if a is None else a for a in ac])
+        ax.plot(fine, ac, "k-", lw=1.5, label=r"closed form $\alpha_c(\theta)$")
+    ts = sparse_threshold(pd.beta)
+    ax.axvline(ts, color="k", ls="--", lw=1, label=rf"sparse threshold $\beta\theta=1$ ($\theta={ts:.3g}$)")
+    ax.set_xlabel(r"signal strength $\theta$")
+    ax.set_ylabel(r"informative fraction $\alpha = R/L$")
+    ax.set_title(f"certified landscape, {pd.prior} prior, beta={pd.beta:g}, sigma2={pd.sigma2:g}\n"
+                 "blue: monotone (+xi only attractor); orange: bistable; red: undecided", fontsize=9)
+    ax.set_ylim(a_edges[0], 1)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
