@@ -107,3 +107,78 @@ def check_stability(model: Model, cert: Certificate) -> CheckRecord:
         model=model.as_dict(),
         seconds=time.perf_counter() - t0,
     )
+
+
+def check_phase_boundary(model: Model, cert: Certificate) -> CheckRecord:
+    """``field.phase_boundary`` (consistency): the certified landscape agrees with the
+    closed forms of :mod:`theory._conditions` (fixed prior: ``alpha_c(theta)``; sparse:
+    ``beta theta = 1`` and ``rho* = -1/(beta theta)``; rademacher: exact root at 0)."""
+    from theory import critical_alpha
+
+    t0 = time.perf_counter()
+    bt = model.beta * model.theta
+    details: dict = {"certified_status": cert.status}
+    if model.theta == 0:
+        predicted, ok = "degenerate", cert.status == "degenerate"
+    elif model.prior == "rademacher":
+        predicted = "bistable"
+        ok = cert.status == "bistable" and len(cert.equilibria) == 1 and cert.equilibria[0].exact
+    elif model.sparse:
+        predicted = "bistable" if bt > 1 else "monotone"
+        ok = cert.status == predicted
+        if predicted == "bistable" and ok:
+            e = cert.equilibria[0]
+            ok = len(cert.equilibria) == 1 and e.lo <= -1 / bt <= e.hi
+            details["closed_form_equilibrium"] = -1 / bt
+    else:
+        a_c = critical_alpha(model)
+        details["alpha_c"] = a_c
+        predicted = "bistable" if a_c is not None and model.alpha < a_c else "monotone"
+        ok = cert.status == predicted
+    if cert.status == "undecided":
+        ok = False
+    details["predicted_status"] = predicted
+    return CheckRecord(
+        id="field.phase_boundary",
+        kind="consistency",
+        status="pass" if ok else "fail",
+        value=None,
+        threshold=None,
+        certified=ok and cert.certified,
+        message=f"closed form predicts {predicted}; interval certificate says {cert.status}",
+        details=details,
+        model=model.as_dict(),
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def plot_field(model: Model, cert: Certificate, path, title: str = "") -> None:
+    """The field ``F(rho)`` with certified interior equilibria and pole stability marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from theory import evaluate
+
+    r = np.linspace(-1, 1, 801)
+    v = evaluate(model, r)
+    fig, ax = plt.subplots(figsize=(5.6, 3.4), constrained_layout=True)
+    ax.plot(r, v.field, "C0-", lw=1.6, label=r"$F(\rho)$" + (r" (sparse: $F/\alpha$)" if model.sparse else ""))
+    ax.axhline(0, color="k", lw=0.6)
+    plus, minus = pole_exponents(model)
+    for x, ex in ((1.0, plus), (-1.0, minus)):
+        ax.plot([x], [0], "o", ms=8, mfc="C2" if ex < 0 else "white", mec="C2",
+                label=None)
+    for e in cert.equilibria:
+        mid = 0.5 * (e.lo + e.hi)
+        ax.plot([mid], [0], "s", ms=7, mfc="C3" if e.stability == "stable" else "white", mec="C3",
+                label=rf"certified $\rho^*\in[{e.lo:.6f},{e.hi:.6f}]$ ({e.stability})")
+    ax.set_xlabel(r"alignment $\rho$")
+    ax.set_ylabel("field")
+    ax.set_title(title or f"{model.prior}, theta={model.theta:g}, alpha={model.alpha:.4g}: {cert.status}"
+                 f" ({'certified' if cert.certified else 'not certified'})", fontsize=9)
+    ax.legend(fontsize=7, loc="best")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

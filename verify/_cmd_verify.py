@@ -34,9 +34,7 @@ def register(sub) -> None:
 def run(args) -> int:
     config = SuiteConfig.preset_config(args.preset)
     if args.seed is not None:
-        if args.seed < 0:
-            raise ValueError(f"`seed` must be >= 0, got {args.seed!r}")
-        config = SuiteConfig(**{**config.__dict__, "seed": args.seed})
+        config = config.with_seed(args.seed)
     if args.out.exists() and not args.out.is_dir():
         raise ValueError(f"`--out` must be a folder, got the file {str(args.out)!r}")
     err = Console(stderr=True)
@@ -49,18 +47,19 @@ def run(args) -> int:
         def progress(label, done, total):
             bar.update(task, description=label, completed=done, total=total)
 
-        result = run_suite(config, progress=progress)
+        result = run_suite(config, progress=progress, figure_dir=args.out / "figures")
     report = write_report(result, args.out)
     if args.json:
         emit_json(report)
     else:
-        out = Console()
+        probe = Console()
+        out = probe if probe.is_terminal else Console(width=160)  # no truncation in logs
         t = Table(title=f"sigrec verify --preset {config.preset}")
-        for col in ("check", "kind", "status", "value", "threshold", "evidence"):
+        for col in ("check", "case", "kind", "status", "value", "threshold", "evidence"):
             t.add_column(col, no_wrap=True)
         for r in result.records:
             t.add_row(
-                r.id, r.kind, f"[{_STYLE.get(r.status, '')}]{r.status}[/]",
+                r.id, r.details.get("case", ""), r.kind, f"[{_STYLE.get(r.status, '')}]{r.status}[/]",
                 "—" if r.value is None else f"{r.value:.3g}",
                 "—" if r.threshold is None else f"{r.threshold:.3g}",
                 "certified" if r.certified else "numerical",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 
 from ._environment import environment
@@ -22,7 +21,8 @@ def report_dict(result: SuiteResult) -> dict:
     return {
         "checks": [r.as_dict() for r in result.records],
         "summary": dict(result.summary, seconds=round(result.seconds, 3)),
-        "config": asdict(result.config),
+        "config": result.config.as_dict(),
+        "figures": list(result.figures),
         "environment": environment(),
     }
 
@@ -41,15 +41,27 @@ def markdown(report: dict) -> str:
         "*Certified* means proved by exact symbolic computation or interval arithmetic; anything "
         "else is numerical evidence.",
         "",
-        "| check | kind | status | value | threshold | evidence | message |",
-        "|---|---|---|---|---|---|---|",
+        "| check | case | kind | status | value | threshold | evidence | message |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in report["checks"]:
         evidence = "certified" if r["certified"] else "numerical"
         lines.append(
-            f"| `{r['id']}` | {r['kind']} | **{r['status']}** | {_fmt(r['value'])} | "
+            f"| `{r['id']}` | {r['details'].get('case', '')} | {r['kind']} | **{r['status']}** | {_fmt(r['value'])} | "
             f"{_fmt(r['threshold'])} | {evidence} | {r['message'].replace('|', '/')} |"
         )
+    cases = report["config"].get("cases", [])
+    if cases:
+        lines += ["", "## Cases", ""]
+        for c in cases:
+            counts = f", R={c['R']}, L={c['L']}, d={c['d']}" if c.get("R") is not None else ""
+            lines.append(f"* **{c['name']}** ({c['prior']} prior, theta={c['theta']:g}, alpha={c['alpha']:.4g}, "
+                         f"beta={c['beta']:g}, sigma2={c['sigma2']:g}{counts}): {c['description']}")
+    if report.get("figures"):
+        lines += ["", "## Figures", ""]
+        for f in report["figures"]:
+            rel = Path(f).relative_to(report["out"]) if report.get("out") else Path(f)
+            lines.append(f"![{Path(f).stem}]({rel.as_posix()})")
     env = report["environment"]
     lines += [
         "",
@@ -67,6 +79,7 @@ def write_report(result: SuiteResult, out: Path) -> dict:
     """Write ``report.json`` and ``report.md`` into ``out``; return the report dict."""
     out.mkdir(parents=True, exist_ok=True)
     rep = report_dict(result)
+    rep["out"] = str(out)
     (out / "report.json").write_text(to_json(rep) + "\n")
     (out / "report.md").write_text(markdown(rep))
     return rep

@@ -1,14 +1,70 @@
-"""The verification suite: presets, the ordered list of checks, the runner."""
+"""The verification suite: presets, the cases they run on, the runner."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
+from theory import Model
+
+from ._checks_field import check_monotone, check_phase_boundary, check_stability, plot_field
 from ._checks_theory import check_endpoints, check_quadrature
 from ._records import CheckRecord
 
 PRESETS = ("quick", "paper")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One model the suite checks.
+
+    ``R, L, d`` give the finite instance that is simulated (``None`` for a
+    theory-only case such as the sparse limit, where ``alpha = 0``).
+    """
+
+    name: str
+    theta: float
+    alpha: float
+    beta: float = 1.0
+    sigma2: float = 1.0
+    prior: str = "fixed"
+    R: int | None = None
+    L: int | None = None
+    d: int | None = None
+    description: str = ""
+
+    @property
+    def model(self) -> Model:
+        return Model(self.theta, self.alpha, self.beta, self.sigma2, self.prior)
+
+    @property
+    def problem(self):
+        if self.R is None:
+            return None
+        from numerics import Problem
+
+        return Problem(theta=self.theta, R=self.R, L=self.L, d=self.d, beta=self.beta,
+                       sigma2=self.sigma2, prior=self.prior)
+
+
+def _counts(name, theta, R, N, d, description, **kw) -> Case:
+    return Case(name, theta, R / (R + N), R=R, L=R + N, d=d, description=description, **kw)
+
+
+#: the models of DESIGN.md section 5 and issue 4
+CASES = (
+    _counts("paper-weak", 0.25, 500, 10_000, 100,
+            "the paper's weak-signal setting: theta = 0.25, R = 500, N = 10,000"),
+    _counts("paper-bistable", 2.0, 500, 10_000, 3,
+            "the paper's theta = 2 with R = 500, N = 10,000: beta*theta > 1 and alpha < alpha_c, "
+            "so -xi attracts too (d = 3 so that uniform starts reach both basins)"),
+    _counts("rademacher", 1.0, 500, 4_500, 5,
+            "symmetric signs: rho = 0 is an unstable equilibrium, both poles attract", prior="rademacher"),
+    Case("sparse-bistable", 2.0, 0.0, description="sparse regime alpha -> 0 with beta*theta = 2 > 1: "
+         "interior equilibrium at rho* = -1/2"),
+    Case("sparse-monotone", 0.5, 0.0, description="sparse regime with beta*theta = 0.5 <= 1: monotone"),
+)
 
 
 @dataclass(frozen=True)
@@ -19,6 +75,7 @@ class SuiteConfig:
     seed: int = 20260606
     quadrature_points: int = 2
     quadrature_dps: int = 50
+    cases: tuple = CASES
 
     @classmethod
     def preset_config(cls, preset: str) -> "SuiteConfig":
@@ -28,6 +85,16 @@ class SuiteConfig:
             return cls(preset="quick")
         return cls(preset="paper", quadrature_points=6)
 
+    def with_seed(self, seed: int) -> "SuiteConfig":
+        if seed < 0:
+            raise ValueError(f"`seed` must be >= 0, got {seed!r}")
+        return replace(self, seed=seed)
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["cases"] = [asdict(c) for c in self.cases]
+        return d
+
 
 @dataclass(frozen=True)
 class SuiteResult:
@@ -35,6 +102,7 @@ class SuiteResult:
     records: tuple[CheckRecord, ...]
     seconds: float
     summary: dict = field(default_factory=dict)
+    figures: tuple = ()
 
     @property
     def ok(self) -> bool:
@@ -42,12 +110,37 @@ class SuiteResult:
         return not any(r.failed for r in self.records)
 
 
-def _steps(config: SuiteConfig):
+def _with_case(records, case: Case):
+    out = []
+    for r in records:
+        details = dict(r.details)
+        details.setdefault("case", case.name)
+        out.append(replace(r, details=details))
+    return out
+
+
+def _field_checks(case: Case, fig_dir: Path | None):
+    model = case.model
+    mono, cert = check_monotone(model)
+    records = [mono, check_stability(model, cert), check_phase_boundary(model, cert)]
+    if fig_dir is not None:
+        path = fig_dir / f"field-{case.name}.png"
+        plot_field(model, cert, path, title=f"{case.name}: {cert.status}"
+                   f" ({'certified' if cert.certified else 'not certified'})")
+        records[0] = replace(records[0], details={**records[0].details, "figures": [str(path)]})
+    return _with_case(records, case)
+
+
+def _steps(config: SuiteConfig, fig_dir: Path | None):
     """(label, callable -> list of records) in run order."""
-    return [
-        ("derivation.quadrature", lambda: [check_quadrature(config.quadrature_points, config.quadrature_dps, config.seed)]),
+    steps = [
+        ("derivation.quadrature",
+         lambda: [check_quadrature(config.quadrature_points, config.quadrature_dps, config.seed)]),
         ("field.endpoints", lambda: [check_endpoints()]),
     ]
+    for case in config.cases:
+        steps.append((f"field checks: {case.name}", lambda c=case: _field_checks(c, fig_dir)))
+    return steps
 
 
 def summarize(records) -> dict:
@@ -65,14 +158,16 @@ def summarize(records) -> dict:
     }
 
 
-def run_suite(config: SuiteConfig, progress=None) -> SuiteResult:
+def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None) -> SuiteResult:
     """Run every check of ``config`` in order.
 
     ``progress``, if given, is called as ``progress(label, done, total)`` before
-    each step and once at the end.
+    each step and once at the end. Figures go to ``figure_dir`` when given.
     """
     t0 = time.perf_counter()
-    steps = _steps(config)
+    if figure_dir is not None:
+        figure_dir.mkdir(parents=True, exist_ok=True)
+    steps = _steps(config, figure_dir)
     records: list[CheckRecord] = []
     for i, (label, fn) in enumerate(steps):
         if progress:
@@ -80,4 +175,5 @@ def run_suite(config: SuiteConfig, progress=None) -> SuiteResult:
         records.extend(fn())
     if progress:
         progress("done", len(steps), len(steps))
-    return SuiteResult(config, tuple(records), time.perf_counter() - t0, summarize(records))
+    figures = tuple(f for r in records for f in r.details.get("figures", []))
+    return SuiteResult(config, tuple(records), time.perf_counter() - t0, summarize(records), figures)
