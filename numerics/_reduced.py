@@ -87,8 +87,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._full import softmax_rows
-
 
 def _chi2_pair(gen: np.random.Generator, m: int) -> tuple[float, float]:
     """``[chi2_m, chi2_{m-1}]`` as ``2 * Gamma(k/2)`` (``Gamma(0) = 0``)."""
@@ -97,7 +95,14 @@ def _chi2_pair(gen: np.random.Generator, m: int) -> tuple[float, float]:
 
 
 class ReducedKernel:
-    """State ``(rho, s)`` (runs,) of the exact reduced chain; see :func:`numerics.simulate`."""
+    """State ``(rho, s)`` (runs,) of the exact reduced chain; see :func:`numerics.simulate`.
+
+    Work buffer ``W`` (runs, rows + 1, L): rows ``c1, c2[, n3]`` and, last, the
+    unnormalised attention ``e = exp(u - max u)``, so that every O(L) reduction
+    (``N a``, the assembly of ``<x_i, f>``, ``N r``) is one batched matrix product
+    over all rows, and the softmax normalisation ``a = e / sum(e)`` is folded into
+    per-run scalars instead of a pass over the array.
+    """
 
     def __init__(self, problem, generators, rho0: np.ndarray):
         self.problem, self.gens = problem, generators
@@ -106,7 +111,8 @@ class ReducedKernel:
         self._rho = np.array(rho0, dtype=float)
         self._s = np.sqrt(np.maximum(0.0, 1.0 - self._rho**2))
         self.rows = 3 if self.m >= 1 else 2
-        self.normals = np.empty((runs, self.rows, L))
+        self.work = np.zeros((runs, self.rows + 1, L))
+        self.scratch = np.zeros((runs, 1, L))
         self.signs = np.empty((runs, problem.R)) if problem.prior == "rademacher" else None
         self.chi = np.zeros((runs, 2))
         self.compose = np.zeros((runs, 2))
@@ -116,9 +122,9 @@ class ReducedKernel:
         return self._rho.copy()
 
     def _draw(self, first: bool) -> None:
-        p, m = self.problem, self.m
+        p, m, rows = self.problem, self.m, self.rows
         for i, gen in enumerate(self.gens):
-            gen.standard_normal(out=self.normals[i])
+            gen.standard_normal(out=self.work[i, :rows])
             if self.signs is not None:
                 self.signs[i] = 2.0 * gen.integers(0, 2, size=p.R) - 1.0
             if m >= 1:
@@ -127,41 +133,44 @@ class ReducedKernel:
                     self.compose[i] = gen.standard_normal(), 2.0 * gen.standard_gamma((m - 1) / 2.0)
 
     def _member(self, first: bool):
-        """One token collection: in-plane gradient, ``||Z v||^2`` (scaled), mass, objective."""
+        """One token collection: in-plane gradient, ``||sigma Z v||^2``, nuisance mass, objective."""
         p = self.problem
-        R, sigma2 = p.R, p.sigma2
+        R, sigma2, k = p.R, p.sigma2, self.rows
         self._draw(first)
-        N = self.normals
+        W = self.work
         if sigma2 != 1.0:
-            N[:, :2] *= np.sqrt(sigma2)  # rows 0, 1 become sigma n1, sigma n2
+            W[:, :2] *= np.sqrt(sigma2)  # rows 0, 1 become sigma n1, sigma n2
         if R and p.theta:
-            N[:, 0, :R] += p.theta if self.signs is None else p.theta * self.signs
-        # scores u = beta (rho c1 + s c2) and attention weights
+            W[:, 0, :R] += p.theta if self.signs is None else p.theta * self.signs
+        # scores u = beta (rho c1 + s c2); e = exp(u - max u) into the last row
         coef = np.stack([p.beta * self._rho, p.beta * self._s], axis=1)[:, None, :]
-        a = softmax_rows(np.matmul(coef, N[:, :2])[:, 0])
-        D = np.matmul(N, a[:, :, None])[:, :, 0]  # a.c1, a.c2[, a.n3]
+        u = np.matmul(coef, W[:, :2], out=self.scratch)[:, 0]
+        u -= u.max(axis=1, keepdims=True)
+        e = np.exp(u, out=W[:, k])
+        Z = e.sum(axis=1)
+        D = np.matmul(W, e[:, :, None])[:, :, 0] / Z[:, None]  # a.c1, a.c2[, a.n3], a.e
         f1, f2 = D[:, 0], D[:, 1]
-        na2 = np.vecdot(a, a)
+        na2 = D[:, k] / Z
         na = np.sqrt(na2)
+        lin = np.zeros((W.shape[0], 1, k + 1))
+        lin[:, 0, 0], lin[:, 0, 1] = f1, f2
+        obj = f1 * f1 + f2 * f2
         if self.m >= 1:
             chi, chi1 = self.chi[:, 0], self.chi[:, 1]
             sq = np.sqrt(chi)
             an3 = D[:, 2]
-            # t = sigma2 [a (chi - sqrt(chi) a.n3 / ||a||) + ||a|| sqrt(chi) n3]
-            lin = np.stack([f1, f2, sigma2 * na * sq], axis=1)[:, None, :]
-            Xf = np.matmul(lin, N)[:, 0]
-            Xf += a * (sigma2 * (chi - sq * an3 / na))[:, None]
-            obj = f1 * f1 + f2 * f2 + sigma2 * na2 * chi
-        else:
-            Xf = np.matmul(np.stack([f1, f2], axis=1)[:, None, :], N)[:, 0]
-            obj = f1 * f1 + f2 * f2
-        r = np.multiply(a, Xf, out=Xf)
-        E = np.matmul(N, r[:, :, None])[:, :, 0]  # r.c1, r.c2[, r.n3]
-        S = r.sum(axis=1)
+            # t = sigma2 [a (chi - sqrt(chi) a.n3 / ||a||) + ||a|| sqrt(chi) n3], a = e / Z
+            lin[:, 0, 2] = sigma2 * na * sq
+            lin[:, 0, 3] = sigma2 * (chi - sq * an3 / na) / Z
+            obj += sigma2 * na2 * chi
+        Xf = np.matmul(lin, W, out=self.scratch)[:, 0]  # <x_i, f>
+        re = np.multiply(e, Xf, out=Xf)  # Z r
+        E = np.matmul(W, re[:, :, None])[:, :, 0] / Z[:, None]  # r.c1, r.c2[, r.n3], r.e
+        S = re.sum(axis=1) / Z
         g1 = 2.0 * p.beta * (E[:, 0] - S * f1)
         g2 = 2.0 * p.beta * (E[:, 1] - S * f2)
         if self.m >= 1:
-            ra, rr = np.vecdot(r, a), np.vecdot(r, r)
+            ra, rr = E[:, k] / Z, np.vecdot(re, re) / (Z * Z)
             va = (ra - S * na2) / na  # v.a_hat, v = r - S a
             vv = rr - 2.0 * S * ra + S * S * na2
             hv = (E[:, 2] - S * an3) - (an3 / na) * va
@@ -169,7 +178,7 @@ class ReducedKernel:
             zv2 = sigma2 * ((sq * va + hv) ** 2 + w2 * chi1)
         else:
             zv2 = np.zeros_like(g1)
-        noise = a[:, R:].sum(axis=1)
+        noise = e[:, R:].sum(axis=1) / Z
         return g1, g2, zv2, noise, obj
 
     def step(self, eta: float):

@@ -14,6 +14,7 @@ builds the kernel, runs the loop and records.
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,6 +26,21 @@ from ._schedule import Schedule
 from ._validate import integer, real
 
 SIMULATORS = ("reduced", "full")
+
+
+def single_threaded_blas():
+    """Context limiting BLAS to one thread (``threadpoolctl``), else a no-op.
+
+    The batched products of the simulators are small per run (``(rows, L) @ (L,)``);
+    multi-threaded OpenBLAS gains nothing there and loses up to 5x when the other
+    cores are busy (threads spin-wait for each other), which made throughput depend
+    on the machine's load.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # optional dependency
+        return nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 @dataclass(frozen=True)
@@ -211,17 +227,18 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
     rho[:, 0] = kernel.rho
     etas = schedule.eta(np.arange(steps))
     r_i = s_i = 0
-    t0 = time.perf_counter()
-    for k in range(steps):
-        nm, ob = kernel.step(float(etas[k]))
-        if s_i < samples.size and samples[s_i] == k:
-            noise[:, s_i], obj[:, s_i] = nm, ob
-            s_i += 1
-        if record[r_i + 1] == k + 1:
-            r_i += 1
-            rho[:, r_i] = kernel.rho
-        if progress is not None:
-            progress(k + 1)
-    wall = time.perf_counter() - t0
+    with single_threaded_blas():
+        t0 = time.perf_counter()
+        for k in range(steps):
+            nm, ob = kernel.step(float(etas[k]))
+            if s_i < samples.size and samples[s_i] == k:
+                noise[:, s_i], obj[:, s_i] = nm, ob
+                s_i += 1
+            if record[r_i + 1] == k + 1:
+                r_i += 1
+                rho[:, r_i] = kernel.rho
+            if progress is not None:
+                progress(k + 1)
+        wall = time.perf_counter() - t0
     times = schedule.times(steps)[record]
     return Simulation(simulator, problem, schedule, seed, steps, record, times, rho, samples, noise, obj, wall)
