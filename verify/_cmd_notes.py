@@ -1,0 +1,63 @@
+"""``sigrec notes``: write (or check) the generated derivation appendix."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from rich.console import Console
+
+from ._notes import compare, write_notes
+from ._suite import SuiteConfig, run_suite
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "notes",
+        help="generate the derivation appendix (LaTeX + Markdown) from the sympy objects",
+        description="Write appendix.tex, appendix.md and their figures. With --check, regenerate into a "
+        "temporary folder and exit 1 if the formulas or text differ from those in --out.",
+    )
+    p.add_argument("--out", type=Path, default=Path("notes"), help="folder (default ./notes)")
+    p.add_argument("--check", action="store_true", help="compare with the files in --out instead of writing")
+    p.set_defaults(run=run)
+
+
+def _generate(out: Path) -> None:
+    err = Console(stderr=True)
+    with err.status("running the quick verification suite for the notes' tables", spinner="dots") \
+            if err.is_terminal else _null():
+        result = run_suite(SuiteConfig.preset_config("quick"), figure_dir=out / "figures")
+    write_notes(out, result=result)
+
+
+class _null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def run(args) -> int:
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"`--out` must be a folder, got the file {str(args.out)!r}")
+    if not args.check:
+        _generate(args.out)
+        print(f"wrote {args.out / 'appendix.tex'} and {args.out / 'appendix.md'}")
+        return 0
+    if not (args.out / "appendix.tex").exists():
+        raise ValueError(f"no appendix in {str(args.out)!r} to check (run `sigrec notes --out {args.out}` first)")
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = Path(tmp)
+        _generate(fresh)
+        diffs = compare(args.out, fresh)
+    if diffs:
+        print(f"notes out of date: {len(diffs)} file(s) differ from a fresh generation", file=sys.stderr)
+        for d in diffs:
+            lines = d.splitlines()
+            print("\n".join(lines[:40]) + ("\n..." if len(lines) > 40 else ""), file=sys.stderr)
+        return 1
+    print(f"notes in {args.out} are up to date")
+    return 0
