@@ -1,0 +1,159 @@
+"""Finite-size checks: ``finite_size.rate`` and ``simulator.reduced_exact`` (DESIGN.md sections 2, 3).
+
+Signature as in :mod:`verify._checks_sga`: ``check_xxx(model_cfg, *, seed, quick,
+figure_dir=None) -> list[CheckRecord]`` with ``model_cfg`` a :class:`numerics.Problem`.
+Numerical evidence only (``certified=False``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from scipy.stats import ks_2samp
+
+from numerics import Problem, Schedule, simulate
+from theory import evaluate
+
+from ._checks_sga import _fig_path, _pyplot, _scaled_problem, loglog_fit, one_step_increments
+from ._records import CheckRecord
+
+
+def check_finite_size(model_cfg: Problem, *, seed: int = 0, quick: bool = True, figure_dir=None) -> list[CheckRecord]:
+    """``finite_size.rate``: Monte Carlo mean of ``<P_q g, xi>`` at finite ``(R, L, d)`` vs ``F(rho)``.
+
+    Uses ``(theta, alpha = R/L, beta, sigma2, prior, d)`` of ``model_cfg``; ``L`` runs over
+    ``L_0 2^j`` (``j = 0..4``, 1.2 decades) from ``L_0 = max(16, 10 / alpha)`` (``R ~ 10``:
+    below that the error is pre-asymptotic, flat in ``L``)
+    at (as nearly as integers allow) the same ``alpha``; at ``rho = 0.5`` (quick) or
+    ``rho in {-0.5, 0.5}``. Samples: one step of the exact reduced chain with a tiny
+    step (:func:`verify._checks_sga.one_step_increments`), ``n`` draws per ``L`` with
+    ``n`` proportional to ``L``, so the Monte Carlo standard error (per-draw variance
+    ``~ c / L``) shrinks like ``1/L``, as the bias does.
+
+    Verdict. The error ``err(L) = mean - F`` is fitted by ``err = C / L`` (weighted by
+    the standard errors) and, on the ``L`` where ``|err| > 3 SE`` (bias resolved), by a
+    free log-log slope with standard error. Pass iff the ``C / L`` model is not
+    rejected (chi-square p-value ``> 1e-3``), the free slope (when at least three points
+    resolve the bias) is within ``2 se + 0.3`` of ``-1``, and the error at the largest
+    ``L`` is below ``5%`` of ``max |F|`` plus ``3 SE``. When the bias is below the Monte
+    Carlo resolution at most ``L`` (weak signals) the slope is reported as undetermined.
+    """
+    t0 = time.perf_counter()
+    m0 = model_cfg.model
+    alpha = model_cfg.R / model_cfg.L
+    # the O(1/L) regime needs many informative tokens: start at R ~ 10
+    L0 = max(16, int(math.ceil(10 / alpha))) if alpha > 0 else 16
+    Ls = [L0 * 2**j for j in range(5)]
+    rhos = [0.5] if quick else [-0.5, 0.5]
+    budget = 4.0e7 if quick else 4.0e8  # normals drawn (3 L per draw)
+    # n proportional to L: the standard error (~ sqrt(c / (n L))) then shrinks like the bias, ~ 1/L
+    c_n = budget / (3 * len(rhos) * sum(L * L for L in Ls))
+    Fmax = float(np.max(np.abs(evaluate(m0, np.linspace(-1, 1, 401)).field)))
+    rows = []
+    for rho in rhos:
+        for j, L in enumerate(Ls):
+            cfg = _scaled_problem(model_cfg, L)
+            n = int(max(200, c_n * L))
+            x, _ = one_step_increments(cfg, rho, n, seed + 101 * j + int(1000 * (rho + 1)))
+            Fv = float(evaluate(cfg.model, rho).field)
+            rows.append({"rho": rho, "L": L, "R": cfg.R, "n": n, "mean": float(x.mean()), "F": Fv,
+                         "err": float(x.mean()) - Fv, "se": float(x.std(ddof=1) / math.sqrt(n))})
+    Larr = np.array([r["L"] for r in rows], float)
+    err = np.array([r["err"] for r in rows])
+    se = np.array([r["se"] for r in rows])
+    # C/L model per rho (weighted least squares), chi-square over all points
+    chi2, dof, Cs = 0.0, 0, {}
+    for rho in rhos:
+        sel = np.array([r["rho"] == rho for r in rows])
+        w = 1 / se[sel] ** 2
+        xL = 1 / Larr[sel]
+        C = float(np.sum(w * xL * err[sel]) / np.sum(w * xL * xL))
+        C_se = float(1 / math.sqrt(np.sum(w * xL * xL)))
+        Cs[str(rho)] = {"C": C, "se": C_se}
+        chi2 += float(np.sum(w * (err[sel] - C * xL) ** 2))
+        dof += int(sel.sum()) - 1
+    from scipy.stats import chi2 as chi2_dist
+
+    p_model = float(chi2_dist.sf(chi2, dof))
+    resolved = np.abs(err) > 3 * se
+    slope = slope_se = None
+    if resolved.sum() >= 3:
+        lx, ly = Larr[resolved], np.abs(err[resolved])
+        wlog = (ly / se[resolved]) ** 2  # var(log|err|) ~ (se/err)^2
+        slope, slope_se, _ = loglog_fit(lx, ly, wlog)
+    last = Larr == Larr.max()
+    small = bool(np.all(np.abs(err[last]) <= 0.05 * Fmax + 3 * se[last]))
+    slope_ok = slope is None or abs(slope + 1) <= 2 * slope_se + 0.3
+    ok = p_model > 1e-3 and slope_ok and small
+    figs = []
+    path = _fig_path(figure_dir, "finite_size", model_cfg)
+    if path is not None:
+        plt = _pyplot()
+        fig, ax = plt.subplots(figsize=(6.4, 4.0))
+        for rho in rhos:
+            sel = np.array([r["rho"] == rho for r in rows])
+            ax.errorbar(Larr[sel], np.abs(err[sel]), yerr=2 * se[sel], fmt="o", ms=4, label=f"|mean - F|, rho={rho}")
+            C = Cs[str(rho)]["C"]
+            if C != 0:
+                ax.plot(Larr[sel], abs(C) / Larr[sel], "--", lw=1, label=f"|C|/L, C={C:.3g}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("L (alpha fixed)")
+        ax.set_ylabel("error of the MC mean gradient")
+        ttl = "free slope " + (f"{slope:.2f}+-{slope_se:.2f}" if slope is not None else "undetermined (bias below MC error)")
+        ax.set_title(ttl, fontsize=9)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        figs.append(str(path))
+    slope_txt = (f"free log-log slope {slope:.2f} +- {slope_se:.2f}" if slope is not None
+                 else f"bias resolved at only {int(resolved.sum())}/{len(rows)} points: slope undetermined")
+    return [CheckRecord(
+        id="finite_size.rate", kind="consistency", status="pass" if ok else "fail",
+        value=slope, threshold=-1.0, certified=False,
+        message=(f"L = {Ls[0]}..{Ls[-1]}: {slope_txt}; C/L model chi2 p = {p_model:.2g}; "
+                 f"error at L={Ls[-1]}: {np.abs(err[last]).max():.2e} (max|F| = {Fmax:.3g})"),
+        details={"points": rows, "C_over_L": Cs, "chi2": chi2, "dof": dof, "p_value_C_over_L": p_model,
+                 "slope": slope, "slope_se": slope_se, "resolved_points": int(resolved.sum()),
+                 "criteria": {"C_over_L_not_rejected": p_model > 1e-3, "slope_consistent": slope_ok,
+                              "small_at_largest_L": small},
+                 "d": model_cfg.d, "figures": figs},
+        model=m0.as_dict(), seconds=time.perf_counter() - t0)]
+
+
+def check_reduced_exact(model_cfg: Problem, *, seed: int = 0, quick: bool = True, figure_dir=None) -> list[CheckRecord]:
+    """``simulator.reduced_exact``: two-sample KS of ``rho_k`` laws, reduced vs full simulator.
+
+    Parameter sets: ``model_cfg``'s ``(theta, alpha, beta, sigma2, prior)`` scaled to
+    ``L ~ 60`` tokens in ``d = 5``, and a fixed strong-signal Rademacher set
+    (``theta = 2, R = 10, L = 40, d = 4``). From ``rho_0 = 0.3`` with constant step
+    ``0.2``, after ``1`` and ``5`` steps; ``400`` (quick) / ``2000`` runs per simulator,
+    independent seeds. Pass iff every p-value exceeds ``0.01 / (number of tests)``
+    (Bonferroni).
+    """
+    t0 = time.perf_counter()
+    runs = 400 if quick else 2000
+    sets = [_scaled_problem(model_cfg, 60, d=5),
+            Problem(theta=2.0, R=10, L=40, d=4, prior="rademacher")]
+    tests = []
+    for i, cfg in enumerate(sets):
+        sims = [simulate(cfg, Schedule.constant(0.2), steps=5, runs=runs, simulator=sim, rho0=0.3,
+                         seed=seed + 17 * i + j) for j, sim in enumerate(("reduced", "full"))]
+        for k in (1, 5):
+            a, b = sims[0].rho[:, k], sims[1].rho[:, k]
+            res = ks_2samp(a, b)
+            tests.append({"problem": cfg.as_dict(), "step": k, "ks": float(res.statistic), "p": float(res.pvalue),
+                          "mean_reduced": float(a.mean()), "mean_full": float(b.mean())})
+    level = 0.01 / len(tests)
+    pmin = min(t["p"] for t in tests)
+    ok = pmin > level
+    return [CheckRecord(
+        id="simulator.reduced_exact", kind="consistency", status="pass" if ok else "fail",
+        value=pmin, threshold=level, certified=False,
+        message=(f"{len(tests)} two-sample KS tests (reduced vs full, {runs} runs each, steps 1 and 5): "
+                 f"smallest p = {pmin:.3g} (Bonferroni level {level:.1e})"),
+        details={"tests": tests, "runs": runs},
+        model=model_cfg.model.as_dict(), seconds=time.perf_counter() - t0)]
