@@ -101,8 +101,11 @@ def find_equilibria(model: Model, n_grid: int = 4000) -> Equilibria:
     ----------
     model : theory.Model
     n_grid : int
-        Number of grid intervals on ``[-1, 1]`` (even, so the grid avoids ``rho = 0``
-        only when it is odd; exact zeros on the grid are kept as equilibria).
+        Number of grid intervals on ``[-1, 1]``. Sign changes between neighbours are
+        refined by ``brentq``; exact zeros on the grid (e.g. ``rho = 0`` for the
+        Rademacher prior, on the grid when ``n_grid`` is even) are kept as they are.
+        Zeros closer together than the grid spacing, or without a sign change, are
+        missed: use the certified list from ``theory`` when it matters.
     """
     _check_model(model)
     grid = np.linspace(-1.0, 1.0, int(n_grid) + 1)[1:-1]

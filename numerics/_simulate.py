@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -140,7 +140,6 @@ class Simulation:
     noise_mass: np.ndarray
     objective: np.ndarray
     wall_s: float
-    extra: dict = field(default_factory=dict)
 
     @property
     def runs(self) -> int:
