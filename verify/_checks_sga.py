@@ -320,7 +320,9 @@ def check_convergence(model_cfg: Problem, *, seed: int = 0, quick: bool = True,
     recovered = np.abs(rf) >= RECOVERY_LEVEL
     frac = float(recovered.mean())
     plus, minus = float((rf >= RECOVERY_LEVEL).mean()), float((rf <= -RECOVERY_LEVEL).mean())
-    reached = info["ode_time_reached"] >= info["ode_time_needed"] / 1.5
+    # a finite run is evidence against almost-sure recovery only when it had ample
+    # ODE time and steps small enough that the renormalisation drag cannot hold it back
+    reached = info["ode_time_reached"] >= 1.5 * info["ode_time_needed"] and not info["drag_limited"]
     if frac >= RECOVERY_FRACTION:
         cstatus = "holds"
     elif reached:
@@ -341,6 +343,8 @@ def check_convergence(model_cfg: Problem, *, seed: int = 0, quick: bool = True,
                f"after {steps} steps (ODE time {info['ode_time_reached']:.3g}, needed ~{info['ode_time_needed']:.3g})")
     if info["drag_limited"]:
         rec_msg += "; step budget forced steps above the drag-free scale"
+    if cstatus == "undecided":
+        rec_msg += " (budget-limited: not evidence against almost-sure recovery)"
     return [
         CheckRecord(id="sga.convergence.recovery", kind="condition", status=cstatus, value=frac,
                     threshold=RECOVERY_FRACTION, certified=False, message=rec_msg,

@@ -9,6 +9,14 @@ from pathlib import Path
 from theory import Model
 
 from ._checks_field import check_monotone, check_phase_boundary, check_stability, plot_field
+from ._checks_finite import check_finite_size, check_reduced_exact
+from ._checks_sga import (
+    check_convergence,
+    check_filtering,
+    check_lyapunov,
+    check_robbins_monro,
+    check_tracking,
+)
 from ._checks_theory import check_endpoints, check_quadrature
 from ._records import CheckRecord
 
@@ -33,6 +41,9 @@ class Case:
     L: int | None = None
     d: int | None = None
     description: str = ""
+    #: which stochastic checks run on this case: "all", "basins" (convergence,
+    #: filtering) or "ode" (Lyapunov only; theory-only cases)
+    sim_checks: str = "basins"
 
     @property
     def model(self) -> Model:
@@ -40,10 +51,12 @@ class Case:
 
     @property
     def problem(self):
-        if self.R is None:
-            return None
+        """The finite instance; for a theory-only sparse case, ``R = 0`` of ``L = 1``
+        (its limit model is the sparse one, used by the ODE checks only)."""
         from numerics import Problem
 
+        if self.R is None:
+            return Problem(theta=self.theta, R=0, L=1, d=3, beta=self.beta, sigma2=self.sigma2, prior=self.prior)
         return Problem(theta=self.theta, R=self.R, L=self.L, d=self.d, beta=self.beta,
                        sigma2=self.sigma2, prior=self.prior)
 
@@ -55,15 +68,16 @@ def _counts(name, theta, R, N, d, description, **kw) -> Case:
 #: the models of DESIGN.md section 5 and issue 4
 CASES = (
     _counts("paper-weak", 0.25, 500, 10_000, 100,
-            "the paper's weak-signal setting: theta = 0.25, R = 500, N = 10,000"),
+            "the paper's weak-signal setting: theta = 0.25, R = 500, N = 10,000", sim_checks="all"),
     _counts("paper-bistable", 2.0, 500, 10_000, 3,
             "the paper's theta = 2 with R = 500, N = 10,000: beta*theta > 1 and alpha < alpha_c, "
             "so -xi attracts too (d = 3 so that uniform starts reach both basins)"),
     _counts("rademacher", 1.0, 500, 4_500, 5,
             "symmetric signs: rho = 0 is an unstable equilibrium, both poles attract", prior="rademacher"),
     Case("sparse-bistable", 2.0, 0.0, description="sparse regime alpha -> 0 with beta*theta = 2 > 1: "
-         "interior equilibrium at rho* = -1/2"),
-    Case("sparse-monotone", 0.5, 0.0, description="sparse regime with beta*theta = 0.5 <= 1: monotone"),
+         "interior equilibrium at rho* = -1/2", sim_checks="ode"),
+    Case("sparse-monotone", 0.5, 0.0, description="sparse regime with beta*theta = 0.5 <= 1: monotone",
+         sim_checks="ode"),
 )
 
 
@@ -131,6 +145,18 @@ def _field_checks(case: Case, fig_dir: Path | None):
     return _with_case(records, case)
 
 
+def _sim_steps(case: Case, config: SuiteConfig, fig_dir: Path | None, index: int):
+    quick = config.preset == "quick"
+    kw = dict(seed=config.seed + 1000 * index, quick=quick, figure_dir=fig_dir)
+    fns = [check_lyapunov]
+    if case.sim_checks in ("basins", "all"):
+        fns += [check_convergence, check_filtering]
+    if case.sim_checks == "all":
+        fns += [check_robbins_monro, check_tracking, check_finite_size, check_reduced_exact]
+    return [(f"{fn.__name__.removeprefix('check_')}: {case.name}",
+             lambda fn=fn: _with_case(fn(case.problem, **kw), case)) for fn in fns]
+
+
 def _steps(config: SuiteConfig, fig_dir: Path | None):
     """(label, callable -> list of records) in run order."""
     steps = [
@@ -138,8 +164,9 @@ def _steps(config: SuiteConfig, fig_dir: Path | None):
          lambda: [check_quadrature(config.quadrature_points, config.quadrature_dps, config.seed)]),
         ("field.endpoints", lambda: [check_endpoints()]),
     ]
-    for case in config.cases:
+    for i, case in enumerate(config.cases):
         steps.append((f"field checks: {case.name}", lambda c=case: _field_checks(c, fig_dir)))
+        steps.extend(_sim_steps(case, config, fig_dir, i))
     return steps
 
 
