@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 
 from ._notes import compare, write_notes
+from ._reproduce import configurations, run_config
 from ._suite import SuiteConfig, run_suite
 
 
@@ -28,8 +29,9 @@ def _generate(out: Path) -> None:
     err = Console(stderr=True)
     with err.status("running the quick verification suite for the notes' tables", spinner="dots") \
             if err.is_terminal else _null():
-        result = run_suite(SuiteConfig.preset_config("quick"), figure_dir=out / "figures")
-    write_notes(out, result=result)
+        result = run_suite(SuiteConfig.preset_config("quick"))
+        reproduction = [run_config(*cfg) for cfg in configurations("quick")]
+    write_notes(out, result=result, reproduction=reproduction)
 
 
 class _null:

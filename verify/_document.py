@@ -107,7 +107,8 @@ class Document:
             elif kind == "table":
                 header, rows, caption, widths = v
                 cols = "".join(f"p{{{w}cm}}" for w in widths) if widths else "l" * len(header)
-                out += [r"\begin{table}[ht]", r"\centering", r"\small", rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
+                out += [r"\begin{table}[ht]", r"\centering", r"\footnotesize", r"\setlength{\tabcolsep}{3pt}",
+                        rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
                         " & ".join(_escape_text(h) for h in header) + r" \\", r"\midrule"]
                 out += [" & ".join(_escape_text(str(c)) for c in r) + r" \\" for r in rows]
                 out += [r"\bottomrule", r"\end{tabular}"]
