@@ -5,6 +5,7 @@
 """
 
 from ._bench import BenchReport, benchmark
+from ._corrected import CorrectedDrift, Prediction, corrected_drift, integrate_corrected, predict
 from ._full import FullKernel, pooled_objective, token_gradient
 from ._init import initial_rho, spawn_generators
 from ._ode import (
@@ -27,6 +28,11 @@ from ._schedule import RobbinsMonro, Schedule
 from ._simulate import SIMULATORS, Problem, Simulation, simulate
 
 __all__ = [
+    "CorrectedDrift",
+    "Prediction",
+    "corrected_drift",
+    "integrate_corrected",
+    "predict",
     "SIMULATORS",
     "AlignmentTime",
     "BenchReport",

@@ -6,6 +6,18 @@
 from ._certify import Bracket, Certificate, certify
 from ._conditions import MonotoneAnalysis, critical_alpha, monotone_analysis, sparse_threshold
 from ._derivation import Derivation, SparseLimit, derive
+from ._effective import (
+    EffectiveDerivation,
+    EffectiveDrift,
+    EffectiveQuadrature,
+    GradientSecondMoment,
+    Plateau,
+    derive_effective,
+    effective_drift,
+    effective_quadrature,
+    gradient_second_moment,
+    stationary_alignment,
+)
 from ._evaluate import FieldValues, evaluate, evaluate_mp, pole_exponents, stable_forms_agree
 from ._lemmas import Lemma
 from ._model import PRIORS, Model
@@ -20,6 +32,16 @@ __all__ = [
     "monotone_analysis",
     "sparse_threshold",
     "Derivation",
+    "EffectiveDerivation",
+    "EffectiveDrift",
+    "EffectiveQuadrature",
+    "GradientSecondMoment",
+    "Plateau",
+    "derive_effective",
+    "effective_drift",
+    "effective_quadrature",
+    "gradient_second_moment",
+    "stationary_alignment",
     "FieldValues",
     "Lemma",
     "Model",

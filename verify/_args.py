@@ -37,3 +37,29 @@ def model_from_args(args) -> Model:
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable JSON on stdout (nothing else)")
+
+
+def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
+    """Finite instance and schedule flags shared by ``simulate`` and ``predict``
+    (the model flags except ``--alpha``, which is ``R / L`` here)."""
+    add_model_arguments(parser, need_alpha=False)
+    parser.add_argument("--R", type=int, required=True, help="number of informative tokens")
+    parser.add_argument("--L", type=int, required=True, help="number of tokens (R <= L)")
+    parser.add_argument("--d", type=int, required=True, help="dimension (>= 2)")
+    parser.add_argument("--steps", type=int, required=True, help="number of steps K (>= 1)")
+    parser.add_argument("--eta0", type=finite_float, default=0.5, help="step scale, default 0.5")
+    parser.add_argument("--k0", type=finite_float, default=10.0, help="step offset (> 0), default 10")
+    parser.add_argument("--power", type=finite_float, default=0.75,
+                        help="eta_k = eta0/(k+k0)^power, k from 0; 0 = constant step; default 0.75")
+    parser.add_argument("--batch", type=int, default=1, help="token collections averaged per step, default 1")
+
+
+def problem_and_schedule(args):
+    """``(numerics.Problem, numerics.Schedule)`` from :func:`add_problem_arguments` flags."""
+    from numerics import Problem, Schedule
+
+    problem = Problem(theta=args.theta, R=args.R, L=args.L, d=args.d, beta=args.beta,
+                      sigma2=args.sigma2, prior=args.prior, batch=args.batch)
+    schedule = Schedule.constant(args.eta0) if args.power == 0 else Schedule(eta0=args.eta0, k0=args.k0,
+                                                                             power=args.power)
+    return problem, schedule

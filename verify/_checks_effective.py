@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from numerics import Problem, Schedule, simulate
-from numerics._corrected import predict
-from theory._effective import stationary_alignment
+from numerics import predict
+from theory import stationary_alignment
 
 from ._records import CheckRecord
 
@@ -88,7 +88,7 @@ def _plateau(case: EffectiveCase, sim, pred, drag_scale: float) -> dict:
     measured = float(per_run.mean())
     se = float(per_run.std(ddof=1) / math.sqrt(per_run.size))
     # curvature shift of the mean by the stationary spread, (1/2) F'' Var / |F'|
-    from theory._effective import effective_drift
+    from theory import effective_drift
 
     h = 1e-3
     f = [float(effective_drift(p.model, pl.rho + k * h, case.schedule.eta0, p.d, p.L, p.batch,
@@ -96,11 +96,23 @@ def _plateau(case: EffectiveCase, sim, pred, drag_scale: float) -> dict:
     curv = (f[0] - 2 * f[1] + f[2]) / h**2
     shift = 0.5 * curv * pl.spread**2 / abs(pl.slope)
     predicted = pl.rho + shift
+    # The plateau is predicted to first order in eta. The next term of the one-step
+    # expansion of 1/sqrt(1 + eta^2 Y) is (3/8) eta^4 Y^2 against (1/2) eta^2 Y, i.e.
+    # relative size (3/4) eta^2 E|Pg|^2 of the drag (E Y^2 ~ (E Y)^2 for a sum of many
+    # squares); the drag sets 1 - rho, so the neglected part of the plateau is about
+    # that fraction of 1 - rho. It is allowed on top of the Monte Carlo error, and reported.
+    from theory import gradient_second_moment
+
+    eta = case.schedule.eta0
+    y = float(gradient_second_moment(p.model, pl.rho, p.d, p.L, p.batch).total)
+    next_order = 0.75 * eta * eta * y * (1.0 - pl.rho)
     return {
         "measured": measured, "standard_error": se, "predicted": predicted, "root": pl.rho,
         "curvature_shift": shift, "predicted_spread": pl.spread,
         "measured_spread": float(sim.rho[:, tail].std()),
-        "ok": abs(measured - predicted) <= PLATEAU_SIGMAS * se,
+        "next_order": next_order,
+        "tolerance": PLATEAU_SIGMAS * se + next_order,
+        "ok": abs(measured - predicted) <= PLATEAU_SIGMAS * se + next_order,
     }
 
 
@@ -165,7 +177,9 @@ def check_effective_drift(seed: int, quick: bool = True, *, runs: int | None = N
     msg = (f"corrected ODE sup error {worst_abs:.4f} (<= {ABS_TOL}), at most {worst_ratio:.3f} of the plain ODE's "
            f"(<= 1/{RATIO:g}) over {len(results)} cases; plateau "
            + ", ".join(f"{r['plateau']['measured']:.4f}±{r['plateau']['standard_error']:.4f} vs "
-                       f"{r['plateau']['predicted']:.4f}" for r in results if "plateau" in r)
+                       f"{r['plateau']['predicted']:.4f} (allowed {r['plateau'].get('tolerance', float('nan')):.4f}"
+                       f" = 4 SE + next-order-in-eta {r['plateau'].get('next_order', float('nan')):.4f})"
+                       for r in results if "plateau" in r)
            + f"; drag correction ~ eta^{vanish['loglog_slope']:.2f}")
     return [CheckRecord(
         id=CHECK_ID, kind="consistency", status="pass" if ok_all else "fail",

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from numerics import Problem, Schedule
-from numerics._corrected import predict
+from numerics import predict
 
-from ._args import add_json_flag, add_model_arguments, finite_float
+from ._args import add_json_flag, add_problem_arguments, finite_float, problem_and_schedule
 from ._output import emit_json
 
 
@@ -18,29 +17,15 @@ def register(sub) -> None:
         "recursion (same schedule conventions as `sigrec simulate`, k from 0) and report both at "
         "iterations 0, S, 2S, ..., K.",
     )
-    add_model_arguments(p, need_alpha=False)
-    p.add_argument("--R", type=int, required=True, help="number of informative tokens (>= 1)")
-    p.add_argument("--L", type=int, required=True, help="number of tokens (R <= L)")
-    p.add_argument("--d", type=int, required=True, help="dimension (>= 2)")
-    p.add_argument("--steps", type=int, required=True, help="number of steps K (>= 1)")
+    add_problem_arguments(p)
     p.add_argument("--rho0", type=finite_float, required=True, help="start alignment in [-1, 1]")
-    p.add_argument("--eta0", type=finite_float, default=0.5, help="step scale, default 0.5")
-    p.add_argument("--k0", type=finite_float, default=10.0, help="step offset (> 0), default 10")
-    p.add_argument("--power", type=finite_float, default=0.75,
-                   help="eta_k = eta0/(k+k0)^power, k from 0; 0 = constant step; default 0.75")
-    p.add_argument("--batch", type=int, default=1, help="token collections averaged per step, default 1")
     p.add_argument("--stride", type=int, default=1, help="report every S steps (and the last), default 1")
     add_json_flag(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    problem = Problem(theta=args.theta, R=args.R, L=args.L, d=args.d, beta=args.beta,
-                      sigma2=args.sigma2, prior=args.prior, batch=args.batch)
-    if args.power == 0:
-        schedule = Schedule.constant(args.eta0)
-    else:
-        schedule = Schedule(eta0=args.eta0, k0=args.k0, power=args.power)
+    problem, schedule = problem_and_schedule(args)
     pred = predict(problem, schedule, args.steps, args.rho0, args.stride)
     if not pred.success:
         raise ValueError(f"integration failed: {pred.message}")

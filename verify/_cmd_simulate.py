@@ -6,9 +6,9 @@ import sys
 
 import numpy as np
 
-from numerics import Problem, Schedule, simulate
+from numerics import simulate
 
-from ._args import add_json_flag, add_model_arguments, finite_float
+from ._args import add_json_flag, add_problem_arguments, finite_float, problem_and_schedule
 from ._output import emit_json
 
 #: show a progress bar (stderr, TTY only) when a run has at least this many run-steps
@@ -23,17 +23,8 @@ def register(sub) -> None:
         "with the full d-dimensional simulator or the exact reduced alignment chain (section 2).",
     )
     p.add_argument("--simulator", choices=("reduced", "full"), default="reduced", help="default reduced")
-    add_model_arguments(p, need_alpha=False)
-    p.add_argument("--R", type=int, required=True, help="number of informative tokens")
-    p.add_argument("--L", type=int, required=True, help="number of tokens (R <= L)")
-    p.add_argument("--d", type=int, required=True, help="dimension (>= 2)")
-    p.add_argument("--steps", type=int, required=True, help="number of steps (>= 1)")
+    add_problem_arguments(p)
     p.add_argument("--runs", type=int, default=30, help="independent runs, default 30")
-    p.add_argument("--eta0", type=finite_float, default=0.5, help="step scale, default 0.5")
-    p.add_argument("--k0", type=finite_float, default=10.0, help="step offset (> 0), default 10")
-    p.add_argument("--power", type=finite_float, default=0.75,
-                   help="eta_k = eta0/(k+k0)^power, k from 0; 0 = constant step; default 0.75")
-    p.add_argument("--batch", type=int, default=1, help="token collections averaged per step, default 1")
     p.add_argument("--rho0", type=finite_float, default=None, help="fixed start; default uniform on the sphere")
     p.add_argument("--seed", type=int, default=None, help="seed (default: fresh entropy, reported)")
     p.add_argument("--stride", type=int, default=1, help="record rho every STRIDE steps, default 1")
@@ -55,12 +46,7 @@ def _progress(total: int, show: bool):
 
 
 def run(args) -> int:
-    problem = Problem(theta=args.theta, R=args.R, L=args.L, d=args.d, beta=args.beta,
-                      sigma2=args.sigma2, prior=args.prior, batch=args.batch)
-    if args.power == 0:
-        schedule = Schedule.constant(args.eta0)
-    else:
-        schedule = Schedule(eta0=args.eta0, k0=args.k0, power=args.power)
+    problem, schedule = problem_and_schedule(args)
     if args.steps < 1:
         raise ValueError(f"`steps` must be >= 1, got {args.steps}")
     if args.runs < 1:

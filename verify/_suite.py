@@ -9,6 +9,7 @@ from pathlib import Path
 from theory import Model
 
 from ._checks_field import check_monotone, check_phase_boundary, check_stability, plot_field
+from ._checks_effective import check_effective_drift
 from ._checks_finite import check_finite_size, check_reduced_exact
 from ._checks_sga import (
     check_convergence,
@@ -167,7 +168,18 @@ def _steps(config: SuiteConfig, fig_dir: Path | None):
     for i, case in enumerate(config.cases):
         steps.append((f"field checks: {case.name}", lambda c=case: _field_checks(c, fig_dir)))
         steps.extend(_sim_steps(case, config, fig_dir, i))
+    steps.append(("sga.effective_drift", lambda: _effective(config, fig_dir)))
     return steps
+
+
+def _effective(config: SuiteConfig, fig_dir: Path | None):
+    """``sga.effective_drift`` runs on its own cases (the issue's measured lag, a
+    strong-signal and a decaying-schedule case), not on :data:`CASES`."""
+    fig = None if fig_dir is None else fig_dir / "effective_drift.png"
+    recs = check_effective_drift(config.seed, quick=config.preset == "quick", figure=fig)
+    if fig is not None:
+        recs = [replace(r, details={**r.details, "figures": [str(fig)]}) for r in recs]
+    return recs
 
 
 def summarize(records) -> dict:
