@@ -27,11 +27,11 @@ def register(sub) -> None:
 
 def _generate(out: Path) -> None:
     err = Console(stderr=True)
-    with err.status("running the quick verification suite for the notes' tables", spinner="dots") \
-            if err.is_terminal else _null():
-        result = run_suite(SuiteConfig.preset_config("quick"))
+    with err.status("running the quick suite and the flagship reproduction for the notes", spinner="dots") \
+            if err.is_terminal else _null(), tempfile.TemporaryDirectory(prefix="sigrec-notes-") as figs:
+        result = run_suite(SuiteConfig.preset_config("quick"), figure_dir=Path(figs))
         reproduction = [run_config(*cfg) for cfg in configurations("quick")]
-    write_notes(out, result=result, reproduction=reproduction)
+        write_notes(out, result=result, reproduction=reproduction)
 
 
 class _null:
