@@ -20,7 +20,6 @@ both are tabulated once on a grid of ``rho`` and interpolated by cubic splines
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np

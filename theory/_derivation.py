@@ -33,7 +33,7 @@ import sympy as sp
 
 from ._lemmas import Lemma, informative_lemmas, tilted_first_moment, tilted_mean
 from ._model import PRIORS
-from ._symbols import alpha, beta, m, m1, rho, sigma2, theta
+from ._symbols import alpha, m, m1, rho, theta
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 from theory import PRIORS, Model
 
@@ -63,3 +64,15 @@ def problem_and_schedule(args):
     schedule = Schedule.constant(args.eta0) if args.power == 0 else Schedule(eta0=args.eta0, k0=args.k0,
                                                                              power=args.power)
     return problem, schedule
+
+
+def add_out_argument(parser: argparse.ArgumentParser, default: str, help_text: str = "output folder") -> None:
+    """``--out DIR``; a path that exists and is not a folder is refused when parsing."""
+    parser.add_argument("--out", type=_folder, default=Path(default), help=f"{help_text} (default ./{default})")
+
+
+def _folder(text: str) -> Path:
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"must be a folder, got the file {text!r}")
+    return path

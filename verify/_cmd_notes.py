@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from ._args import add_out_argument
 from ._notes import compare, write_notes
 from ._reproduce import configurations, run_config
 from ._suite import SuiteConfig, run_suite
@@ -20,7 +21,7 @@ def register(sub) -> None:
         description="Write appendix.tex, appendix.md and their figures. With --check, regenerate into a "
         "temporary folder and exit 1 if the formulas or text differ from those in --out.",
     )
-    p.add_argument("--out", type=Path, default=Path("notes"), help="folder (default ./notes)")
+    add_out_argument(p, "notes", "folder")
     p.add_argument("--check", action="store_true", help="compare with the files in --out instead of writing")
     p.set_defaults(run=run)
 
@@ -43,8 +44,6 @@ class _null:
 
 
 def run(args) -> int:
-    if args.out.exists() and not args.out.is_dir():
-        raise ValueError(f"`--out` must be a folder, got the file {str(args.out)!r}")
     if not args.check:
         _generate(args.out)
         print(f"wrote {args.out / 'appendix.tex'} and {args.out / 'appendix.md'}")

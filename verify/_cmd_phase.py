@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from rich.console import Console
 from rich.progress import Progress
 
 from theory import PRIORS
 
-from ._args import add_json_flag, finite_float
+from ._args import add_json_flag, add_out_argument, finite_float
 from ._output import emit_json
 from ._phase import phase_diagram, plot, write_csv
 
@@ -28,14 +27,12 @@ def register(sub) -> None:
     p.add_argument("--alpha-min", type=finite_float, default=1e-4)
     p.add_argument("--n-theta", type=int, default=48)
     p.add_argument("--n-alpha", type=int, default=48)
-    p.add_argument("--out", type=Path, default=Path("sigrec-report"), help="output folder")
+    add_out_argument(p, "sigrec-report", "output folder")
     add_json_flag(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    if args.out.exists() and not args.out.is_dir():
-        raise ValueError(f"`--out` must be a folder, got the file {str(args.out)!r}")
     err = Console(stderr=True)
     with Progress(console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("certifying", total=None)

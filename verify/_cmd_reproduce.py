@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ._args import add_json_flag
+from ._args import add_json_flag, add_out_argument
 from ._environment import environment
 from ._output import emit_json, to_json
 from ._reproduce import PAPER_MEAN_FINAL_ALIGNMENT, PRESETS, PROTOCOL, configurations, markdown_table, plot, run_config
@@ -22,7 +22,7 @@ def register(sub) -> None:
         "under a fixed, documented protocol; write figures, reproduce.json and reproduce.md.",
     )
     p.add_argument("--preset", choices=PRESETS, default="quick", help="quick: the flagship only; paper: 16 configs")
-    p.add_argument("--out", type=Path, default=Path("sigrec-report"), help="output folder")
+    add_out_argument(p, "sigrec-report", "output folder")
     p.add_argument("--simulator", choices=("reduced", "full"), default="reduced")
     p.add_argument("--seed", type=int, default=PROTOCOL.seed)
     add_json_flag(p)
@@ -32,8 +32,6 @@ def register(sub) -> None:
 def run(args) -> int:
     if args.seed < 0:
         raise ValueError(f"`seed` must be >= 0, got {args.seed!r}")
-    if args.out.exists() and not args.out.is_dir():
-        raise ValueError(f"`--out` must be a folder, got the file {str(args.out)!r}")
     protocol = replace(PROTOCOL, simulator=args.simulator, seed=args.seed)
     configs = configurations(args.preset)
     err = Console(stderr=True)
@@ -50,7 +48,7 @@ def run(args) -> int:
         "preset": args.preset,
         "protocol": {**protocol.__dict__, "schedule": protocol.schedule.as_dict(),
                      "robbins_monro": protocol.schedule.robbins_monro().as_dict(),
-                     "note": f"exact reduced simulator (DESIGN section 2)" if protocol.simulator == "reduced"
+                     "note": "exact reduced simulator (DESIGN section 2)" if protocol.simulator == "reduced"
                      else "full d-dimensional simulator"},
         "paper": {"mean_final_alignment": PAPER_MEAN_FINAL_ALIGNMENT, "runs": 30},
         "configs": [r.as_dict() for r in results],

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ._args import add_json_flag
+from ._args import add_json_flag, add_out_argument
 from ._output import emit_json
 from ._report import write_report
 from ._suite import PRESETS, SuiteConfig, run_suite
@@ -25,7 +23,7 @@ def register(sub) -> None:
         "(conditions that do not hold are findings, not failures).",
     )
     p.add_argument("--preset", choices=PRESETS, default="quick", help="quick (default) or paper")
-    p.add_argument("--out", type=Path, default=Path("sigrec-report"), help="output folder (default ./sigrec-report)")
+    add_out_argument(p, "sigrec-report", "output folder")
     p.add_argument("--seed", type=int, default=None, help="override the preset's seed")
     add_json_flag(p)
     p.set_defaults(run=run)
@@ -35,8 +33,6 @@ def run(args) -> int:
     config = SuiteConfig.preset_config(args.preset)
     if args.seed is not None:
         config = config.with_seed(args.seed)
-    if args.out.exists() and not args.out.is_dir():
-        raise ValueError(f"`--out` must be a folder, got the file {str(args.out)!r}")
     err = Console(stderr=True)
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),

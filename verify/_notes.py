@@ -16,7 +16,7 @@ import sympy as sp
 
 from theory import derive, monotone_analysis
 from theory._latex import tex
-from theory._symbols import alpha, beta, m, m1, rho, s, sigma2, theta, y
+from theory._symbols import rho
 
 from ._document import Document
 

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from numerics import Problem, Schedule, basins, flow_map, predict, simulate
-from theory import Model, certify, evaluate
+from theory import certify, evaluate
 
 PAPER_MEAN_FINAL_ALIGNMENT = 0.9965
 PRESETS = ("quick", "paper")
