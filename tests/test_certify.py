@@ -119,3 +119,23 @@ def test_brackets_contain_a_sign_change_of_the_mpmath_field(theta, alpha, beta, 
         if c.status == "monotone":
             xs = np.linspace(-0.999, 0.999, 57)
             assert all(_mp_field(model, x) > 0 for x in xs)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.floats(0.05, 3.0), st.floats(1e-3, 1.0), st.floats(0.3, 2.0), st.sampled_from([0.0, 1.0]))
+def test_certified_monotone_means_every_start_reaches_plus_xi(theta, alpha, beta, sparse):
+    """If the certificate says monotone, the ODE from any start in (-1, 1] converges to +1."""
+    from numerics import basins, flow_map, time_to_alignment
+
+    model = Model(theta, 0.0 if sparse else alpha, beta)
+    c = certify(model)
+    if c.status != "monotone":
+        return
+    starts = np.array([-0.985, -0.9, -0.5, -0.1, 0.0, 0.3, 0.9, 1.0])  # |rho0| < 0.99 but the pole
+    assert np.all(basins(model, starts, equilibria=[]).limit == 1.0)
+    # the level 0.99 is reached in finite time (escape from -1 may be slow: F'(-1) can be
+    # tiny near the boundary beta*theta = 1), at the + pole, and the flow confirms it
+    hit = time_to_alignment(model, starts, 0.99, equilibria=[])
+    assert np.all(np.isfinite(hit.time)) and np.all(hit.sign == 1)
+    end = flow_map(model, starts, hit.time * 1.01 + 1e-9, equilibria=[]).rho
+    assert np.all(end >= 0.99 - 1e-9)

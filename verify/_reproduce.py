@@ -131,7 +131,8 @@ def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progre
 
 def markdown_table(results: list[ConfigResult]) -> str:
     lines = [
-        "| theta | R | N | landscape | mean final abs(alignment) | sd | min | runs + / - | plain ODE | corrected ODE "
+        "| theta | R | N | landscape | mean final abs(alignment) | sd | min | runs + / - (sign = ODE basin) | plain ODE "
+        "| corrected ODE "
         "| nuisance mass (measured / limit) |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -139,7 +140,8 @@ def markdown_table(results: list[ConfigResult]) -> str:
         corr = "—" if r.ode_corrected_prediction is None else f"{r.ode_corrected_prediction:.4f}"
         lines.append(
             f"| {r.theta:g} | {r.R} | {r.L - r.R:,} | {r.landscape} | {r.mean_final_alignment:.4f} | "
-            f"{r.sd_final_alignment:.4f} | {r.min_final_alignment:.4f} | {r.runs_positive} / {r.runs_negative} | "
+            f"{r.sd_final_alignment:.4f} | {r.min_final_alignment:.4f} | {r.runs_positive} / {r.runs_negative} "
+            f"({r.basin_agreement:.0%}) | "
             f"{r.ode_prediction:.4f} | {corr} | {r.nuisance_mass_final:.3f} / {r.nuisance_mass_predicted:.3f} |"
         )
     lines.append(f"| paper | 500 | up to 10,000 | — | {PAPER_MEAN_FINAL_ALIGNMENT} (reported) | | | | | | "
