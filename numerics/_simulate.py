@@ -170,8 +170,41 @@ def _record_indices(steps: int, stride: int) -> np.ndarray:
     return idx if idx[-1] == steps else np.append(idx, steps)
 
 
+def _run_block(problem, simulator, seed, runs, lo, hi, rho0, etas, record, progress):
+    """Runs ``lo..hi-1`` of ``runs`` (streams ``SeedSequence(seed).spawn(runs)[lo:hi]``)."""
+    gens = spawn_generators(seed, runs)[lo:hi]
+    start = initial_rho(gens, problem.d, rho0)
+    if simulator == "full":
+        from ._full import FullKernel as Kernel
+    else:
+        from ._reduced import ReducedKernel as Kernel
+    kernel = Kernel(problem, gens, start)
+    steps = etas.size
+    samples = record[record < steps]
+    n = hi - lo
+    rho = np.empty((n, record.size))
+    noise = np.empty((n, samples.size))
+    obj = np.empty((n, samples.size))
+    rho[:, 0] = kernel.rho
+    r_i = s_i = 0
+    with single_threaded_blas():
+        t0 = time.perf_counter()
+        for k in range(steps):
+            nm, ob = kernel.step(float(etas[k]))
+            if s_i < samples.size and samples[s_i] == k:
+                noise[:, s_i], obj[:, s_i] = nm, ob
+                s_i += 1
+            if record[r_i + 1] == k + 1:
+                r_i += 1
+                rho[:, r_i] = kernel.rho
+            if progress is not None:
+                progress(k + 1)
+        wall = time.perf_counter() - t0
+    return rho, noise, obj, wall
+
+
 def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, simulator: str = "reduced",
-             rho0=None, seed=None, stride: int = 1, progress=None) -> Simulation:
+             rho0=None, seed=None, stride: int = 1, progress=None, workers: int = 1) -> Simulation:
     """Run ``runs`` independent copies of the projected stochastic gradient ascent.
 
     Parameters
@@ -192,7 +225,12 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
     stride : int
         Record every ``stride`` steps (and the last).
     progress : callable, optional
-        Called as ``progress(k)`` after step ``k`` (1-based) for progress display.
+        Called as ``progress(k)`` after step ``k`` (1-based) for progress display
+        (with ``workers > 1``: by the first block of runs only).
+    workers : int
+        Split the runs into this many blocks simulated in separate processes. Run
+        ``i`` still draws only from the ``i``-th child of ``SeedSequence(seed)``, so the
+        result is bit-identical to ``workers = 1`` (a seed is required).
     """
     if not isinstance(problem, Problem):
         raise ValueError(f"`problem` must be a Problem, got {type(problem).__name__}")
@@ -210,34 +248,26 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
     if seed is not None:
         seed = integer("seed", seed, 0)
 
-    gens = spawn_generators(seed, runs)
-    start = initial_rho(gens, problem.d, rho0)
-    if simulator == "full":
-        from ._full import FullKernel as Kernel
-    else:
-        from ._reduced import ReducedKernel as Kernel
-    kernel = Kernel(problem, gens, start)
-
+    workers = integer("workers", workers, 1)
     record = _record_indices(steps, stride)
-    samples = record[record < steps]
-    rho = np.empty((runs, record.size))
-    noise = np.empty((runs, samples.size))
-    obj = np.empty((runs, samples.size))
-    rho[:, 0] = kernel.rho
     etas = schedule.eta(np.arange(steps))
-    r_i = s_i = 0
-    with single_threaded_blas():
-        t0 = time.perf_counter()
-        for k in range(steps):
-            nm, ob = kernel.step(float(etas[k]))
-            if s_i < samples.size and samples[s_i] == k:
-                noise[:, s_i], obj[:, s_i] = nm, ob
-                s_i += 1
-            if record[r_i + 1] == k + 1:
-                r_i += 1
-                rho[:, r_i] = kernel.rho
-            if progress is not None:
-                progress(k + 1)
-        wall = time.perf_counter() - t0
+    if workers > 1 and runs > 1:
+        if seed is None:
+            raise ValueError("`seed` is required with `workers > 1` (runs are split by SeedSequence child)")
+        blocks = np.array_split(np.arange(runs), min(workers, runs))
+        import concurrent.futures as cf
+        import multiprocessing as mp
+
+        with cf.ProcessPoolExecutor(len(blocks), mp_context=mp.get_context("fork")) as pool:
+            futures = [pool.submit(_run_block, problem, simulator, seed, runs, b[0], b[-1] + 1, rho0, etas,
+                                   record, None) for b in blocks[1:]]
+            first = _run_block(problem, simulator, seed, runs, blocks[0][0], blocks[0][-1] + 1, rho0, etas,
+                               record, progress)
+            parts = [first] + [f.result() for f in futures]
+        rho, noise, obj = (np.concatenate([p_[i] for p_ in parts]) for i in range(3))
+        wall = max(p_[3] for p_ in parts)
+    else:
+        rho, noise, obj, wall = _run_block(problem, simulator, seed, runs, 0, runs, rho0, etas, record, progress)
+    samples = record[record < steps]
     times = schedule.times(steps)[record]
     return Simulation(simulator, problem, schedule, seed, steps, record, times, rho, samples, noise, obj, wall)

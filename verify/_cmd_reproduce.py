@@ -25,6 +25,8 @@ def register(sub) -> None:
     add_out_argument(p, "sigrec-report", "output folder")
     p.add_argument("--simulator", choices=("reduced", "full"), default="reduced")
     p.add_argument("--seed", type=int, default=PROTOCOL.seed)
+    p.add_argument("--workers", type=int, default=PROTOCOL.workers,
+                   help=f"processes to split the runs over (results do not depend on it), default {PROTOCOL.workers}")
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -32,7 +34,9 @@ def register(sub) -> None:
 def run(args) -> int:
     if args.seed < 0:
         raise ValueError(f"`seed` must be >= 0, got {args.seed!r}")
-    protocol = replace(PROTOCOL, simulator=args.simulator, seed=args.seed)
+    if args.workers < 1:
+        raise ValueError(f"`workers` must be >= 1, got {args.workers!r}")
+    protocol = replace(PROTOCOL, simulator=args.simulator, seed=args.seed, workers=args.workers)
     configs = configurations(args.preset)
     err = Console(stderr=True)
     results = []

@@ -29,6 +29,8 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed (default: fresh entropy, reported)")
     p.add_argument("--stride", type=int, default=1, help="record rho every STRIDE steps, default 1")
     p.add_argument("--save", metavar="FILE", default=None, help="write the trajectories to FILE (.npz)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes to split the runs over (results do not depend on it), default 1")
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -60,7 +62,7 @@ def run(args) -> int:
         if bar is not None:
             bar.start()
         sim = simulate(problem, schedule, steps=args.steps, runs=args.runs, simulator=args.simulator,
-                       rho0=args.rho0, seed=seed, stride=args.stride, progress=callback)
+                       rho0=args.rho0, seed=seed, stride=args.stride, progress=callback, workers=args.workers)
     finally:
         if bar is not None:
             bar.stop()

@@ -36,6 +36,8 @@ class Protocol:
     stride: int = 25
     seed: int = 2026
     simulator: str = "reduced"
+    #: processes the runs are split over (bit-identical results for any value)
+    workers: int = 2
 
     @property
     def schedule(self) -> Schedule:
@@ -92,7 +94,8 @@ def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progre
     sched = protocol.schedule
     t0 = time.perf_counter()
     sim = simulate(problem, sched, steps=protocol.steps, runs=protocol.runs, simulator=protocol.simulator,
-                   seed=protocol.seed + seed_offset, stride=protocol.stride, progress=progress)
+                   seed=protocol.seed + seed_offset, stride=protocol.stride, progress=progress,
+                   workers=protocol.workers)
     wall = time.perf_counter() - t0
     r0, rf = sim.initial_rho, sim.final_rho
     cert = certify(model)
