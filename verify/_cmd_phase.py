@@ -4,12 +4,11 @@ from __future__ import annotations
 
 
 from rich.console import Console
-from rich.progress import Progress
 
 from theory import PRIORS
 
 from ._args import add_json_flag, add_out_argument, finite_float
-from ._output import emit_json
+from ._output import emit_json, stderr_progress
 from ._phase import phase_diagram, plot, write_csv
 
 
@@ -33,8 +32,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    err = Console(stderr=True)
-    with Progress(console=err, transient=True, disable=not err.is_terminal) as bar:
+    with stderr_progress() as bar:
         task = bar.add_task("certifying", total=None)
         pd = phase_diagram(args.beta, args.sigma2, args.prior, args.n_theta, args.n_alpha,
                            args.theta_max, args.alpha_min,

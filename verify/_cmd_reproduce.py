@@ -6,11 +6,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ._args import add_json_flag, add_out_argument
 from ._environment import environment
-from ._output import emit_json, to_json
+from ._output import emit_json, stderr_progress, to_json
 from ._reproduce import PAPER_MEAN_FINAL_ALIGNMENT, PRESETS, PROTOCOL, configurations, markdown_table, plot, run_config
 
 
@@ -38,10 +37,8 @@ def run(args) -> int:
         raise ValueError(f"`workers` must be >= 1, got {args.workers!r}")
     protocol = replace(PROTOCOL, simulator=args.simulator, seed=args.seed, workers=args.workers)
     configs = configurations(args.preset)
-    err = Console(stderr=True)
     results = []
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
+    with stderr_progress() as bar:
         for i, (theta, R, N) in enumerate(configs):
             task = bar.add_task(f"theta={theta:g} N={N:,}", total=protocol.steps)
             results.append(run_config(theta, R, N, protocol, seed_offset=i,

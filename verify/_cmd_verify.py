@@ -4,11 +4,10 @@ from __future__ import annotations
 
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ._args import add_json_flag, add_out_argument
-from ._output import emit_json
+from ._output import emit_json, stderr_progress
 from ._report import write_report
 from ._suite import PRESETS, SuiteConfig, run_suite
 
@@ -33,11 +32,7 @@ def run(args) -> int:
     config = SuiteConfig.preset_config(args.preset)
     if args.seed is not None:
         config = config.with_seed(args.seed)
-    err = Console(stderr=True)
-    with Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-        TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal,
-    ) as bar:
+    with stderr_progress() as bar:
         task = bar.add_task("checks", total=None)
 
         def progress(label, done, total):

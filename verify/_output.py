@@ -43,3 +43,14 @@ def to_json(obj, indent=2) -> str:
 def emit_json(obj) -> None:
     """Write ``obj`` as JSON on stdout (and nothing else)."""
     sys.stdout.write(to_json(obj) + "\n")
+
+
+def stderr_progress():
+    """A transient progress display on stderr, shown only when stderr is a terminal
+    (so logs and ``--json`` pipelines stay clean)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    err = Console(stderr=True)
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                    TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal)
