@@ -63,7 +63,8 @@ def cases(quick: bool = True) -> tuple[EffectiveCase, ...]:
 
 
 def _run_case(case: EffectiveCase, runs: int, seed: int, stride: int, drag_scale: float):
-    sim = simulate(case.problem, case.schedule, steps=case.steps, runs=runs, rho0=case.rho0, seed=seed, stride=stride)
+    sim = simulate(case.problem, case.schedule, steps=case.steps, runs=runs, rho0=case.rho0, seed=seed, stride=stride,
+                   workers=2)
     pred = predict(case.problem, case.schedule, case.steps, case.rho0, stride, drag_scale=drag_scale)
     mean = sim.rho.mean(axis=0)
     e_plain = float(np.max(np.abs(mean - pred.rho_plain)))

@@ -48,6 +48,8 @@ RECOVERY_LEVEL = 0.99
 RECOVERY_FRACTION = 0.9
 #: token-steps (runs x steps x L) budgets of the simulations, quick / full
 SIM_BUDGET = {True: 4.0e7, False: 1.2e9}
+#: fewest steps a convergence run takes when the budget allows (see default_schedule)
+MIN_STEPS = 400
 TRACK_BUDGET = {True: 5.0e7, False: 1.5e9}
 RUNS = {True: 16, False: 32}
 
@@ -205,7 +207,9 @@ def default_schedule(model_cfg: Problem, *, quick: bool = True, seed: int = 0) -
     # ODE time needed from the typical start (|rho_0| ~ 1/sqrt(d)) to |rho| = 0.99, x 1.5
     r_typ = 1.0 / math.sqrt(model_cfg.d)
     eq = _equilibria(m)
-    t_hit = time_to_alignment(m, [-r_typ, 0.0, r_typ], 0.99, equilibria=eq).time
+    # (starts at a quarter of the typical size too: near an unstable equilibrium at 0,
+    # as under the rademacher prior, runs need longer than from the typical start)
+    t_hit = time_to_alignment(m, [-r_typ, -r_typ / 4, 0.0, r_typ / 4, r_typ], 0.99, equilibria=eq).time
     t_hit = t_hit[np.isfinite(t_hit)]
     fmax = float(np.max(np.abs(evaluate(m, np.linspace(-1, 1, 401)).field)))
     t_need = 1.5 * float(t_hit.max()) if t_hit.size else 10.0 / max(fmax, 1e-12)
@@ -236,6 +240,16 @@ def default_schedule(model_cfg: Problem, *, quick: bool = True, seed: int = 0) -
             mid = math.sqrt(lo * hi)
             lo, hi = (mid, hi) if steps_for(mid) > max_steps else (lo, mid)
         eps, drag_limited = hi, True
+    # A strong field allows large first steps, but then a handful of steps ends with a
+    # large final step whose noise keeps runs below the level: spend the budget on at
+    # least MIN_STEPS smaller steps instead (same ODE time).
+    floor = min(MIN_STEPS, max_steps)
+    if not drag_limited and steps_for(eps) < floor:
+        lo, hi = 1e-9, eps
+        for _ in range(80):
+            mid = math.sqrt(lo * hi)
+            lo, hi = (mid, hi) if steps_for(mid) > floor else (lo, mid)
+        eps = hi
     steps = min(steps_for(eps), max_steps)
     sched = Schedule(eta0=eps * k0**p, k0=k0, power=p)
     info = {"first_step": eps, "eps_drag": eps_drag, "mean_Pg2_at_0.99": float(pg2), "F_at_0.99": F99,
@@ -270,7 +284,7 @@ def _convergence_run(cfg: Problem, quick: bool, seed: int):
     """The simulation shared by ``sga.convergence`` and ``sga.filtering`` (cached)."""
     sched, steps, info = default_schedule(cfg, quick=quick, seed=seed)
     stride = max(1, steps // 400)
-    sim = simulate(cfg, sched, steps=steps, runs=RUNS[quick], seed=seed, stride=stride)
+    sim = simulate(cfg, sched, steps=steps, runs=RUNS[quick], seed=seed, stride=stride, workers=2)
     return sched, steps, info, sim
 
 
@@ -562,7 +576,8 @@ def check_tracking(model_cfg: Problem, *, seed: int = 0, quick: bool = True, fig
         cfg = base if L == base.L else _scaled_problem(base, L)
         steps = int(math.ceil(t_total / eta))
         sim = simulate(cfg, Schedule.constant(eta), steps=steps, runs=runs, rho0=rho0,
-                       seed=seed + 1000 + L + int(1e6 * eta) % 100000, stride=max(1, steps // 2000))
+                       seed=seed + 1000 + L + int(1e6 * eta) % 100000, stride=max(1, steps // 2000),
+                       workers=2)
         E = _tracking_errors(cfg.model, sim, starts_t, T)
         results[(L, eta)] = E
         sims[(L, eta)] = sim
