@@ -310,6 +310,10 @@ def certify(model: Model, prec: int = 128, bracket_width: float = 1e-10, min_wid
             else:
                 notes.append("sign of F'(0) undecided")
         for a, b, ds in iso.roots:
+            # F' at the root has the sign of g' times the removed factor (positive, or the
+            # odd factor rho, whose sign is constant on a bracket away from 0)
+            if root_at_zero:
+                ds *= 1 if a > 0 else -1
             equilibria.append(Bracket(float(a), float(b), "unstable" if ds > 0 else "stable"))
         equilibria.sort(key=lambda e: e.lo)
         # overall sign of g where decided: positive everywhere means monotone
