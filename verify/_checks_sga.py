@@ -620,9 +620,13 @@ def check_tracking(model_cfg: Problem, *, seed: int = 0, quick: bool = True, fig
                                        f"SGA vs ODE from rho0={rho0:.2f}, L={base.L}, d={base.d}, eta={eta_min:.3g}"))
     return [CheckRecord(
         id="sga.tracking", kind="consistency", status="pass" if ok else "fail",
-        value=S_small, threshold=D / 4, certified=False,
+        # the threshold is shown only when the absolute criterion was applied
+        value=S_small, threshold=D / 4 if crit["absolute"] is not None else None, certified=False,
         message=(f"E_T (median over runs of sup over t) {S_small:.3g} at the smallest scale vs ODE motion D={D:.3g}; "
-                 f"exponents: eta^{p_eta:.2f}+-{se_eta:.2f}, (1/L)^{p_L:.2f}+-{se_L:.2f}; E_T(t) ~ t^{p_t:.2f}"),
+                 f"exponents: eta^{p_eta:.2f}+-{se_eta:.2f}, (1/L)^{p_L:.2f}+-{se_L:.2f}; E_T(t) ~ t^{p_t:.2f}"
+                 + ("" if crit["absolute"] is not None else
+                    "; the absolute bound D/4 is not testable at this budget (noise alone reaches it): "
+                    "judged on the trends")),
         details={"criteria": crit, "p_eta": p_eta, "se_eta": se_eta, "p_L": p_L, "se_L": se_L, "p_t": p_t,
                  "summary_S": {f"L={L},eta={eta:.4g}": s for (L, eta), s in S.items()},
                  "D": D, "T": T, "t_end": t_end, "rho0": rho0, "start_times": starts_t.tolist(),
