@@ -38,7 +38,7 @@ import numpy as np
 from scipy.integrate import quad, solve_ivp
 from scipy.optimize import brentq
 
-from theory import Model, evaluate, evaluate_mp
+from theory import Model, alignments, evaluate, evaluate_mp
 
 #: default tolerances of the float path (the issue asks for rtol <= 1e-10)
 RTOL = 1e-12
@@ -49,13 +49,6 @@ def _check_model(model) -> Model:
     if not isinstance(model, Model):
         raise ValueError(f"`model` must be a theory.Model, got {type(model).__name__}")
     return model
-
-
-def _rho_array(name: str, value) -> np.ndarray:
-    arr = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(arr)) or np.any(np.abs(arr) > 1):
-        raise ValueError(f"`{name}` must lie in [-1, 1], got {value!r}")
-    return arr
 
 
 def _slope(model: Model, rho) -> np.ndarray:
@@ -135,7 +128,7 @@ def _equilibrium_points(model: Model, equilibria) -> tuple[tuple, bool]:
         return eq.points, eq.degenerate
     if isinstance(equilibria, Equilibria):
         return equilibria.points, equilibria.degenerate
-    pts = _rho_array("equilibria", list(equilibria)).ravel()
+    pts = alignments("equilibria", list(equilibria)).ravel()
     if np.any(np.abs(pts) >= 1):
         raise ValueError(f"`equilibria` must lie in (-1, 1), got {equilibria!r}")
     return tuple(sorted(float(p) for p in pts)), False
@@ -193,7 +186,7 @@ def integrate(model: Model, rho0: float, t_eval, *, rtol: float = RTOL, atol: fl
         Tolerances of ``solve_ivp`` (DOP853) on ``y = atanh(rho)``; ``rtol <= 1e-10``.
     """
     _check_model(model)
-    rho0 = float(_rho_array("rho0", rho0))
+    rho0 = float(alignments("rho0", rho0))
     t = _times("t_eval", t_eval)
     if np.any(np.diff(t) < 0):
         raise ValueError("`t_eval` must be non-decreasing")
@@ -268,7 +261,7 @@ def flow_map(model: Model, rho0, h, *, equilibria=None, rtol: float = RTOL, atol
         default ``rtol`` is tighter than the 1e-10 asked for one start.
     """
     _check_model(model)
-    r0, hh = np.broadcast_arrays(_rho_array("rho0", rho0), _times("h", h))
+    r0, hh = np.broadcast_arrays(alignments("rho0", rho0), _times("h", h))
     _check_tol(rtol, atol)
     points, degenerate = _equilibrium_points(model, equilibria)
     flat_r, flat_h = r0.ravel(), hh.ravel()
@@ -330,7 +323,7 @@ def basins(model: Model, rho0, *, equilibria=None) -> Basins:
     to the segment's upper end if positive, lower end if negative.
     """
     _check_model(model)
-    r0 = _rho_array("rho0", rho0)
+    r0 = alignments("rho0", rho0)
     points, degenerate = _equilibrium_points(model, equilibria)
     nodes = np.array((-1.0, *points, 1.0))
     mids = 0.5 * (nodes[:-1] + nodes[1:])
@@ -373,7 +366,7 @@ def time_to_alignment(model: Model, rho0, level: float = 0.99, *, equilibria=Non
     _check_model(model)
     if not (isinstance(level, Real) and 0 < level < 1):
         raise ValueError(f"`level` must lie in (0, 1), got {level!r}")
-    r0 = _rho_array("rho0", rho0)
+    r0 = alignments("rho0", rho0)
     lim = basins(model, r0, equilibria=equilibria).limit
     time = np.full(r0.shape, np.inf)
     err = np.zeros(r0.shape)

@@ -20,7 +20,7 @@ from ._effective import (
 )
 from ._evaluate import FieldValues, evaluate, evaluate_mp, pole_exponents, stable_forms_agree
 from ._lemmas import Lemma
-from ._model import PRIORS, Model
+from ._model import PRIORS, Model, alignments
 
 __all__ = [
     "PRIORS",
@@ -45,6 +45,7 @@ __all__ = [
     "FieldValues",
     "Lemma",
     "Model",
+    "alignments",
     "SparseLimit",
     "derive",
     "evaluate",

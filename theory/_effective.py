@@ -102,7 +102,7 @@ from scipy.optimize import brentq
 from ._derivation import derive
 from ._evaluate import evaluate
 from ._lemmas import PRIOR_LAWS, Lemma
-from ._model import PRIORS, Model
+from ._model import PRIORS, Model, alignments
 from ._symbols import alpha, beta, rho, s, sigma2, theta
 
 #: step size, dimension, token count and mini-batch size
@@ -380,13 +380,6 @@ def _check_sizes(d, L, batch_size):
             raise ValueError(f"`{name}` must be a number >= {low}, got {value!r}")
 
 
-def _rho(rho_values):
-    r = np.asarray(rho_values, dtype=float)
-    if not np.all(np.isfinite(r)) or np.any(np.abs(r) > 1):
-        raise ValueError(f"`rho` must lie in [-1, 1], got {rho_values!r}")
-    return r
-
-
 @dataclass(frozen=True)
 class GradientSecondMoment:
     """Large-``L`` asymptotics of ``E |P g|^2`` at alignments ``rho`` (arrays).
@@ -439,7 +432,7 @@ def gradient_second_moment(model: Model, rho_values, d, L, batch: int = 1, *,
     """
     _check_model(model)
     _check_sizes(d, L, batch)
-    r = _rho(rho_values)
+    r = alignments("rho", rho_values)
     lam, _ = _numpy_functions(model.prior)
     V_o, V_p, _, _, V1, V2 = (np.broadcast_to(v, r.shape).astype(float)
                               for v in lam(r, model.theta, model.alpha, model.beta, model.sigma2))
@@ -503,7 +496,7 @@ def effective_drift(model: Model, rho_values, eta_value, d, L, batch: int = 1, *
         Multiplies the drag; 1 is the derived value (other values exist to test that
         checks fail on a wrong correction).
     """
-    r = _rho(rho_values)
+    r = alignments("rho", rho_values)
     e = np.asarray(eta_value, dtype=float)
     if not np.all(np.isfinite(e)) or np.any(e < 0):
         raise ValueError(f"`eta` must be finite and >= 0, got {eta_value!r}")

@@ -25,7 +25,7 @@ import sympy as sp
 from scipy.special import expit
 
 from ._derivation import derive
-from ._model import Model
+from ._model import Model, alignments
 from ._symbols import alpha, beta, m, m1, rho, sigma2, theta
 
 _ARGS = (rho, theta, alpha, beta, sigma2)
@@ -132,9 +132,7 @@ def evaluate(model: Model, rho_values) -> FieldValues:
     FieldValues
         Arrays of the shape of ``rho_values``.
     """
-    r = np.asarray(rho_values, dtype=float)
-    if not np.all(np.isfinite(r)) or np.any(np.abs(r) > 1):
-        raise ValueError(f"`rho` must lie in [-1, 1], got {rho_values!r}")
+    r = alignments("rho", rho_values)
     _, poly_j, poly_s, sparse = _numpy_functions(model.prior)
     a, b, t, s2 = model.alpha, model.beta, model.theta, model.sigma2
     if model.sparse:

@@ -12,6 +12,8 @@ import math
 from dataclasses import asdict, dataclass
 from numbers import Real
 
+import numpy as np
+
 PRIORS = ("fixed", "rademacher")
 
 
@@ -90,3 +92,12 @@ class Model:
         d = asdict(self)
         d["regime"] = "sparse" if self.sparse else "proportional"
         return d
+
+
+def alignments(name: str, value) -> np.ndarray:
+    """``value`` as a float array of alignments in ``[-1, 1]`` (refused otherwise,
+    naming the parameter)."""
+    arr = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(arr)) or np.any(np.abs(arr) > 1):
+        raise ValueError(f"`{name}` must lie in [-1, 1], got {value!r}")
+    return arr
