@@ -26,7 +26,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.interpolate import CubicSpline
 
-from theory import effective_drift
+from ..theory import effective_drift
 
 from ._ode import integrate
 from ._schedule import Schedule

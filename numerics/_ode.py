@@ -38,7 +38,7 @@ import numpy as np
 from scipy.integrate import quad, solve_ivp
 from scipy.optimize import brentq
 
-from theory import Model, alignments, evaluate, evaluate_mp
+from ..theory import Model, alignments, evaluate, evaluate_mp
 
 #: default tolerances of the float path (the issue asks for rtol <= 1e-10)
 RTOL = 1e-12

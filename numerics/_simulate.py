@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theory import PRIORS, Model
+from ..theory import PRIORS, Model
 
 from ._init import initial_rho, spawn_generators
 from ._schedule import Schedule

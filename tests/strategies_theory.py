@@ -2,7 +2,7 @@
 
 from hypothesis import strategies as st
 
-from theory import Model
+from sigrec.theory import Model
 
 thetas = st.floats(0.0, 20.0, allow_nan=False)
 alphas = st.one_of(st.just(0.0), st.floats(1e-6, 1.0), st.sampled_from([1e-6, 1.0, 0.5]))

@@ -7,9 +7,9 @@ from flint import arb, ctx, fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from theory import Model, evaluate_mp
-from theory._certify import certify, isolate
-from theory._conditions import critical_alpha
+from sigrec.theory import Model, evaluate_mp
+from sigrec.theory._certify import certify, isolate
+from sigrec.theory._conditions import critical_alpha
 
 
 def _iso(f, df, **kw):
@@ -125,7 +125,7 @@ def test_brackets_contain_a_sign_change_of_the_mpmath_field(theta, alpha, beta, 
 @given(st.floats(0.05, 3.0), st.floats(1e-3, 1.0), st.floats(0.3, 2.0), st.sampled_from([0.0, 1.0]))
 def test_certified_monotone_means_every_start_reaches_plus_xi(theta, alpha, beta, sparse):
     """If the certificate says monotone, the ODE from any start in (-1, 1] converges to +1."""
-    from numerics import basins, flow_map, time_to_alignment
+    from sigrec.numerics import basins, flow_map, time_to_alignment
 
     model = Model(theta, 0.0 if sparse else alpha, beta)
     c = certify(model)

@@ -5,17 +5,17 @@ import json
 import numpy as np
 import pytest
 
-import numerics._ode as ode
-from numerics import Problem
-from verify._checks_finite import check_finite_size, check_reduced_exact
-from verify._checks_sga import (
+import sigrec.numerics._ode as ode
+from sigrec.numerics import Problem
+from sigrec.verify.checks._finite import check_finite_size, check_reduced_exact
+from sigrec.verify.checks._sga import (
     check_convergence,
     check_filtering,
     check_lyapunov,
     check_robbins_monro,
     check_tracking,
 )
-from verify._records import STATUSES, CheckRecord
+from sigrec.verify.checks._record import STATUSES, CheckRecord
 
 #: strong-signal bistable fixed-prior case, small sizes: cheap
 BIST = Problem(theta=3.0, R=20, L=1000, d=5)

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from verify._cli import main
+from sigrec.verify.cli._main import main
 
 
 def test_field_json(capsys):
@@ -49,12 +49,13 @@ def test_bad_input_one_error_line_exit_2(argv, capsys):
     assert len(lines) == 1 and lines[0].startswith("error: ")
 
 
-def test_module_entry_point_no_traceback():
-    p = subprocess.run([sys.executable, "-m", "verify", "field", "--theta", "1", "--alpha", "2", "--rho", "0"],
-                       capture_output=True, text=True)
+def test_module_entry_point_no_traceback(tmp_path):
+    # run outside the repository so that only the installed ``sigrec`` package is importable
+    p = subprocess.run([sys.executable, "-m", "sigrec", "field", "--theta", "1", "--alpha", "2", "--rho", "0"],
+                       capture_output=True, text=True, cwd=tmp_path)
     assert p.returncode == 2 and "Traceback" not in p.stderr and p.stderr.startswith("error: ")
-    p = subprocess.run([sys.executable, "-m", "verify", "field", "--theta", "1", "--alpha", "0.2", "--rho", "0",
-                        "--json"], capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-m", "sigrec", "field", "--theta", "1", "--alpha", "0.2", "--rho", "0",
+                        "--json"], capture_output=True, text=True, cwd=tmp_path)
     assert p.returncode == 0 and json.loads(p.stdout)["points"][0]["rho"] == 0.0
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from verify._cli import main
+from sigrec.verify.cli._main import main
 
 
 def test_predict_json_shape(capsys):

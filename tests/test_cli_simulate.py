@@ -7,8 +7,8 @@ import sys
 import numpy as np
 import pytest
 
-from numerics import benchmark
-from verify._cli import main
+from sigrec.numerics import benchmark
+from sigrec.verify.cli._main import main
 
 BASE = ["simulate", "--theta", "1", "--R", "5", "--L", "20", "--d", "4", "--steps", "6", "--runs", "3"]
 
@@ -79,11 +79,13 @@ def test_bad_input_one_error_line_exit_2(capsys, change, needle):
     assert "Traceback" not in err
 
 
-def test_python_m_verify_subprocess():
-    bad = subprocess.run([sys.executable, "-m", "verify", *BASE, "--R", "25"], capture_output=True, text=True)
+def test_python_m_sigrec_subprocess(tmp_path):
+    bad = subprocess.run([sys.executable, "-m", "sigrec", *BASE, "--R", "25"], capture_output=True, text=True,
+                         cwd=tmp_path)
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.strip().splitlines() == ["error: `R` must satisfy R <= L = 20, got R = 25"]
-    ok = subprocess.run([sys.executable, "-m", "verify", *BASE, "--json", "--seed", "0"], capture_output=True, text=True)
+    ok = subprocess.run([sys.executable, "-m", "sigrec", *BASE, "--json", "--seed", "0"], capture_output=True,
+                        text=True, cwd=tmp_path)
     assert ok.returncode == 0 and ok.stderr == ""
     assert len(json.loads(ok.stdout)["final_rho"]) == 3
 

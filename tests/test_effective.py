@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from numerics import Problem, Schedule, simulate, token_gradient
-from numerics._corrected import predict
-from theory import Model, evaluate
-from theory._effective import (
+from sigrec.numerics import Problem, Schedule, simulate, token_gradient
+from sigrec.numerics._corrected import predict
+from sigrec.theory import Model, evaluate
+from sigrec.theory._effective import (
     X_inc,
     Y_inc,
     derive_effective,
@@ -19,7 +19,7 @@ from theory._effective import (
     gradient_second_moment,
     stationary_alignment,
 )
-from theory._symbols import rho
+from sigrec.theory._symbols import rho
 
 
 def test_step_expansion_is_drift_minus_half_eta_rho_Y():
@@ -40,8 +40,8 @@ def test_second_order_tilting_matches_quadrature(prior, point):
 def test_mean_gradient_component_is_the_field(prior):
     """<gbar, e_perp> = F / sqrt(1 - rho^2): the influence route reproduces the lead's derivation."""
     e = derive_effective(prior)
-    from theory._derivation import derive
-    from theory._symbols import alpha, beta, sigma2, theta
+    from sigrec.theory._derivation import derive
+    from sigrec.theory._symbols import alpha, beta, sigma2, theta
     f = sp.lambdify((rho, theta, alpha, beta, sigma2), (e.mean_perp, derive(prior).field / sp.sqrt(1 - rho**2)))
     for p in [(0.3, 1.1, 0.4, 0.7, 1.2), (-0.8, 0.5, 0.8, 1.5, 0.6)]:
         a, b = f(*p)
@@ -137,7 +137,7 @@ def test_predict_validates_inputs():
 
 
 def test_check_fails_on_a_wrong_drag(tmp_path):
-    from verify._checks_effective import check_effective_drift
+    from sigrec.verify.checks._effective import check_effective_drift
 
     wrong = check_effective_drift(seed=1, quick=True, runs=20, drag_scale=0.3)[0]
     assert wrong.id == "sga.effective_drift" and wrong.kind == "consistency"
@@ -146,7 +146,7 @@ def test_check_fails_on_a_wrong_drag(tmp_path):
 
 @pytest.mark.slow
 def test_check_passes_and_draws_figure(tmp_path):
-    from verify._checks_effective import check_effective_drift
+    from sigrec.verify.checks._effective import check_effective_drift
 
     path = tmp_path / "effective.png"
     rec = check_effective_drift(seed=1, quick=True, figure=path)[0]

@@ -5,11 +5,11 @@ import subprocess
 
 import pytest
 
-from theory import derive, monotone_analysis
-from theory._latex import tex
-from verify._cli import main
-from verify._document import Document, _escape_text
-from verify._notes import compare, write_notes
+from sigrec.theory import derive, monotone_analysis
+from sigrec.theory._latex import tex
+from sigrec.verify.cli._main import main
+from sigrec.verify.render._document import Document, _escape_text
+from sigrec.verify.render._notes import compare, write_notes
 
 
 @pytest.fixture(scope="module")

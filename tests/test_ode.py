@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from numerics import basins, find_equilibria, flow_map, integrate, integrate_mp, time_to_alignment
-from theory import Model, evaluate, pole_exponents
+from sigrec.numerics import basins, find_equilibria, flow_map, integrate, integrate_mp, time_to_alignment
+from sigrec.theory import Model, evaluate, pole_exponents
 
 BISTABLE = Model(theta=3.0, alpha=0.01)  # fixed prior, interior unstable equilibrium rho* < 0
 MONOTONE = Model(theta=0.8, alpha=0.3, beta=1.2, sigma2=0.7)  # beta*theta <= 1

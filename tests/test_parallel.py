@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from numerics import Problem, Schedule, simulate
+from sigrec.numerics import Problem, Schedule, simulate
 
 
 @pytest.mark.parametrize("simulator", ["reduced", "full"])

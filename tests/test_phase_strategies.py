@@ -3,11 +3,11 @@ import json
 import numpy as np
 from hypothesis import given, settings
 
-from numerics import simulate
-from theory import certify, evaluate
-from verify._cli import main
-from verify._phase import phase_diagram
-from verify.strategies import models, simulation_configs
+from sigrec.numerics import simulate
+from sigrec.theory import certify, evaluate
+from sigrec.verify.cli._main import main
+from sigrec.verify.studies._phase import phase_diagram
+from sigrec.verify.strategies import models, simulation_configs
 
 
 def test_small_phase_diagram_agrees_with_closed_form():

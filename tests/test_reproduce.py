@@ -6,15 +6,15 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import verify._reproduce as rep
-from verify._cli import main
+import sigrec.verify.studies._reproduce as rep
+from sigrec.verify.cli._main import main
 
 
 @pytest.fixture
 def tiny(monkeypatch):
     small = replace(rep.PROTOCOL, steps=60, runs=6, stride=10, d=5)
     monkeypatch.setattr(rep, "PROTOCOL", small)
-    import verify._cmd_reproduce as cmd
+    import sigrec.verify.cli._reproduce as cmd
 
     monkeypatch.setattr(cmd, "PROTOCOL", small)
     return small

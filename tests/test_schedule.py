@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from numerics import Schedule
+from sigrec.numerics import Schedule
 
 
 def test_first_step_uses_k0_and_k_counts_from_zero():

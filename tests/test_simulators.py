@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import numerics._reduced as reduced_module
-from numerics import Problem, Schedule, pooled_objective, simulate, token_gradient
-from numerics._full import draw_tokens
+import sigrec.numerics._reduced as reduced_module
+from sigrec.numerics import Problem, Schedule, pooled_objective, simulate, token_gradient
+from sigrec.numerics._full import draw_tokens
 
 SCHEDULE = Schedule(eta0=0.5, k0=1.0, power=0.75)
 

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from theory import Model
+from sigrec.theory import Model
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from theory import Model, evaluate, evaluate_mp
+from sigrec.theory import Model, evaluate, evaluate_mp
 
 from .strategies_theory import models
 

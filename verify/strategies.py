@@ -3,8 +3,8 @@
 Example::
 
     from hypothesis import given
-    from verify.strategies import models
-    from theory import certify, evaluate
+    from sigrec.verify.strategies import models
+    from sigrec.theory import certify, evaluate
 
     @given(models(theta=(0.0, 1.0)))            # beta*theta <= 1 with the default beta range
     def test_weak_signals_have_a_monotone_field(model):
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from numerics import Problem, Schedule
-from theory import PRIORS, Model
+from ..numerics import Problem, Schedule
+from ..theory import PRIORS, Model
 
 __all__ = ["models", "problems", "schedules", "simulation_configs"]
 

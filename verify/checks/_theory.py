@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 
-from theory import derive
-from theory._quadrature import cross_check
+from ...theory import derive
+from ...theory._quadrature import cross_check
 
-from ._records import CheckRecord
+from ._record import CheckRecord
 
 
 def check_quadrature(n_points: int = 3, dps: int = 50, seed: int = 0) -> CheckRecord:

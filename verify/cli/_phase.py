@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from theory import PRIORS
+from ...theory import PRIORS
 
 from ._args import add_json_flag, add_out_argument, finite_float
 from ._output import emit_json, stderr_progress
-from ._phase import phase_diagram, plot, write_csv
+from ..studies._phase import phase_diagram, plot, write_csv
 
 
 def register(sub) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from theory import evaluate
+from ...theory import evaluate
 
 from ._args import add_json_flag, add_model_arguments, finite_float, model_from_args
 from ._output import emit_json

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numerics import predict
+from ...numerics import predict
 
 from ._args import add_json_flag, add_problem_arguments, finite_float, problem_and_schedule
 from ._output import emit_json

@@ -6,20 +6,20 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from theory import Model
+from ...theory import Model
 
-from ._checks_field import check_monotone, check_phase_boundary, check_stability, plot_field
-from ._checks_effective import check_effective_drift
-from ._checks_finite import check_finite_size, check_reduced_exact
-from ._checks_sga import (
+from ..checks._field import check_monotone, check_phase_boundary, check_stability, plot_field
+from ..checks._effective import check_effective_drift
+from ..checks._finite import check_finite_size, check_reduced_exact
+from ..checks._sga import (
     check_convergence,
     check_filtering,
     check_lyapunov,
     check_robbins_monro,
     check_tracking,
 )
-from ._checks_theory import check_endpoints, check_quadrature
-from ._records import CheckRecord
+from ..checks._theory import check_endpoints, check_quadrature
+from ..checks._record import CheckRecord
 
 PRESETS = ("quick", "paper")
 
@@ -55,7 +55,7 @@ class Case:
     def problem(self):
         """The finite instance; for a theory-only sparse case, ``R = 0`` of ``L = 1``
         (its limit model is the sparse one, used by the ODE checks only)."""
-        from numerics import Problem
+        from ...numerics import Problem
 
         if self.R is None:
             return Problem(theta=self.theta, R=0, L=1, d=3, beta=self.beta, sigma2=self.sigma2, prior=self.prior)

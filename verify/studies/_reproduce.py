@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from numerics import Problem, Schedule, basins, flow_map, predict, simulate
-from theory import certify, evaluate
+from ...numerics import Problem, Schedule, basins, flow_map, predict, simulate
+from ...theory import certify, evaluate
 
 PAPER_MEAN_FINAL_ALIGNMENT = 0.9965
 PRESETS = ("quick", "paper")

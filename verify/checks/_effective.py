@@ -24,11 +24,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics import Problem, Schedule, simulate
-from numerics import predict
-from theory import stationary_alignment
+from ...numerics import Problem, Schedule, simulate
+from ...numerics import predict
+from ...theory import stationary_alignment
 
-from ._records import CheckRecord
+from ._record import CheckRecord
 
 CHECK_ID = "sga.effective_drift"
 RATIO = 3.0
@@ -89,7 +89,7 @@ def _plateau(case: EffectiveCase, sim, pred, drag_scale: float) -> dict:
     measured = float(per_run.mean())
     se = float(per_run.std(ddof=1) / math.sqrt(per_run.size))
     # curvature shift of the mean by the stationary spread, (1/2) F'' Var / |F'|
-    from theory import effective_drift
+    from ...theory import effective_drift
 
     h = 1e-3
     f = [float(effective_drift(p.model, pl.rho + k * h, case.schedule.eta0, p.d, p.L, p.batch,
@@ -102,7 +102,7 @@ def _plateau(case: EffectiveCase, sim, pred, drag_scale: float) -> dict:
     # relative size (3/4) eta^2 E|Pg|^2 of the drag (E Y^2 ~ (E Y)^2 for a sum of many
     # squares); the drag sets 1 - rho, so the neglected part of the plateau is about
     # that fraction of 1 - rho. It is allowed on top of the Monte Carlo error, and reported.
-    from theory import gradient_second_moment
+    from ...theory import gradient_second_moment
 
     eta = case.schedule.eta0
     y = float(gradient_second_moment(p.model, pl.rho, p.d, p.L, p.batch).total)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ._environment import environment
-from ._output import to_json
-from ._suite import SuiteResult
+from ..suite._environment import environment
+from ..cli._output import to_json
+from ..suite._runner import SuiteResult
 
 
 def _fmt(x) -> str:

@@ -6,10 +6,10 @@ import time
 
 import mpmath
 
-from theory import Model, certify, evaluate_mp, pole_exponents
-from theory._certify import Certificate
+from ...theory import Model, certify, evaluate_mp, pole_exponents
+from ...theory._certify import Certificate
 
-from ._records import CheckRecord
+from ._record import CheckRecord
 
 
 def _classify(x: float) -> str:
@@ -113,7 +113,7 @@ def check_phase_boundary(model: Model, cert: Certificate) -> CheckRecord:
     """``field.phase_boundary`` (consistency): the certified landscape agrees with the
     closed forms of :mod:`theory._conditions` (fixed prior: ``alpha_c(theta)``; sparse:
     ``beta theta = 1`` and ``rho* = -1/(beta theta)``; rademacher: exact root at 0)."""
-    from theory import critical_alpha
+    from ...theory import critical_alpha
 
     t0 = time.perf_counter()
     bt = model.beta * model.theta
@@ -160,7 +160,7 @@ def plot_field(model: Model, cert: Certificate, path, title: str = "") -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from theory import evaluate
+    from ...theory import evaluate
 
     r = np.linspace(-1, 1, 801)
     v = evaluate(model, r)

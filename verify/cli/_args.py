@@ -6,7 +6,7 @@ import argparse
 import math
 from pathlib import Path
 
-from theory import PRIORS, Model
+from ...theory import PRIORS, Model
 
 
 def finite_float(text: str) -> float:
@@ -57,7 +57,7 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
 
 def problem_and_schedule(args):
     """``(numerics.Problem, numerics.Schedule)`` from :func:`add_problem_arguments` flags."""
-    from numerics import Problem, Schedule
+    from ...numerics import Problem, Schedule
 
     problem = Problem(theta=args.theta, R=args.R, L=args.L, d=args.d, beta=args.beta,
                       sigma2=args.sigma2, prior=args.prior, batch=args.batch)

@@ -35,10 +35,10 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics import Problem, Schedule, basins, flow_map, integrate, simulate, time_to_alignment
-from theory import certify, evaluate
+from ...numerics import Problem, Schedule, basins, flow_map, integrate, simulate, time_to_alignment
+from ...theory import certify, evaluate
 
-from ._records import CheckRecord
+from ._record import CheckRecord
 
 #: largest dimension used by ``sga.tracking`` (see the module docstring)
 TRACK_D_MAX = 10

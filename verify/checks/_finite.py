@@ -13,11 +13,11 @@ import time
 import numpy as np
 from scipy.stats import ks_2samp
 
-from numerics import Problem, Schedule, simulate
-from theory import evaluate
+from ...numerics import Problem, Schedule, simulate
+from ...theory import evaluate
 
-from ._checks_sga import _fig_path, _pyplot, _scaled_problem, loglog_fit, one_step_increments
-from ._records import CheckRecord
+from ._sga import _fig_path, _pyplot, _scaled_problem, loglog_fit, one_step_increments
+from ._record import CheckRecord
 
 
 def check_finite_size(model_cfg: Problem, *, seed: int = 0, quick: bool = True, figure_dir=None) -> list[CheckRecord]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from theory import Model, certify, critical_alpha, sparse_threshold
+from ...theory import Model, certify, critical_alpha, sparse_threshold
 
 
 @dataclass(frozen=True)

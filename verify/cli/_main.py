@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
-        importlib.import_module(f"verify._cmd_{name}").register(sub)
+        importlib.import_module(f"sigrec.verify.cli._{name}").register(sub)
     return parser
 
 

@@ -8,8 +8,8 @@ from rich.table import Table
 
 from ._args import add_json_flag, add_out_argument
 from ._output import emit_json, stderr_progress
-from ._report import write_report
-from ._suite import PRESETS, SuiteConfig, run_suite
+from ..render._report import write_report
+from ..suite._runner import PRESETS, SuiteConfig, run_suite
 
 _STYLE = {"pass": "green", "holds": "green", "fail": "bold red", "fails": "yellow", "undecided": "magenta"}
 

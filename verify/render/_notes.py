@@ -14,9 +14,9 @@ from pathlib import Path
 
 import sympy as sp
 
-from theory import derive, monotone_analysis
-from theory._latex import tex
-from theory._symbols import rho
+from ...theory import derive, monotone_analysis
+from ...theory._latex import tex
+from ...theory._symbols import rho
 
 from ._document import Document
 
@@ -169,7 +169,7 @@ def _monotone_section(doc: Document) -> None:
 
 
 def _phase_section(doc: Document, out: Path) -> None:
-    from ._phase import phase_diagram, plot
+    from ..studies._phase import phase_diagram, plot
 
     doc.section("Phase diagram")
     pd = phase_diagram(n_theta=32, n_alpha=32, theta_max=4.0, alpha_min=1e-4)
@@ -228,7 +228,7 @@ def _stepsize_section(doc: Document, schedule) -> None:
 
 
 def _effective_section(doc: Document, out: Path, result) -> None:
-    from theory import derive_effective
+    from ...theory import derive_effective
 
     doc.section("Effective dynamics at practical step sizes")
     e = derive_effective("fixed")
@@ -294,7 +294,7 @@ def _verification_section(doc: Document, result) -> None:
 
 
 def _claims_section(doc: Document, result, extra_claims=()) -> None:
-    from theory import Model
+    from ...theory import Model
 
     doc.section("The paper's claims")
     by = {}
@@ -306,7 +306,7 @@ def _claims_section(doc: Document, result, extra_claims=()) -> None:
         return [r.status for r in recs]
 
     weak = Model.from_counts(0.25, 500, 10_500)
-    from theory import evaluate
+    from ...theory import evaluate
 
     nu1 = float(evaluate(weak, [1.0]).noise_mass[0])
     mono = {r.details.get("case"): r.status for r in by.get("field.monotone", [])}
@@ -337,7 +337,7 @@ def _claims_section(doc: Document, result, extra_claims=()) -> None:
 
 def _reproduce_section(doc: Document, out: Path, results) -> list:
     """The flagship reproduction; returns extra claim rows (claim 6)."""
-    from ._reproduce import PAPER_MEAN_FINAL_ALIGNMENT, PROTOCOL, plot
+    from ..studies._reproduce import PAPER_MEAN_FINAL_ALIGNMENT, PROTOCOL, plot
 
     doc.section("Reproduction of the flagship experiment")
     p = PROTOCOL

@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from numerics import simulate
+from ...numerics import simulate
 
 from ._args import add_json_flag, add_problem_arguments, finite_float, problem_and_schedule
 from ._output import emit_json

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from theory import certify, pole_exponents
+from ...theory import certify, pole_exponents
 
 from ._args import add_json_flag, add_model_arguments, model_from_args
 from ._output import emit_json

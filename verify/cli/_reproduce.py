@@ -8,9 +8,9 @@ from pathlib import Path
 from rich.console import Console
 
 from ._args import add_json_flag, add_out_argument
-from ._environment import environment
+from ..suite._environment import environment
 from ._output import emit_json, stderr_progress, to_json
-from ._reproduce import PAPER_MEAN_FINAL_ALIGNMENT, PRESETS, PROTOCOL, configurations, markdown_table, plot, run_config
+from ..studies._reproduce import PAPER_MEAN_FINAL_ALIGNMENT, PRESETS, PROTOCOL, configurations, markdown_table, plot, run_config
 
 
 def register(sub) -> None:

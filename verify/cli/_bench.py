@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numerics import benchmark
+from ...numerics import benchmark
 
 from ._args import add_json_flag
 from ._output import emit_json

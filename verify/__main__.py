@@ -1,3 +1,0 @@
-from ._cli import console_main
-
-console_main()
