@@ -1,7 +1,8 @@
 """Numerics: the limiting ODE and its flow map, step schedules, and the simulators.
 
 ``numerics`` may use ``theory`` (the field it integrates); it knows nothing of
-``verify`` (DESIGN.md section 6).
+``verify`` (docs/design.md section 6). Input validation uses the public
+:mod:`sigrec.theory.validate`.
 """
 
 from ._bench import BenchReport, benchmark

@@ -1,4 +1,4 @@
-r"""The step-size-corrected ODE and the two predictions of the mean alignment (issue 6).
+r"""The step-size-corrected ODE and the two predictions of the mean alignment.
 
 On the ODE time axis of the recursion, ``t_k = sum_{j<k} eta_j`` (:meth:`Schedule.times`),
 the plain prediction is the limit ODE ``d rho/dt = F(rho)`` and the corrected
@@ -6,7 +6,7 @@ prediction is
 
     d rho / dt = F_eta(t)(rho) = F(rho) + F_1(rho) / L - (eta(t) / 2) rho E|P g|^2(rho),
 
-from ``theory._effective`` (the one-step expansion of the renormalised recursion
+from ``theory.effective_drift`` (the one-step expansion of the renormalised recursion
 to first order in ``eta``; ``F_1 / L`` is the ``O(1/L)`` bias of the mean
 gradient at finite ``L``). ``eta(t)`` is the schedule on that axis: ``eta_k`` at
 ``t_k``, linearly interpolated in between (constant for a constant step), so both
@@ -27,11 +27,11 @@ from scipy.integrate import solve_ivp
 from scipy.interpolate import CubicSpline
 
 from ..theory import effective_drift
+from ..theory.validate import instance, integer, real
 
 from ._ode import integrate
 from ._schedule import Schedule
-from ._simulate import Problem
-from ._validate import integer, real
+from ._simulate import Problem, record_indices
 
 #: rho grid of the drift tables
 GRID = 1601
@@ -74,8 +74,7 @@ def corrected_drift(problem: Problem, *, finite_L: bool = True, drag_scale: floa
     grid : int
         Number of grid points on ``[-1, 1]``.
     """
-    if not isinstance(problem, Problem):
-        raise ValueError(f"`problem` must be a Problem, got {type(problem).__name__}")
+    instance("problem", problem, Problem)
     if problem.R < 1:
         raise ValueError("the corrected drift needs at least one informative token (`R` >= 1)")
     drag_scale = real("drag_scale", drag_scale)
@@ -186,17 +185,12 @@ def predict(problem: Problem, schedule: Schedule, steps: int, rho0: float, strid
     finite_L, drag_scale :
         Passed to :func:`corrected_drift`.
     """
-    if not isinstance(schedule, Schedule):
-        raise ValueError(f"`schedule` must be a Schedule, got {type(schedule).__name__}")
+    instance("schedule", schedule, Schedule)
     steps = integer("steps", steps, 1)
     stride = integer("stride", stride, 1)
-    rho0 = real("rho0", rho0)
-    if not -1.0 <= rho0 <= 1.0:
-        raise ValueError(f"`rho0` must lie in [-1, 1], got {rho0!r}")
+    rho0 = real("rho0", rho0, lower=-1.0, upper=1.0)
     drift = corrected_drift(problem, finite_L=finite_L, drag_scale=drag_scale)
-    idx = np.arange(0, steps + 1, stride)
-    if idx[-1] != steps:
-        idx = np.append(idx, steps)
+    idx = record_indices(steps, stride)
     t = schedule.times(steps)[idx]
     plain = integrate(problem.model, rho0, t)
     corr, ok, msg = integrate_corrected(drift, schedule, steps, rho0, t)

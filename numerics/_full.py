@@ -1,4 +1,4 @@
-"""Full ``d``-dimensional projected stochastic gradient ascent (DESIGN.md section 1).
+"""Full ``d``-dimensional projected stochastic gradient ascent (docs/design.md section 1).
 
 Without loss of generality ``xi = e_1`` (the law of the recursion is invariant under
 rotations that move ``xi``). A token collection is ``X = sigma Z + theta s e_1^T``
@@ -110,7 +110,7 @@ class FullKernel:
     def step(self, eta: float):
         p = self.problem
         runs = self.q.shape[0]
-        noise, obj = np.zeros(runs), np.zeros(runs)
+        nuisance, obj = np.zeros(runs), np.zeros(runs)
         for lo in range(0, runs, self.chunk):
             hi = min(runs, lo + self.chunk)
             q = self.q[lo:hi]
@@ -121,10 +121,10 @@ class FullKernel:
                     draw_tokens(self.gens[lo + j], X[j], p)
                 grad, f, a = token_gradient(X, q, p.beta)
                 gbar += grad
-                noise[lo:hi] += a[:, p.R :].sum(axis=1)
+                nuisance[lo:hi] += a[:, p.R :].sum(axis=1)
                 obj[lo:hi] += np.sum(f * f, axis=1)
             gbar /= p.batch
             gbar -= q * np.sum(q * gbar, axis=1, keepdims=True)
             q += eta * gbar
             q /= np.linalg.norm(q, axis=1, keepdims=True)
-        return noise / p.batch, obj / p.batch
+        return nuisance / p.batch, obj / p.batch

@@ -1,6 +1,6 @@
 """The limiting ODE ``d rho/dt = F(rho)``: integration, flow map, basins, hitting times.
 
-Equation (DESIGN.md section 1)::
+Equation (docs/design.md section 1)::
 
     d rho / dt = F(rho) = (1 - rho^2) j'(rho).
 
@@ -38,17 +38,16 @@ import numpy as np
 from scipy.integrate import quad, solve_ivp
 from scipy.optimize import brentq
 
-from ..theory import Model, alignments, evaluate, evaluate_mp
+from ..theory import Model, evaluate, evaluate_mp
+from ..theory.validate import alignments, instance, nonnegative
 
-#: default tolerances of the float path (the issue asks for rtol <= 1e-10)
+#: default tolerances of the float path (:func:`integrate` requires ``rtol <= 1e-10``)
 RTOL = 1e-12
 ATOL = 1e-13
 
 
 def _check_model(model) -> Model:
-    if not isinstance(model, Model):
-        raise ValueError(f"`model` must be a theory.Model, got {type(model).__name__}")
-    return model
+    return instance("model", model, Model, "theory.Model")
 
 
 def _slope(model: Model, rho) -> np.ndarray:
@@ -102,14 +101,14 @@ def find_equilibria(model: Model, n_grid: int = 4000) -> Equilibria:
     """
     _check_model(model)
     grid = np.linspace(-1.0, 1.0, int(n_grid) + 1)[1:-1]
-    s = _slope(model, grid)
-    scale = np.max(np.abs(s))
+    slopes = _slope(model, grid)
+    scale = np.max(np.abs(slopes))
     if scale == 0.0:
         return Equilibria((), (), degenerate=True)
     points = []
-    for i in np.flatnonzero(s == 0.0):
+    for i in np.flatnonzero(slopes == 0.0):
         points.append(float(grid[i]))
-    for i in np.flatnonzero(s[:-1] * s[1:] < 0):
+    for i in np.flatnonzero(slopes[:-1] * slopes[1:] < 0):
         points.append(brentq(lambda r: float(_slope(model, r)), grid[i], grid[i + 1], xtol=1e-16, rtol=8.9e-16))
     points = tuple(sorted(points))
     return Equilibria(points, tuple(_stability(model, p) for p in points))
@@ -187,7 +186,7 @@ def integrate(model: Model, rho0: float, t_eval, *, rtol: float = RTOL, atol: fl
     """
     _check_model(model)
     rho0 = float(alignments("rho0", rho0))
-    t = _times("t_eval", t_eval)
+    t = nonnegative("t_eval", t_eval)
     if np.any(np.diff(t) < 0):
         raise ValueError("`t_eval` must be non-decreasing")
     _check_tol(rtol, atol)
@@ -198,13 +197,6 @@ def integrate(model: Model, rho0: float, t_eval, *, rtol: float = RTOL, atol: fl
     sol = solve_ivp(_rhs(model), (0.0, t[-1]), [y0], method="DOP853", t_eval=t, rtol=rtol, atol=atol)
     y = sol.y[0] if sol.success else np.full(t.shape, np.nan)
     return Trajectory(t, np.tanh(y), y, one_minus_tanh(y), int(sol.nfev), bool(sol.success), sol.message)
-
-
-def _times(name: str, value) -> np.ndarray:
-    t = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(t)) or np.any(t < 0):
-        raise ValueError(f"`{name}` must be finite and >= 0, got {value!r}")
-    return t
 
 
 def _check_tol(rtol, atol):
@@ -261,7 +253,7 @@ def flow_map(model: Model, rho0, h, *, equilibria=None, rtol: float = RTOL, atol
         default ``rtol`` is tighter than the 1e-10 asked for one start.
     """
     _check_model(model)
-    r0, hh = np.broadcast_arrays(alignments("rho0", rho0), _times("h", h))
+    r0, hh = np.broadcast_arrays(alignments("rho0", rho0), nonnegative("h", h))
     _check_tol(rtol, atol)
     points, degenerate = _equilibrium_points(model, equilibria)
     flat_r, flat_h = r0.ravel(), hh.ravel()

@@ -1,4 +1,4 @@
-r"""Exact reduced simulation of the alignment chain (DESIGN.md section 2).
+r"""Exact reduced simulation of the alignment chain (docs/design.md section 2).
 
 Claim. For isotropic noise, ``rho_k = <q_k, xi>`` is a Markov chain, and one step
 of it can be sampled *exactly in law* with ``3L + 2`` random draws per token
@@ -6,18 +6,18 @@ collection (``d >= 3``; ``2L`` for ``d = 2``) and O(L) arithmetic, whatever ``d`
 
 Derivation
 ----------
-Fix ``q`` with ``rho = <q, xi>``, ``s = sqrt(1 - rho^2) >= 0``. Take the orthonormal
-basis ``e1 = xi``, ``e2 = (q - rho xi) / s`` and ``m = d - 2`` further vectors, so that
-``q = rho e1 + s e2``. A token is
+Fix ``q`` with ``rho = <q, xi>``, ``rho_perp = sqrt(1 - rho^2) >= 0``. Take the orthonormal
+basis ``e1 = xi``, ``e2 = (q - rho xi) / rho_perp`` and ``n_out = d - 2`` further vectors, so that
+``q = rho e1 + rho_perp e2``. A token is
 
-    x_i = c1_i e1 + c2_i e2 + w_i,   c1_i = theta s_i 1{i < R} + sigma n1_i,
-                                     c2_i = sigma n2_i,   w_i = sigma Z[:, i] in R^m,
+    x_i = c1_i e1 + c2_i e2 + x_i^o,   c1_i = theta s_i 1{i < R} + sigma n1_i,
+                                     c2_i = sigma n2_i,   x_i^o = sigma Z[:, i] in R^{n_out},
 
-with ``n1, n2 ~ N(0, I_L)`` and ``Z`` an ``m x L`` standard Gaussian matrix, all
+with ``n1, n2 ~ N(0, I_L)`` and ``Z`` an ``n_out x L`` standard Gaussian matrix, all
 independent (the noise is isotropic, so its coordinates in any orthonormal basis
 chosen independently of it are i.i.d. ``N(0, sigma2)``).
 
-*Scores and pooled output.* ``u_i = beta (rho c1_i + s c2_i)`` uses only in-plane
+*Scores and pooled output.* ``u_i = beta (rho c1_i + rho_perp c2_i)`` uses only in-plane
 coordinates; so does ``a = softmax(u)``. ``f = f1 e1 + f2 e2 + f_o`` with
 ``f1 = a.c1``, ``f2 = a.c2``, ``f_o = sigma Z a``. With ``r_i = a_i <x_i, f>`` and
 ``S = sum_i r_i = ||f||^2`` the per-sample gradient (see ``_full``) is
@@ -31,25 +31,25 @@ the norm of the out-of-plane gradient only).
 
 *Splitting Z.* ``a`` is independent of ``Z``. Let ``a_hat = a / ||a||`` and complete
 it to an orthogonal ``U = [a_hat, U_perp]`` of ``R^L`` (chosen from ``a`` only). By
-rotation invariance ``Z U = [gamma, Z_perp]`` with ``gamma ~ N(0, I_m)``, ``Z_perp``
-an ``m x (L-1)`` standard Gaussian matrix, independent. Then
+rotation invariance ``Z U = [gamma, Z_perp]`` with ``gamma ~ N(0, I_{n_out})``, ``Z_perp``
+an ``n_out x (L-1)`` standard Gaussian matrix, independent. Then
 
     Z^T gamma = U (Z U)^T gamma = a_hat ||gamma||^2 + U_perp Z_perp^T gamma.
 
 Given ``gamma``, ``Z_perp^T gamma / ||gamma|| = zeta ~ N(0, I_{L-1})`` independently of
 ``gamma``; and ``U_perp zeta`` has the law of ``h = (I - a_hat a_hat^T) n3`` with
-``n3 ~ N(0, I_L)``. With ``chi = ||gamma||^2 ~ chi2_m``:
+``n3 ~ N(0, I_L)``. With ``chi = ||gamma||^2 ~ chi2_{n_out}``:
 
     t = sigma^2 ||a|| Z^T gamma = sigma^2 ||a|| (chi a_hat + sqrt(chi) h),
     ||f_o||^2 = sigma^2 ||a||^2 chi.
 
 For ``v = (v.a_hat) a_hat + w`` (``w`` perpendicular to ``a_hat``) write
-``Z v = (v.a_hat) gamma + Z_perp omega``, ``omega = U_perp^T w``. Split ``R^m`` into
+``Z v = (v.a_hat) gamma + Z_perp omega``, ``omega = U_perp^T w``. Split ``R^{n_out}`` into
 ``gamma_hat`` and its complement with an orthonormal ``B_gamma``:
 ``gamma_hat^T Z_perp omega = zeta.omega = h.w`` and
-``B_gamma^T Z_perp`` is an ``(m-1) x (L-1)`` standard Gaussian matrix independent of
+``B_gamma^T Z_perp`` is an ``(n_out-1) x (L-1)`` standard Gaussian matrix independent of
 ``(gamma, zeta, n1, n2)`` hence of ``omega``, so ``||B_gamma^T Z_perp omega||^2 =
-||w||^2 chi'`` with ``chi' ~ chi2_{m-1}`` independent of everything else. Hence
+||w||^2 chi'`` with ``chi' ~ chi2_{n_out-1}`` independent of everything else. Hence
 
     ||Z v||^2 = (sqrt(chi) (v.a_hat) + h.v)^2 + ||w||^2 chi',
     h.v = n3.v - (a_hat.n3)(a_hat.v),   ||w||^2 = ||v||^2 - (v.a_hat)^2,
@@ -58,29 +58,29 @@ all O(L) from ``n1, n2, n3`` (``3L`` normals) and the two chi-squares (``+2``).
 
 *Mini-batches.* For ``B > 1`` the in-plane parts of the gradients average directly.
 The out-of-plane parts are ``y_b = sigma Z_b v_b`` with independent ``Z_b``; each
-``y_b`` is rotation invariant in ``R^m`` given its norm (``Z_b -> O Z_b`` keeps
+``y_b`` is rotation invariant in ``R^{n_out}`` given its norm (``Z_b -> O Z_b`` keeps
 ``Z_b^T Z_b`` and the in-plane data, and sends ``y_b`` to ``O y_b``), so its
 direction is uniform and independent of everything else. The norm of a running sum
 ``Y`` is therefore updated exactly by ``||Y + y||^2 = ||Y||^2 + 2 ||Y|| ||y|| cos +
-||y||^2`` with ``cos`` the first coordinate of a uniform unit vector of ``R^m``:
-``cos = g / sqrt(g^2 + chi2_{m-1})``, ``g ~ N(0, 1)`` (two extra draws per member).
+||y||^2`` with ``cos`` the first coordinate of a uniform unit vector of ``R^{n_out}``:
+``cos = g / sqrt(g^2 + chi2_{n_out-1})``, ``g ~ N(0, 1)`` (two extra draws per member).
 
 *The step.* With ``gbar`` the batch average, ``P_q gbar`` has in-plane part
-``c (s e1 - rho e2)``, ``c = s gbar1 - rho gbar2``, and out-of-plane part
+``c (rho_perp e1 - rho e2)``, ``c = rho_perp gbar1 - rho gbar2``, and out-of-plane part
 ``gbar_o``, ``G = ||gbar_o||^2 = (2 beta / B)^2 ||sum_b y_b||^2``. So
 
-    q + eta P_q gbar = (rho + eta s c) e1 + (s - eta rho c) e2 + eta gbar_o,
-    rho' = (rho + eta s c) / N,   s' = sqrt((s - eta rho c)^2 + eta^2 G) / N,
-    N^2 = (rho + eta s c)^2 + (s - eta rho c)^2 + eta^2 G.
+    q + eta P_q gbar = (rho + eta rho_perp c) e1 + (rho_perp - eta rho c) e2 + eta gbar_o,
+    rho' = (rho + eta rho_perp c) / N,   rho_perp' = sqrt((rho_perp - eta rho c)^2 + eta^2 G) / N,
+    N^2 = (rho + eta rho_perp c)^2 + (rho_perp - eta rho c)^2 + eta^2 G.
 
-The law of ``(rho', s')`` depends on ``q`` only through ``rho``: the chain is Markov
-and this is one exact transition. ``s'`` is tracked alongside ``rho'`` so that
-``1 - rho^2`` never has to be recovered by cancellation. For ``d = 2`` (``m = 0``)
+The law of ``(rho', rho_perp')`` depends on ``q`` only through ``rho``: the chain is Markov
+and this is one exact transition. ``rho_perp'`` is tracked alongside ``rho'`` so that
+``1 - rho^2`` never has to be recovered by cancellation. For ``d = 2`` (``n_out = 0``)
 there is no out-of-plane part (``t = 0``, ``G = 0``): ``2L`` draws per member.
 
 Draw order per run and batch member (one generator per run): ``n1, n2[, n3]``
 (one call), the ``R`` Rademacher signs if any, ``[chi, chi']``, and for members
-after the first the pair ``(g, chi2_{m-1})`` of the batch composition.
+after the first the pair ``(g, chi2_{n_out-1})`` of the batch composition.
 """
 
 from __future__ import annotations
@@ -88,14 +88,14 @@ from __future__ import annotations
 import numpy as np
 
 
-def _chi2_pair(gen: np.random.Generator, m: int) -> tuple[float, float]:
-    """``[chi2_m, chi2_{m-1}]`` as ``2 * Gamma(k/2)`` (``Gamma(0) = 0``)."""
+def _chi2_pair(gen: np.random.Generator, n_out: int) -> tuple[float, float]:
+    """``[chi2_{n_out}, chi2_{n_out-1}]`` as ``2 * Gamma(k/2)`` (``Gamma(0) = 0``)."""
     # two scalar calls: the array-shape form of standard_gamma costs ~50 us of checks
-    return 2.0 * gen.standard_gamma(m / 2.0), 2.0 * gen.standard_gamma((m - 1) / 2.0)
+    return 2.0 * gen.standard_gamma(n_out / 2.0), 2.0 * gen.standard_gamma((n_out - 1) / 2.0)
 
 
 class ReducedKernel:
-    """State ``(rho, s)`` (runs,) of the exact reduced chain; see :func:`numerics.simulate`.
+    """State ``(rho, rho_perp)`` (runs,) of the exact reduced chain; see :func:`numerics.simulate`.
 
     Work buffer ``W`` (runs, rows + 1, L): rows ``c1, c2[, n3]`` and, last, the
     unnormalised attention ``e = exp(u - max u)``, so that every O(L) reduction
@@ -106,11 +106,11 @@ class ReducedKernel:
 
     def __init__(self, problem, generators, rho0: np.ndarray):
         self.problem, self.gens = problem, generators
-        self.m = problem.d - 2
+        self.n_out = problem.d - 2
         runs, L = len(generators), problem.L
         self._rho = np.array(rho0, dtype=float)
-        self._s = np.sqrt(np.maximum(0.0, 1.0 - self._rho**2))
-        self.rows = 3 if self.m >= 1 else 2
+        self._rho_perp = np.sqrt(np.maximum(0.0, 1.0 - self._rho**2))
+        self.rows = 3 if self.n_out >= 1 else 2
         self.work = np.zeros((runs, self.rows + 1, L))
         self.scratch = np.zeros((runs, 1, L))
         self.signs = np.empty((runs, problem.R)) if problem.prior == "rademacher" else None
@@ -122,15 +122,15 @@ class ReducedKernel:
         return self._rho.copy()
 
     def _draw(self, first: bool) -> None:
-        p, m, rows = self.problem, self.m, self.rows
+        p, n_out, rows = self.problem, self.n_out, self.rows
         for i, gen in enumerate(self.gens):
             gen.standard_normal(out=self.work[i, :rows])
             if self.signs is not None:
                 self.signs[i] = 2.0 * gen.integers(0, 2, size=p.R) - 1.0
-            if m >= 1:
-                self.chi[i] = _chi2_pair(gen, m)
+            if n_out >= 1:
+                self.chi[i] = _chi2_pair(gen, n_out)
                 if not first:
-                    self.compose[i] = gen.standard_normal(), 2.0 * gen.standard_gamma((m - 1) / 2.0)
+                    self.compose[i] = gen.standard_normal(), 2.0 * gen.standard_gamma((n_out - 1) / 2.0)
 
     def _member(self, first: bool):
         """One token collection: in-plane gradient, ``||sigma Z v||^2``, nuisance mass, objective."""
@@ -142,8 +142,8 @@ class ReducedKernel:
             W[:, :2] *= np.sqrt(sigma2)  # rows 0, 1 become sigma n1, sigma n2
         if R and p.theta:
             W[:, 0, :R] += p.theta if self.signs is None else p.theta * self.signs
-        # scores u = beta (rho c1 + s c2); e = exp(u - max u) into the last row
-        coef = np.stack([p.beta * self._rho, p.beta * self._s], axis=1)[:, None, :]
+        # scores u = beta (rho c1 + rho_perp c2); e = exp(u - max u) into the last row
+        coef = np.stack([p.beta * self._rho, p.beta * self._rho_perp], axis=1)[:, None, :]
         u = np.matmul(coef, W[:, :2], out=self.scratch)[:, 0]
         u -= u.max(axis=1, keepdims=True)
         e = np.exp(u, out=W[:, k])
@@ -155,7 +155,7 @@ class ReducedKernel:
         lin = np.zeros((W.shape[0], 1, k + 1))
         lin[:, 0, 0], lin[:, 0, 1] = f1, f2
         obj = f1 * f1 + f2 * f2
-        if self.m >= 1:
+        if self.n_out >= 1:
             chi, chi1 = self.chi[:, 0], self.chi[:, 1]
             sq = np.sqrt(chi)
             an3 = D[:, 2]
@@ -169,7 +169,7 @@ class ReducedKernel:
         S = re.sum(axis=1) / Z
         g1 = 2.0 * p.beta * (E[:, 0] - S * f1)
         g2 = 2.0 * p.beta * (E[:, 1] - S * f2)
-        if self.m >= 1:
+        if self.n_out >= 1:
             ra, rr = E[:, k] / Z, np.vecdot(re, re) / (Z * Z)
             va = (ra - S * na2) / na  # v.a_hat, v = r - S a
             vv = rr - 2.0 * S * ra + S * S * na2
@@ -178,28 +178,28 @@ class ReducedKernel:
             zv2 = sigma2 * ((sq * va + hv) ** 2 + w2 * chi1)
         else:
             zv2 = np.zeros_like(g1)
-        noise = e[:, R:].sum(axis=1) / Z
-        return g1, g2, zv2, noise, obj
+        nuisance = e[:, R:].sum(axis=1) / Z
+        return g1, g2, zv2, nuisance, obj
 
     def step(self, eta: float):
         p = self.problem
-        g1, g2, Y2, noise, obj = self._member(first=True)
+        g1, g2, Y2, nuisance, obj = self._member(first=True)
         for _ in range(1, p.batch):
             h1, h2, z2, nm, ob = self._member(first=False)
-            g1, g2, noise, obj = g1 + h1, g2 + h2, noise + nm, obj + ob
-            if self.m >= 1:
+            g1, g2, nuisance, obj = g1 + h1, g2 + h2, nuisance + nm, obj + ob
+            if self.n_out >= 1:
                 g, c2 = self.compose[:, 0], self.compose[:, 1]
                 cos = g / np.sqrt(g * g + c2)
                 Y2 = np.maximum(Y2 + 2.0 * np.sqrt(Y2 * z2) * cos + z2, 0.0)
         B = p.batch
         g1, g2 = g1 / B, g2 / B
         G = (2.0 * p.beta / B) ** 2 * Y2
-        rho, s = self._rho, self._s
-        c = s * g1 - rho * g2
-        x1 = rho + eta * s * c
-        x2 = s - eta * rho * c
+        rho, rho_perp = self._rho, self._rho_perp
+        c = rho_perp * g1 - rho * g2
+        x1 = rho + eta * rho_perp * c
+        x2 = rho_perp - eta * rho * c
         out2 = eta * eta * G
         norm = np.sqrt(x1 * x1 + x2 * x2 + out2)
         self._rho = x1 / norm
-        self._s = np.sqrt(x2 * x2 + out2) / norm
-        return noise / B, obj / B
+        self._rho_perp = np.sqrt(x2 * x2 + out2) / norm
+        return nuisance / B, obj / B

@@ -1,10 +1,10 @@
-"""Step-size schedules and the Robbins–Monro test (DESIGN.md section 1).
+"""Step-size schedules and the Robbins–Monro test (docs/design.md section 1).
 
 ``eta_k = eta0 / (k + k0)^power`` with ``k`` counting from 0, so the first step uses
 ``eta0 / k0^power``; ``power = 0`` (or ``kind="constant"``) is the constant step
 ``eta0``. The ODE time attached to step ``k`` is ``t_k = sum_{j<k} eta_j``
 (``t_0 = 0``), the time scale of the asymptotic-pseudotrajectory comparison
-(DESIGN.md section 3, ``sga.tracking``).
+(docs/design.md section 3, ``sga.tracking``).
 
 Whether the schedule satisfies the Robbins–Monro conditions
 (``sum eta_k = inf`` and ``sum eta_k^2 < inf``) is decided by sympy's series
@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from ._validate import integer, real
+from ..theory.validate import choice, integer, real
 
 SCHEDULE_KINDS = ("polynomial", "constant")
 
@@ -89,8 +89,7 @@ class Schedule:
     kind: str = "polynomial"
 
     def __post_init__(self):
-        if self.kind not in SCHEDULE_KINDS:
-            raise ValueError(f"`kind` must be one of {SCHEDULE_KINDS}, got {self.kind!r}")
+        choice("kind", self.kind, SCHEDULE_KINDS)
         object.__setattr__(self, "eta0", real("eta0", self.eta0, lower=0.0, strict=True))
         object.__setattr__(self, "k0", real("k0", self.k0, lower=0.0, strict=True))
         power = real("power", self.power, lower=0.0)

@@ -1,14 +1,15 @@
 """Driver shared by the full and the reduced simulator: validation, recording, result.
 
-The recursion (DESIGN.md section 1), for ``k = 0 .. steps - 1``::
+The recursion (docs/design.md section 1), for ``k = 0 .. steps - 1``::
 
     q_{k+1} = normalize(q_k + eta_k * P_{q_k} (1/B) sum_b grad_q ||f_{q_k}(X_{k,b})||^2)
 
 with a fresh token collection ``X_{k,b}`` for every step and batch member. A
 simulator module provides a *kernel* with ``rho`` (current alignments, shape
 ``(runs,)``) and ``step(eta) -> (noise_mass, objective)`` (batch averages of the
-sample at ``q_k``, shape ``(runs,)``); this module validates the inputs once,
-builds the kernel, runs the loop and records.
+sample at ``q_k``, shape ``(runs,)``: the attention mass on nuisance tokens and
+``||f_{q_k}(X)||^2``); this module validates the inputs once, builds the kernel, runs
+the loop and records.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..theory import PRIORS, Model
+from ..theory.validate import choice, instance, integer, real
 
 from ._init import initial_rho, spawn_generators
 from ._schedule import Schedule
-from ._validate import integer, real
 
 SIMULATORS = ("reduced", "full")
 
@@ -45,7 +46,7 @@ def single_threaded_blas():
 
 @dataclass(frozen=True)
 class Problem:
-    """A finite-size instance of the model of DESIGN.md section 1.
+    """A finite-size instance of the model of docs/design.md section 1.
 
     Parameters
     ----------
@@ -83,8 +84,7 @@ class Problem:
             raise ValueError(f"`R` must satisfy R <= L = {L}, got R = {R}")
         d = integer("d", self.d, 2)
         batch = integer("batch", self.batch, 1)
-        if self.prior not in PRIORS:
-            raise ValueError(f"`prior` must be one of {PRIORS}, got {self.prior!r}")
+        choice("prior", self.prior, PRIORS)
         values = dict(theta=theta, R=R, L=L, d=d, batch=batch,
                       beta=real("beta", self.beta, lower=0.0, strict=True),
                       sigma2=real("sigma2", self.sigma2, lower=0.0, strict=True))
@@ -154,6 +154,30 @@ class Simulation:
     def initial_rho(self) -> np.ndarray:
         return self.rho[:, 0]
 
+    def rho_at(self, steps) -> np.ndarray:
+        """``rho_k`` at recorded step indices ``k`` (:attr:`record_steps`).
+
+        ``steps`` is one index (result shape ``(runs,)``) or an array of indices
+        (shape ``(runs,) + steps.shape``). ``ValueError`` names the indices that were
+        not recorded (only ``0``, every ``stride`` steps and the last are).
+        """
+        k = np.asarray(steps)
+        if k.dtype.kind not in "iuf":
+            raise ValueError(f"`steps` must be step indices, got {steps!r}")
+        idx = np.searchsorted(self.record_steps, k)
+        found = self.record_steps[np.minimum(idx, self.record_steps.size - 1)] == k
+        if not np.all(found):
+            missing = np.unique(k[~found]).tolist()
+            raise ValueError(f"`steps` must be recorded step indices (0, every `stride` steps and {self.steps}), "
+                             f"got unrecorded {missing}")
+        return self.rho[:, idx]
+
+    @property
+    def sampled_rho(self) -> np.ndarray:
+        """``rho_k`` at the :attr:`sample_steps`, shape ``(runs, n_samp)``: the alignment
+        at which each recorded sample (``noise_mass``, ``objective``) was drawn."""
+        return self.rho_at(self.sample_steps)
+
     def save(self, path) -> None:
         """Write the trajectories and the configuration to ``path`` (``.npz``)."""
         np.savez_compressed(
@@ -165,7 +189,8 @@ class Simulation:
         )
 
 
-def _record_indices(steps: int, stride: int) -> np.ndarray:
+def record_indices(steps: int, stride: int) -> np.ndarray:
+    """Recorded step indices: ``0, stride, 2 stride, ...`` and ``steps``."""
     idx = np.arange(0, steps + 1, stride)
     return idx if idx[-1] == steps else np.append(idx, steps)
 
@@ -183,24 +208,24 @@ def _run_block(problem, simulator, seed, runs, lo, hi, rho0, etas, record, progr
     samples = record[record < steps]
     n = hi - lo
     rho = np.empty((n, record.size))
-    noise = np.empty((n, samples.size))
+    nuisance = np.empty((n, samples.size))
     obj = np.empty((n, samples.size))
     rho[:, 0] = kernel.rho
-    r_i = s_i = 0
+    rec_i = samp_i = 0
     with single_threaded_blas():
         t0 = time.perf_counter()
         for k in range(steps):
             nm, ob = kernel.step(float(etas[k]))
-            if s_i < samples.size and samples[s_i] == k:
-                noise[:, s_i], obj[:, s_i] = nm, ob
-                s_i += 1
-            if record[r_i + 1] == k + 1:
-                r_i += 1
-                rho[:, r_i] = kernel.rho
+            if samp_i < samples.size and samples[samp_i] == k:
+                nuisance[:, samp_i], obj[:, samp_i] = nm, ob
+                samp_i += 1
+            if record[rec_i + 1] == k + 1:
+                rec_i += 1
+                rho[:, rec_i] = kernel.rho
             if progress is not None:
                 progress(k + 1)
         wall = time.perf_counter() - t0
-    return rho, noise, obj, wall
+    return rho, nuisance, obj, wall
 
 
 def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, simulator: str = "reduced",
@@ -217,7 +242,7 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
         Number of independent runs ``>= 1``.
     simulator : {"reduced", "full"}
         ``"full"``: the ``d``-dimensional recursion; ``"reduced"``: the exact
-        reduced chain of DESIGN.md section 2 (same law of ``rho_k``).
+        reduced chain of docs/design.md section 2 (same law of ``rho_k``).
     rho0 : float, optional
         Fixed start in ``[-1, 1]``; default: ``q_0`` uniform on the sphere.
     seed : int, optional
@@ -232,24 +257,19 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
         ``i`` still draws only from the ``i``-th child of ``SeedSequence(seed)``, so the
         result is bit-identical to ``workers = 1`` (a seed is required).
     """
-    if not isinstance(problem, Problem):
-        raise ValueError(f"`problem` must be a Problem, got {type(problem).__name__}")
-    if not isinstance(schedule, Schedule):
-        raise ValueError(f"`schedule` must be a Schedule, got {type(schedule).__name__}")
-    if simulator not in SIMULATORS:
-        raise ValueError(f"`simulator` must be one of {SIMULATORS}, got {simulator!r}")
+    instance("problem", problem, Problem)
+    instance("schedule", schedule, Schedule)
+    choice("simulator", simulator, SIMULATORS)
     steps = integer("steps", steps, 1)
     runs = integer("runs", runs, 1)
     stride = integer("stride", stride, 1)
     if rho0 is not None:
-        rho0 = real("rho0", rho0)
-        if not -1.0 <= rho0 <= 1.0:
-            raise ValueError(f"`rho0` must lie in [-1, 1], got {rho0!r}")
+        rho0 = real("rho0", rho0, lower=-1.0, upper=1.0)
     if seed is not None:
         seed = integer("seed", seed, 0)
 
     workers = integer("workers", workers, 1)
-    record = _record_indices(steps, stride)
+    record = record_indices(steps, stride)
     etas = schedule.eta(np.arange(steps))
     if workers > 1 and runs > 1:
         if seed is None:
@@ -264,10 +284,10 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
             first = _run_block(problem, simulator, seed, runs, blocks[0][0], blocks[0][-1] + 1, rho0, etas,
                                record, progress)
             parts = [first] + [f.result() for f in futures]
-        rho, noise, obj = (np.concatenate([p_[i] for p_ in parts]) for i in range(3))
+        rho, nuisance, obj = (np.concatenate([p_[i] for p_ in parts]) for i in range(3))
         wall = max(p_[3] for p_ in parts)
     else:
-        rho, noise, obj, wall = _run_block(problem, simulator, seed, runs, 0, runs, rho0, etas, record, progress)
+        rho, nuisance, obj, wall = _run_block(problem, simulator, seed, runs, 0, runs, rho0, etas, record, progress)
     samples = record[record < steps]
     times = schedule.times(steps)[record]
-    return Simulation(simulator, problem, schedule, seed, steps, record, times, rho, samples, noise, obj, wall)
+    return Simulation(simulator, problem, schedule, seed, steps, record, times, rho, samples, nuisance, obj, wall)

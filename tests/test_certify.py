@@ -7,9 +7,8 @@ from flint import arb, ctx, fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sigrec.theory import Model, evaluate_mp
-from sigrec.theory._certify import certify, isolate
-from sigrec.theory._conditions import critical_alpha
+from sigrec.theory import Model, certify, critical_alpha, evaluate_mp
+from sigrec.theory._certify import isolate
 
 
 def _iso(f, df, **kw):

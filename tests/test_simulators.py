@@ -80,14 +80,14 @@ def test_reduced_equals_full_in_law(kw):
     red, full = _both(kw, steps=3, runs=2000, schedule=Schedule(eta0=1.0, k0=1.0, power=0.75))
     for k in (1, 3):
         _assert_same_law(red.rho[:, k], full.rho[:, k])
-    # the step-0 samples of the pooled output: checks t = Z^T Z a and chi2_m
+    # the step-0 samples of the pooled output: checks t = Z^T Z a and chi2_{n_out}
     _assert_same_law(red.objective[:, 0], full.objective[:, 0])
     _assert_same_law(red.noise_mass[:, 0], full.noise_mass[:, 0])
 
 
 def test_the_law_comparison_detects_a_wrong_reduction(monkeypatch):
-    """Dropping the out-of-plane chi2_{m-1} term must be caught by the same test."""
-    monkeypatch.setattr(reduced_module, "_chi2_pair", lambda gen, m: (2.0 * gen.standard_gamma(m / 2), 0.0))
+    """Dropping the out-of-plane chi2_{n_out-1} term must be caught by the same test."""
+    monkeypatch.setattr(reduced_module, "_chi2_pair", lambda gen, n_out: (2.0 * gen.standard_gamma(n_out / 2), 0.0))
     red, full = _both(FAST[1], steps=1, runs=2000, schedule=Schedule(eta0=1.0, k0=1.0, power=0.75))
     assert stats.ks_2samp(red.rho[:, 1], full.rho[:, 1]).pvalue < 1e-3
 

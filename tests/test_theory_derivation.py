@@ -6,9 +6,20 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from sigrec.theory import Model, derive, evaluate, evaluate_mp, pole_exponents, stable_forms_agree
-from sigrec.theory._conditions import critical_alpha, monotone_analysis, sparse_threshold
-from sigrec.theory._symbols import alpha, beta, rho, sigma2, theta
+from sigrec.theory import (
+    Model,
+    critical_alpha,
+    derive,
+    evaluate,
+    evaluate_mp,
+    monotone_analysis,
+    pole_exponents,
+    sparse_threshold,
+    stable_forms_agree,
+    symbols,
+)
+
+alpha, beta, rho, sigma2, theta = symbols.alpha, symbols.beta, symbols.rho, symbols.sigma2, symbols.theta
 
 PRIORS = ["fixed", "rademacher"]
 
@@ -114,8 +125,7 @@ def test_sparse_equilibrium_is_minus_one_over_beta_theta():
 def test_monotone_factorisation_reproduces_the_slope():
     ma = monotone_analysis("fixed")
     d = derive("fixed")
-    from sigrec.theory._symbols import m
-    rebuilt = (ma.positive_factor * ma.sign_factor).subs(m, d.m)
+    rebuilt = (ma.positive_factor * ma.sign_factor).subs(symbols.m, d.m)
     diff = (rebuilt - d.slope).subs({rho: 0.37, theta: 1.9, alpha: 0.21, beta: 0.7, sigma2: 1.3})
     assert abs(float(diff)) < 1e-12
 

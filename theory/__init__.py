@@ -1,26 +1,38 @@
 """Symbolic derivation of the high-dimensional limit, its evaluators and cross-checks.
 
-``theory`` knows nothing of ``numerics`` or ``verify`` (DESIGN.md section 6).
+``theory`` knows nothing of ``numerics`` or ``verify`` (docs/design.md section 6).
+
+Layout. First-order chain (the limit ODE): :mod:`._lemmas` (Gaussian lemmas),
+:mod:`._derivation` (symbolic derivation), :mod:`._evaluate` (numeric evaluators),
+:mod:`._quadrature` (mpmath cross-checks), :mod:`._conditions` and :mod:`._certify`
+(sign of the field). Finite-step chain (the effective drift): :mod:`._effective_lemmas`,
+:mod:`._effective_derivation`, :mod:`._effective_evaluate`, :mod:`._effective_quadrature`.
+Shared: :mod:`.validate` (public: the input validators), :mod:`._model`,
+:mod:`._symbols` (exported as ``symbols``), :mod:`._calculus`, :mod:`._latex`.
 """
 
+from . import _symbols as symbols
+from . import validate
+from ._calculus import central_difference
 from ._certify import Bracket, Certificate, certify
 from ._conditions import MonotoneAnalysis, critical_alpha, monotone_analysis, sparse_threshold
 from ._derivation import Derivation, SparseLimit, derive
-from ._effective import (
-    EffectiveDerivation,
+from ._effective_derivation import EffectiveDerivation, derive_effective
+from ._effective_evaluate import (
     EffectiveDrift,
-    EffectiveQuadrature,
     GradientSecondMoment,
     Plateau,
-    derive_effective,
     effective_drift,
-    effective_quadrature,
     gradient_second_moment,
     stationary_alignment,
 )
+from ._effective_quadrature import EffectiveQuadrature, effective_quadrature
 from ._evaluate import FieldValues, evaluate, evaluate_mp, pole_exponents, stable_forms_agree
+from ._latex import tex
 from ._lemmas import Lemma
-from ._model import PRIORS, Model, alignments
+from ._model import PRIORS, Model
+from ._quadrature import QuadratureResult, cross_check
+from .validate import alignments
 
 __all__ = [
     "PRIORS",
@@ -52,4 +64,10 @@ __all__ = [
     "evaluate_mp",
     "pole_exponents",
     "stable_forms_agree",
+    "central_difference",
+    "cross_check",
+    "QuadratureResult",
+    "symbols",
+    "tex",
+    "validate",
 ]

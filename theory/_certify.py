@@ -1,6 +1,6 @@
 """Interval (ball) certification of the sign of ``j'`` and of its interior roots.
 
-Check ``field.monotone`` of DESIGN.md section 3, in python-flint ``arb`` arithmetic.
+Check ``field.monotone`` of docs/design.md section 3, in python-flint ``arb`` arithmetic.
 The field is ``F = (1 - rho^2) j'`` and ``j' = P(rho) * g(rho)`` with ``P`` a factor
 known analytically to be positive on ``[-1, 1]`` (or the odd factor ``rho``), see
 :mod:`theory._conditions`:
@@ -64,6 +64,11 @@ class Bracket:
     stability: str
     exact: bool = False
 
+    @property
+    def midpoint(self) -> float:
+        """The point estimate of the equilibrium: ``(lo + hi) / 2``, or the exact root."""
+        return self.lo if self.exact else 0.5 * (self.lo + self.hi)
+
     def as_dict(self) -> dict:
         return {"lo": self.lo, "hi": self.hi, "stability": self.stability, "exact": self.exact}
 
@@ -101,6 +106,11 @@ class Certificate:
     prec: int = 0
     sign_function: str = ""
     notes: tuple = field(default=())
+
+    @property
+    def midpoints(self) -> tuple:
+        """:attr:`Bracket.midpoint` of each interior equilibrium, in order (floats)."""
+        return tuple(float(e.midpoint) for e in self.equilibria)
 
     def as_dict(self) -> dict:
         return {
@@ -159,14 +169,14 @@ def isolate(g, dg, lo=fmpq(-1), hi=fmpq(1), *, min_width=1e-12, bracket_width=1e
             out.undecided.extend(stack)
             break
         X = _ball(a, b)
-        s = _sign(g(X))
+        sign = _sign(g(X))
         D = None
-        if s == 0 and dg is not None:
+        if sign == 0 and dg is not None:
             D = dg(X)
             c = a + (b - a) / 2
-            s = _sign(g(arb(c)) + D * (X - arb(c)))
-        if s != 0:
-            decided_sign.append((a, b, s))
+            sign = _sign(g(arb(c)) + D * (X - arb(c)))
+        if sign != 0:
+            decided_sign.append((a, b, sign))
             continue
         if D is not None and _sign(D) != 0:
             ga, gb = _sign(g(arb(a))), _sign(g(arb(b)))
@@ -202,17 +212,17 @@ def isolate(g, dg, lo=fmpq(-1), hi=fmpq(1), *, min_width=1e-12, bracket_width=1e
     bw = fmpq(*float(bracket_width).as_integer_ratio())
     refined = []
     for a, b, ds in sorted(out.roots):
-        sa = _sign(g(arb(a)))
+        sign_a = _sign(g(arb(a)))
         while b - a > bw:
             for frac in (_SPLIT, fmpq(1, 3), fmpq(2, 3)):
                 p = a + (b - a) * frac
-                sp_ = _sign(g(arb(p)))
-                if sp_ != 0:
+                sign_p = _sign(g(arb(p)))
+                if sign_p != 0:
                     break
             else:
                 break  # the arithmetic cannot split further at this precision
             out.boxes += 1
-            if sp_ == sa:
+            if sign_p == sign_a:
                 a = p
             else:
                 b = p
@@ -304,9 +314,9 @@ def certify(model: Model, prec: int = 128, bracket_width: float = 1e-10, min_wid
         notes = []
         if root_at_zero:
             # exact root at 0 from the odd factor rho; F'(0) = 2 theta k(0) (sign of k(0))
-            s0 = _sign(g(arb(0)))
-            if s0 != 0:
-                equilibria.append(Bracket(0.0, 0.0, "unstable" if s0 > 0 else "stable", exact=True))
+            sign0 = _sign(g(arb(0)))
+            if sign0 != 0:
+                equilibria.append(Bracket(0.0, 0.0, "unstable" if sign0 > 0 else "stable", exact=True))
             else:
                 notes.append("sign of F'(0) undecided")
         for a, b, ds in iso.roots:

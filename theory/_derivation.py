@@ -1,4 +1,4 @@
-"""The high-dimensional limit, composed step by step by sympy (DESIGN.md section 1).
+"""The high-dimensional limit, composed step by step by sympy (docs/design.md section 1).
 
 Step 1 (lemmas): Gaussian tilting identities, :mod:`theory._lemmas`.
 
@@ -34,6 +34,7 @@ import sympy as sp
 from ._lemmas import Lemma, informative_lemmas, tilted_first_moment, tilted_mean
 from ._model import PRIORS
 from ._symbols import alpha, m, m1, rho, theta
+from .validate import choice
 
 
 @dataclass(frozen=True)
@@ -94,8 +95,7 @@ def _norm2(c_xi, c_q):
 @lru_cache(maxsize=None)
 def derive(prior: str) -> Derivation:
     """Run the derivation for ``prior`` in ``{"fixed", "rademacher"}`` (cached)."""
-    if prior not in PRIORS:
-        raise ValueError(f"`prior` must be one of {PRIORS}, got {prior!r}")
+    choice("prior", prior, PRIORS)
     lem_mean, lem_moment = tilted_mean(), tilted_first_moment()
     inf_mean, inf_moment = informative_lemmas(prior)
 

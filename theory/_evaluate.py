@@ -25,10 +25,9 @@ import sympy as sp
 from scipy.special import expit
 
 from ._derivation import derive
-from ._model import Model, alignments
-from ._symbols import alpha, beta, m, m1, rho, sigma2, theta
-
-_ARGS = (rho, theta, alpha, beta, sigma2)
+from ._model import Model
+from ._symbols import ARGS, alpha, beta, m, m1, rho, theta
+from .validate import alignments
 
 
 @dataclass(frozen=True)
@@ -36,7 +35,7 @@ class FieldValues:
     """Limit quantities at alignments ``rho`` (arrays of the shape of ``rho``).
 
     In the sparse regime (``alpha = 0``) ``objective``, ``slope`` and ``field`` are
-    the ``1/alpha``-rescaled limits (DESIGN.md section 1) and ``noise_mass`` is 1.
+    the ``1/alpha``-rescaled limits (docs/design.md section 1) and ``noise_mass`` is 1.
     """
 
     rho: np.ndarray
@@ -96,12 +95,12 @@ def _numpy_functions(prior: str):
     w, wp, nm = _stable_coefficients(prior)
     if prior == "fixed":
         # m = expit(logit): lambdify the log-odds, apply scipy's expit
-        coef = sp.lambdify(_ARGS, _logit(), modules="numpy")
+        coef = sp.lambdify(ARGS, _logit(), modules="numpy")
     else:
-        coef = sp.lambdify(_ARGS, (w, wp, nm), modules=[{"sech": _np_sech}, "numpy"])
-    poly_j = sp.lambdify((rho, m, *_ARGS[1:]), d.objective_poly, modules="numpy")
-    poly_s = sp.lambdify((rho, m, m1, *_ARGS[1:]), d.slope_poly, modules="numpy")
-    sparse = sp.lambdify(_ARGS, (d.sparse.objective, d.sparse.slope), modules="numpy")
+        coef = sp.lambdify(ARGS, (w, wp, nm), modules=[{"sech": _np_sech}, "numpy"])
+    poly_j = sp.lambdify((rho, m, *ARGS[1:]), d.objective_poly, modules="numpy")
+    poly_s = sp.lambdify((rho, m, m1, *ARGS[1:]), d.slope_poly, modules="numpy")
+    sparse = sp.lambdify(ARGS, (d.sparse.objective, d.sparse.slope), modules="numpy")
     return coef, poly_j, poly_s, sparse
 
 
@@ -154,10 +153,10 @@ def _mpmath_functions(prior: str):
     exprs = (d.objective, d.slope, d.field, d.noise_mass)
     sparse = (d.sparse.objective, d.sparse.slope, d.sparse.field, d.sparse.noise_mass)
     return (
-        sp.lambdify(_ARGS, exprs, modules="mpmath"),
-        sp.lambdify(_ARGS, sparse, modules="mpmath"),
-        sp.lambdify(_ARGS[1:], (d.field_prime_plus, d.field_prime_minus), modules="mpmath"),
-        sp.lambdify(_ARGS[1:], (d.sparse.field_prime_plus, d.sparse.field_prime_minus), modules="mpmath"),
+        sp.lambdify(ARGS, exprs, modules="mpmath"),
+        sp.lambdify(ARGS, sparse, modules="mpmath"),
+        sp.lambdify(ARGS[1:], (d.field_prime_plus, d.field_prime_minus), modules="mpmath"),
+        sp.lambdify(ARGS[1:], (d.sparse.field_prime_plus, d.sparse.field_prime_minus), modules="mpmath"),
     )
 
 

@@ -1,4 +1,4 @@
-"""A small LaTeX printer for the derivation objects (DESIGN.md section 7).
+"""A small LaTeX printer for the derivation objects (docs/design.md section 7).
 
 sympy's default printer reorders terms, prints ``sigma2`` as ``\\sigma_{2}`` and
 ``Derivative`` badly; here parameters get their mathematical names, and the

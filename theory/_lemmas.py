@@ -1,4 +1,4 @@
-"""Gaussian lemmas, derived by sympy integration (DESIGN.md section 1).
+"""Gaussian lemmas, derived by sympy integration (docs/design.md section 1).
 
 With ``z ~ N(0, sigma2 I_d)`` and ``|q| = 1``, write ``z = y q + z_perp`` where
 ``y = <q, z> ~ N(0, sigma2)`` and ``z_perp`` (the projection on ``q^perp``) is

@@ -2,7 +2,7 @@
 
 Independent of the symbolic route: nothing here uses ``<q, z> ~ N(0, sigma2)`` or
 Stein's lemma. Work in the orthonormal pair ``e1 = xi``, ``e2`` (unit vector of
-``q - rho xi``), so ``q = rho e1 + s e2`` with ``s = sqrt(1 - rho^2)``, and
+``q - rho xi``), so ``q = rho e1 + rho_perp e2`` with ``rho_perp = sqrt(1 - rho^2)``, and
 integrate over the two in-plane token coordinates (the other ``d - 2`` coordinates
 are centred, independent, and do not enter). Every expectation factorises into
 one-dimensional Gaussian integrals
@@ -24,9 +24,7 @@ import sympy as sp
 
 from ._derivation import derive
 from ._lemmas import PRIOR_LAWS, informative_lemmas, tilted_first_moment, tilted_mean
-from ._symbols import alpha, beta, rho, sigma2, theta
-
-_ARGS = (rho, theta, alpha, beta, sigma2)
+from ._symbols import ARGS
 
 
 @dataclass(frozen=True)
@@ -83,7 +81,7 @@ def _plane(vec_xi_q, r):
 
 @lru_cache(maxsize=None)
 def _lam(expr):
-    return sp.lambdify(_ARGS, expr, modules="mpmath")
+    return sp.lambdify(ARGS, expr, modules="mpmath")
 
 
 def quadrature_point(prior: str, p: dict, dps: int) -> list[QuadratureComparison]:
@@ -92,7 +90,7 @@ def quadrature_point(prior: str, p: dict, dps: int) -> list[QuadratureComparison
     with mpmath.workdps(dps + 10):
         r, t, a, b, s2 = (mpmath.mpf(p[k]) for k in ("rho", "theta", "alpha", "beta", "sigma2"))
         args = (r, t, a, b, s2)
-        sq = mpmath.sqrt(1 - r * r)
+        rho_perp = mpmath.sqrt(1 - r * r)
         memo = {}
 
         def I(k, c, mu=0):  # each distinct integral is computed once per point
@@ -105,18 +103,18 @@ def quadrature_point(prior: str, p: dict, dps: int) -> list[QuadratureComparison
             out.append(QuadratureComparison(name, prior, dict(p), tuple(map(float, sym)),
                                             tuple(map(float, quad)), _rel(sym, quad)))
 
-        # nuisance token z: exp(beta <q,z>) = exp(beta rho z1) exp(beta s z2)
-        n0 = I(0, b * r) * I(0, b * sq)
-        n1 = (I(1, b * r) * I(0, b * sq), I(0, b * r) * I(1, b * sq))
+        # nuisance token z: exp(beta <q,z>) = exp(beta rho z1) exp(beta rho_perp z2)
+        n0 = I(0, b * r) * I(0, b * rho_perp)
+        n1 = (I(1, b * r) * I(0, b * rho_perp), I(0, b * r) * I(1, b * rho_perp))
         add("tilted_mean", [_lam(tilted_mean().rhs)(*args)], [n0])
         add("tilted_first_moment", _plane([_lam(c)(*args) for c in tilted_first_moment().rhs], r), n1)
 
         # informative token x = theta s xi + z: x1 ~ N(theta s, sigma2), x2 ~ N(0, sigma2)
         law = PRIOR_LAWS[prior]
-        i0 = sum(mpmath.mpf(pr) * I(0, b * r, t * v) for v, pr in law.items()) * I(0, b * sq)
+        i0 = sum(mpmath.mpf(pr) * I(0, b * r, t * v) for v, pr in law.items()) * I(0, b * rho_perp)
         i1 = (
-            sum(mpmath.mpf(pr) * I(1, b * r, t * v) for v, pr in law.items()) * I(0, b * sq),
-            sum(mpmath.mpf(pr) * I(0, b * r, t * v) for v, pr in law.items()) * I(1, b * sq),
+            sum(mpmath.mpf(pr) * I(1, b * r, t * v) for v, pr in law.items()) * I(0, b * rho_perp),
+            sum(mpmath.mpf(pr) * I(0, b * r, t * v) for v, pr in law.items()) * I(1, b * rho_perp),
         )
         lem_mean, lem_moment = informative_lemmas(prior)
         add(f"informative_mean[{prior}]", [_lam(lem_mean.rhs)(*args)], [i0])

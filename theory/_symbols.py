@@ -3,6 +3,11 @@
 Parameters are declared positive so that sympy can simplify square roots and
 exponentials; ``alpha`` is positive here and the endpoint ``alpha = 0`` (sparse
 regime) is handled by taking the first-order coefficient in ``alpha``.
+
+Each name has one meaning: ``s`` is the signal sign, ``m`` the informative
+coefficient, ``rho_perp`` the in-plane component ``sqrt(1 - rho^2)`` of ``q``
+orthogonal to ``xi``; ``dim``, ``L_tok`` and ``B_batch`` are the sizes ``d``, ``L``
+and ``B`` (the evaluators take the numbers as ``d``, ``L``, ``batch``).
 """
 
 import sympy as sp
@@ -21,3 +26,19 @@ m = sp.Symbol("m", real=True)
 m1 = sp.Symbol("m'", real=True)
 
 PARAMS = (theta, alpha, beta, sigma2)
+#: argument order of every lambdified expression in ``rho`` and the parameters
+ARGS = (rho, *PARAMS)
+
+# ----------------------------------------------------------------- finite-step derivation
+
+#: step size, dimension, token count and mini-batch size
+eta = sp.Symbol("eta", positive=True)
+dim = sp.Symbol("d", positive=True)
+L_tok = sp.Symbol("L", positive=True)
+B_batch = sp.Symbol("B", positive=True)
+#: the in-plane orthonormal coordinates of a token: along ``xi`` and along ``e2``
+x1, x2 = sp.symbols("x1 x2", real=True)
+#: ``sqrt(1 - rho^2)`` as a positive symbol while composing (substituted in results)
+rho_perp = sp.Symbol("rho_perp", positive=True)
+#: increments of one step: ``X = <P g, xi>`` and ``Y = |P g|^2``
+X_inc, Y_inc = sp.symbols("X Y", real=True)

@@ -1,0 +1,95 @@
+"""Input validators shared by ``theory``, ``numerics`` and the command line.
+
+Every validator either returns the value in its canonical type (``float``,
+``int``, a float array, the option itself) or raises ``ValueError`` with a message
+that names the parameter in backquotes and shows the bad value, e.g.
+``"`beta` must be > 0, got 0.0"``. The command line prints these messages as
+``error: <message>``, so they are part of the user interface: change them only
+together with the tests that compare them.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+__all__ = ["alignments", "choice", "instance", "integer", "nonnegative", "real"]
+
+
+def real(name: str, value, *, lower: float | None = None, upper: float | None = None,
+         strict: bool = False) -> float:
+    """A finite real ``value`` as float, optionally bounded.
+
+    ``lower`` and ``upper`` are inclusive bounds, exclusive when ``strict``; with both
+    given the message reads ``must lie in [lower, upper]`` (``(lower, upper)`` when
+    ``strict``), with one of them ``must be >= lower`` (``> lower``) or
+    ``must be <= upper`` (``< upper``). ``bool`` is refused.
+    """
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(float(value)):
+        raise ValueError(f"`{name}` must be a finite real number, got {value!r}")
+    value = float(value)
+    below = lower is not None and (value < lower or (strict and value == lower))
+    above = upper is not None and (value > upper or (strict and value == upper))
+    if below or above:
+        if lower is not None and upper is not None:
+            left, right = ("(", ")") if strict else ("[", "]")
+            raise ValueError(f"`{name}` must lie in {left}{lower:g}, {upper:g}{right}, got {value!r}")
+        if below:
+            raise ValueError(f"`{name}` must be {'>' if strict else '>='} {lower:g}, got {value!r}")
+        raise ValueError(f"`{name}` must be {'<' if strict else '<='} {upper:g}, got {value!r}")
+    return value
+
+
+def integer(name: str, value, minimum: int | None = None, maximum: int | None = None) -> int:
+    """An integer in ``[minimum, maximum]`` (either bound optional) as int.
+
+    Integral floats such as ``3.0`` are accepted; ``bool`` is refused. The message
+    shows the value as it was given.
+    """
+    if isinstance(value, bool) or not isinstance(value, Real) or not (
+        isinstance(value, Integral) or float(value).is_integer()
+    ):
+        raise ValueError(f"`{name}` must be an integer, got {value!r}")
+    below = minimum is not None and value < minimum
+    above = maximum is not None and value > maximum
+    if below or above:
+        if minimum is not None and maximum is not None:
+            raise ValueError(f"`{name}` must lie in [{minimum}, {maximum}], got {value!r}")
+        if below:
+            raise ValueError(f"`{name}` must be >= {minimum}, got {value!r}")
+        raise ValueError(f"`{name}` must be <= {maximum}, got {value!r}")
+    return int(value)
+
+
+def alignments(name: str, value) -> np.ndarray:
+    """``value`` as a float array of alignments in ``[-1, 1]`` (refused otherwise,
+    naming the parameter)."""
+    arr = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(arr)) or np.any(np.abs(arr) > 1):
+        raise ValueError(f"`{name}` must lie in [-1, 1], got {value!r}")
+    return arr
+
+
+def nonnegative(name: str, value) -> np.ndarray:
+    """``value`` as a float array of finite numbers ``>= 0`` (times, horizons, step sizes)."""
+    arr = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError(f"`{name}` must be finite and >= 0, got {value!r}")
+    return arr
+
+
+def choice(name: str, value, options: tuple):
+    """``value`` if it is one of ``options`` (a tuple, shown in the message)."""
+    if value not in options:
+        raise ValueError(f"`{name}` must be one of {options}, got {value!r}")
+    return value
+
+
+def instance(name: str, value, cls: type, label: str | None = None):
+    """``value`` if it is an instance of ``cls``; ``label`` names the type in the
+    message (default ``cls.__name__``, e.g. ``"theory.Model"``)."""
+    if not isinstance(value, cls):
+        raise ValueError(f"`{name}` must be a {label or cls.__name__}, got {type(value).__name__}")
+    return value
