@@ -41,13 +41,14 @@ def run(args) -> int:
     csv_path, png_path = args.out / "phase.csv", args.out / "phase.png"
     write_csv(pd, csv_path)
     plot(pd, png_path)
-    counts = {s: int((pd.status == s).sum()) for s in ("monotone", "bistable", "undecided", "degenerate")}
+    # over every row of the CSV, the sparse row (alpha = 0) included
+    counts = pd.counts()
     doc = {
         "beta": pd.beta, "sigma2": pd.sigma2, "prior": pd.prior,
         "grid": {"n_theta": len(pd.thetas), "n_alpha": len(pd.alphas),
                  "theta_max": float(pd.thetas[-1]), "alpha_min": float(pd.alphas[0])},
         "counts": counts,
-        "all_certified": bool(pd.certified.all()),
+        "all_certified": pd.all_certified,
         "disagreements_with_closed_form": pd.disagreements,
         "sparse_threshold_theta": 1.0 / pd.beta,
         "boxes": pd.boxes,
@@ -56,9 +57,11 @@ def run(args) -> int:
     if args.json:
         emit_json(doc)
     else:
+        degenerate = f", {counts['degenerate']} degenerate" if counts["degenerate"] else ""
+        certified = "all certified" if doc["all_certified"] else "NOT all certified"
         Console().print(
-            f"{counts['monotone']} monotone, {counts['bistable']} bistable, {counts['undecided']} undecided "
-            f"grid points ({'all certified' if doc['all_certified'] else 'NOT all certified'}); "
+            f"{counts['monotone']} monotone, {counts['bistable']} bistable, {counts['undecided']} undecided"
+            f"{degenerate} grid points, alpha = 0 row included ({certified}); "
             f"{pd.disagreements} disagreements with the closed-form boundary alpha_c(theta). "
             f"Wrote {csv_path} and {png_path}."
         )

@@ -49,7 +49,7 @@ def run(args) -> int:
         "preset": args.preset,
         "protocol": {**protocol.__dict__, "schedule": protocol.schedule.as_dict(),
                      "robbins_monro": protocol.schedule.robbins_monro().as_dict(),
-                     "note": "exact reduced simulator (DESIGN section 2)" if protocol.simulator == "reduced"
+                     "note": "exact reduced simulator (docs/design.md section 2)" if protocol.simulator == "reduced"
                      else "full d-dimensional simulator"},
         "paper": {"mean_final_alignment": PAPER_MEAN_FINAL_ALIGNMENT, "runs": 30},
         "configs": [r.as_dict() for r in results],
@@ -67,7 +67,9 @@ def run(args) -> int:
     if args.json:
         emit_json(doc)
     else:
-        out = Console()
+        # soft_wrap: never hard-wrap at the terminal width, so the markdown table
+        # keeps one line per row and can be pasted
+        out = Console(soft_wrap=True)
         out.print(f"protocol: d={protocol.d}, steps={protocol.steps}, runs={protocol.runs}, "
                   f"eta_k={protocol.eta0:g}/(k+{protocol.k0:g})^{protocol.power:g}, {doc['protocol']['note']}")
         out.print(table, markup=False, highlight=False)

@@ -12,6 +12,10 @@ import numpy as np
 from ...theory import Model, certify, critical_alpha, sparse_threshold
 
 
+#: every status :func:`theory.certify` can return
+STATUSES = ("monotone", "bistable", "undecided", "degenerate")
+
+
 @dataclass(frozen=True)
 class PhaseDiagram:
     """Certified status on a grid.
@@ -26,6 +30,9 @@ class PhaseDiagram:
         ``monotone``, ``bistable``, ``undecided`` or ``degenerate``.
     certified : ndarray of bool, shape (n_alpha, n_theta)
     sparse_status : ndarray of str, shape (n_theta,)
+    sparse_certified : ndarray of bool, shape (n_theta,)
+        Whether each sparse-regime cell was certified (an ``undecided`` cell never is;
+        ``beta theta = 1`` exactly is a double root and certifies as ``undecided``).
     boundary : ndarray, shape (n_theta,)
         Closed-form ``alpha_c(theta)`` (fixed prior; NaN where ``beta theta <= 1``).
     disagreements : int
@@ -40,9 +47,20 @@ class PhaseDiagram:
     status: np.ndarray
     certified: np.ndarray
     sparse_status: np.ndarray
+    sparse_certified: np.ndarray
     boundary: np.ndarray
     disagreements: int
     boxes: int
+
+    def counts(self) -> dict:
+        """Number of grid cells per status, over every row written by :func:`write_csv`
+        (the sparse row ``alpha = 0`` included)."""
+        return {s: int((self.status == s).sum() + (self.sparse_status == s).sum()) for s in STATUSES}
+
+    @property
+    def all_certified(self) -> bool:
+        """True iff every cell, the sparse row included, was certified."""
+        return bool(self.certified.all() and self.sparse_certified.all())
 
 
 def phase_diagram(beta=1.0, sigma2=1.0, prior="fixed", n_theta=48, n_alpha=48,
@@ -61,6 +79,7 @@ def phase_diagram(beta=1.0, sigma2=1.0, prior="fixed", n_theta=48, n_alpha=48,
     status = np.empty((n_alpha, n_theta), dtype=object)
     cert = np.zeros((n_alpha, n_theta), dtype=bool)
     sparse = np.empty(n_theta, dtype=object)
+    sparse_cert = np.zeros(n_theta, dtype=bool)
     boundary = np.full(n_theta, np.nan)
     boxes = 0
     disagreements = 0
@@ -71,7 +90,7 @@ def phase_diagram(beta=1.0, sigma2=1.0, prior="fixed", n_theta=48, n_alpha=48,
             a_c = critical_alpha(t, beta, sigma2)
             boundary[j] = np.nan if a_c is None else a_c
         c = certify(Model(t, 0.0, beta, sigma2, prior))
-        sparse[j] = c.status
+        sparse[j], sparse_cert[j] = c.status, c.certified
         boxes += c.boxes
         for i, a in enumerate(alphas):
             c = certify(Model(t, float(a), beta, sigma2, prior))
@@ -85,7 +104,8 @@ def phase_diagram(beta=1.0, sigma2=1.0, prior="fixed", n_theta=48, n_alpha=48,
                 progress(done, total)
         if prior == "fixed" and sparse[j] in ("monotone", "bistable"):
             disagreements += sparse[j] != ("bistable" if beta * t > 1 else "monotone")
-    return PhaseDiagram(beta, sigma2, prior, thetas, alphas, status, cert, sparse, boundary, disagreements, boxes)
+    return PhaseDiagram(beta, sigma2, prior, thetas, alphas, status, cert, sparse, sparse_cert, boundary,
+                        disagreements, boxes)
 
 
 def write_csv(pd: PhaseDiagram, path: Path) -> None:
@@ -93,7 +113,7 @@ def write_csv(pd: PhaseDiagram, path: Path) -> None:
         w = csv.writer(fh)
         w.writerow(["theta", "alpha", "status", "certified", "alpha_c_closed_form"])
         for j, t in enumerate(pd.thetas):
-            w.writerow([f"{t:.10g}", "0", pd.sparse_status[j], True, _fmt(pd.boundary[j])])
+            w.writerow([f"{t:.10g}", "0", pd.sparse_status[j], bool(pd.sparse_certified[j]), _fmt(pd.boundary[j])])
             for i, a in enumerate(pd.alphas):
                 w.writerow([f"{t:.10g}", f"{a:.10g}", pd.status[i, j], bool(pd.certified[i, j]), _fmt(pd.boundary[j])])
 

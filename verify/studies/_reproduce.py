@@ -1,4 +1,4 @@
-"""``sigrec reproduce``: the paper's experiments (DESIGN.md section 5), reproduced.
+"""``sigrec reproduce``: the paper's experiments (docs/design.md section 5), reproduced.
 
 The paper reports 30 independent runs per configuration with R = 500 informative
 tokens, N in {1,000, 2,500, 5,000, 10,000} nuisance tokens and signal strengths
@@ -106,7 +106,8 @@ def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progre
     basin_agree = float(np.mean(np.sign(rf) == np.sign(limits)))
     nm_final = float(sim.noise_mass[:, -1].mean())
     nm_pred = float(evaluate(model, np.clip(rf, -1, 1)).noise_mass.mean())
-    # corrected ODE (finite-step drag, issue 6) from each run's own start, averaged
+    # corrected ODE (the step-size-corrected limit ODE with its finite-step drag, see
+    # numerics._corrected) from each run's own start, averaged
     # like the simulation: the mean of |rho| over runs
     corr_runs = [predict(problem, sched, steps=protocol.steps, rho0=float(x), stride=protocol.stride)
                  for x in r0]
@@ -132,23 +133,32 @@ def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progre
     )
 
 
+#: columns of :func:`markdown_table`
+TABLE_HEADER = ("theta", "R", "N", "landscape", "mean final abs(alignment)", "sd", "min",
+                "runs + / - (sign = ODE basin)", "plain ODE", "corrected ODE", "nuisance mass (measured / limit)")
+
+
+def _table_row(cells) -> str:
+    """One markdown table row on one line (a cell never contains ``|`` or a newline)."""
+    cells = [str(c).replace("|", "/").replace("\n", " ") for c in cells]
+    if len(cells) != len(TABLE_HEADER):
+        raise ValueError(f"a table row needs {len(TABLE_HEADER)} cells, got {len(cells)}")
+    return "| " + " | ".join(cells) + " |"
+
+
 def markdown_table(results: list[ConfigResult]) -> str:
-    lines = [
-        "| theta | R | N | landscape | mean final abs(alignment) | sd | min | runs + / - (sign = ODE basin) | plain ODE "
-        "| corrected ODE "
-        "| nuisance mass (measured / limit) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
+    """The comparison table, one line per row (it must stay pasteable as markdown)."""
+    lines = [_table_row(TABLE_HEADER), "|" + "---|" * len(TABLE_HEADER)]
     for r in results:
         corr = "—" if r.ode_corrected_prediction is None else f"{r.ode_corrected_prediction:.4f}"
-        lines.append(
-            f"| {r.theta:g} | {r.R} | {r.L - r.R:,} | {r.landscape} | {r.mean_final_alignment:.4f} | "
-            f"{r.sd_final_alignment:.4f} | {r.min_final_alignment:.4f} | {r.runs_positive} / {r.runs_negative} "
-            f"({r.basin_agreement:.0%}) | "
-            f"{r.ode_prediction:.4f} | {corr} | {r.nuisance_mass_final:.3f} / {r.nuisance_mass_predicted:.3f} |"
-        )
-    lines.append(f"| paper | 500 | up to 10,000 | — | {PAPER_MEAN_FINAL_ALIGNMENT} (reported) | | | | | | "
-                 "claimed to vanish |")
+        lines.append(_table_row([
+            f"{r.theta:g}", r.R, f"{r.L - r.R:,}", r.landscape, f"{r.mean_final_alignment:.4f}",
+            f"{r.sd_final_alignment:.4f}", f"{r.min_final_alignment:.4f}",
+            f"{r.runs_positive} / {r.runs_negative} ({r.basin_agreement:.0%})",
+            f"{r.ode_prediction:.4f}", corr, f"{r.nuisance_mass_final:.3f} / {r.nuisance_mass_predicted:.3f}",
+        ]))
+    lines.append(_table_row(["paper", 500, "up to 10,000", "—", f"{PAPER_MEAN_FINAL_ALIGNMENT} (reported)",
+                             "", "", "", "", "", "claimed to vanish"]))
     return "\n".join(lines)
 
 
