@@ -1,4 +1,4 @@
-"""Hypothesis strategies for the theory tests (the public ones come with issue 4)."""
+"""Hypothesis strategies for the theory tests (users get theirs from sigrec.verify.strategies)."""
 
 from hypothesis import strategies as st
 

@@ -1,26 +1,20 @@
-"""Tests of the stochastic-recursion and finite-size checks (verify._checks_sga, _checks_finite)."""
+"""Tests of the stochastic-recursion and finite-size checks, called through the registry."""
 
 import json
 
-import numpy as np
 import pytest
 
 import sigrec.numerics._ode as ode
-from sigrec.numerics import Problem
-from sigrec.verify.checks._finite import check_finite_size, check_reduced_exact
-from sigrec.verify.checks._sga import (
-    check_convergence,
-    check_filtering,
-    check_lyapunov,
-    check_robbins_monro,
-    check_tracking,
-)
-from sigrec.verify.checks._record import STATUSES, CheckRecord
+from sigrec.verify.checks import REGISTRY, STATUSES, Case, CheckContext, CheckRecord, select
 
 #: strong-signal bistable fixed-prior case, small sizes: cheap
-BIST = Problem(theta=3.0, R=20, L=1000, d=5)
+BIST = Case("bist", 3.0, 20 / 1000, R=20, L=1000, d=5)
 #: symmetric bistable case: +-xi both attract, basins split at rho* = 0
-RADE = Problem(theta=2.0, R=300, L=1000, d=3, prior="rademacher")
+RADE = Case("rade", 2.0, 0.3, R=300, L=1000, d=3, prior="rademacher")
+
+
+def run(check_id, case, seed=0, figure_dir=None, **kw):
+    return REGISTRY[check_id].run(case, CheckContext(seed=seed, quick=True, figure_dir=figure_dir), **kw)
 
 
 def _well_formed(records):
@@ -32,9 +26,11 @@ def _well_formed(records):
         assert r.seconds >= 0
 
 
-@pytest.mark.parametrize("fn", [check_lyapunov, check_robbins_monro, check_filtering, check_reduced_exact])
-def test_records_well_formed(fn, tmp_path):
-    recs = fn(BIST, seed=3, quick=True, figure_dir=tmp_path)
+@pytest.mark.parametrize("check_id", ["ode.lyapunov", "stepsize.robbins_monro", "sga.filtering",
+                                      "simulator.reduced_exact"])
+def test_records_well_formed(check_id, tmp_path):
+    recs = run(check_id, BIST, seed=3, figure_dir=tmp_path)
+    assert {r.id for r in recs} == set(REGISTRY[check_id].records)
     _well_formed(recs)
     for r in recs:
         for f in r.details.get("figures", []):
@@ -42,23 +38,23 @@ def test_records_well_formed(fn, tmp_path):
 
 
 def test_lyapunov_passes():
-    (r,) = check_lyapunov(BIST, seed=0, quick=True)
+    (r,) = run("ode.lyapunov", BIST)
     assert r.status == "pass"
 
 
 def test_tracking_passes_and_fails_with_wrong_field(monkeypatch, tmp_path):
-    (good,) = check_tracking(BIST, seed=1, quick=True, figure_dir=tmp_path)
+    (good,) = run("sga.tracking", BIST, seed=1, figure_dir=tmp_path)
     _well_formed([good])
     assert good.status == "pass", good.message
     assert len(good.details["figures"]) == 2
     orig = ode._slope
     monkeypatch.setattr(ode, "_slope", lambda m, r: 1.5 * orig(m, r))
-    (bad,) = check_tracking(BIST, seed=1, quick=True)
+    (bad,) = run("sga.tracking", BIST, seed=1)
     assert bad.status == "fail", bad.message
 
 
 def test_convergence_agrees_with_basins_bistable():
-    recs = check_convergence(RADE, seed=2, quick=True)
+    recs = run("sga.convergence", RADE, seed=2)
     _well_formed(recs)
     cons = next(r for r in recs if r.id == "sga.convergence")
     assert cons.status == "pass", cons.message
@@ -66,16 +62,16 @@ def test_convergence_agrees_with_basins_bistable():
 
 
 def test_filtering_vanishes_condition():
-    (_, cond) = check_filtering(BIST, seed=0, quick=True)
+    (_, cond) = run("sga.filtering", BIST)
     assert cond.id == "sga.filtering.vanishes" and cond.status == "fails"
-    full = Problem(theta=1.0, R=200, L=200, d=3)
-    (cons, cond) = check_filtering(full, seed=0, quick=True)
+    full = Case("full", 1.0, 1.0, R=200, L=200, d=3)
+    (cons, cond) = run("sga.filtering", full)
     assert cond.status == "holds"
     assert cons.status == "pass", cons.message
 
 
 def test_finite_size_slope_negative():
-    (r,) = check_finite_size(Problem(theta=3.0, R=50, L=250, d=3), seed=0, quick=True)
+    (r,) = run("finite_size.rate", Case("strong", 3.0, 0.2, R=50, L=250, d=3))
     _well_formed([r])
     C = r.details["C_over_L"]["0.5"]["C"]
     errs = [p["err"] for p in r.details["points"]]
@@ -83,3 +79,26 @@ def test_finite_size_slope_negative():
     assert r.status == "pass", r.message
     assert C != 0 and r.value is not None and r.value < 0
     assert abs(errs[-1]) < abs(errs[0]) + 3 * r.details["points"][0]["se"]
+
+
+def test_registry_selection_and_scopes():
+    assert [c.id for c in select(["field.*"])] == ["field.endpoints", "field.monotone", "field.stability",
+                                                   "field.phase_boundary"]
+    # a record id selects the check that emits it
+    assert [c.id for c in select(["sga.convergence.recovery"])] == ["sga.convergence"]
+    with pytest.raises(ValueError, match="no check matches 'nope'"):
+        select(["nope"])
+    theory_only = Case("sparse", 2.0, 0.0)
+    assert REGISTRY["field.monotone"].applies(theory_only)
+    assert not REGISTRY["sga.convergence"].applies(theory_only)
+    assert REGISTRY["derivation.quadrature"].applies(None) and not REGISTRY["derivation.quadrature"].applies(BIST)
+
+
+def test_seeds_come_from_the_unit_identity():
+    ctx = CheckContext(seed=5)
+    a = ctx.seed_for("case", "sga.tracking", 1000, "0.01")
+    assert a == CheckContext(seed=5).seed_for("case", "sga.tracking", 1000, "0.01")
+    others = {ctx.seed_for("case", "sga.tracking", 1000, "0.02"), ctx.seed_for("case", "sga.tracking", 500, "0.01"),
+              ctx.seed_for("other", "sga.tracking", 1000, "0.01"), CheckContext(seed=6).seed_for(
+                  "case", "sga.tracking", 1000, "0.01")}
+    assert a not in others and len(others) == 4

@@ -1,4 +1,4 @@
-"""Finite-step effective dynamics (issue 6): sympy vs quadrature vs Monte Carlo, and the corrected ODE."""
+"""Finite-step effective dynamics: sympy vs quadrature vs Monte Carlo, and the corrected ODE."""
 
 from __future__ import annotations
 
@@ -6,20 +6,21 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from sigrec.numerics import Problem, Schedule, simulate, token_gradient
-from sigrec.numerics._corrected import predict
-from sigrec.theory import Model, evaluate
-from sigrec.theory._effective import (
-    X_inc,
-    Y_inc,
+from sigrec.numerics import Problem, Schedule, predict, simulate, token_gradient
+from sigrec.theory import (
+    Model,
+    derive,
     derive_effective,
     effective_drift,
     effective_quadrature,
-    eta,
+    evaluate,
     gradient_second_moment,
     stationary_alignment,
+    symbols,
 )
-from sigrec.theory._symbols import rho
+
+X_inc, Y_inc, eta, rho = symbols.X_inc, symbols.Y_inc, symbols.eta, symbols.rho
+alpha, beta, sigma2, theta = symbols.alpha, symbols.beta, symbols.sigma2, symbols.theta
 
 
 def test_step_expansion_is_drift_minus_half_eta_rho_Y():
@@ -40,8 +41,6 @@ def test_second_order_tilting_matches_quadrature(prior, point):
 def test_mean_gradient_component_is_the_field(prior):
     """<gbar, e_perp> = F / sqrt(1 - rho^2): the influence route reproduces the lead's derivation."""
     e = derive_effective(prior)
-    from sigrec.theory._derivation import derive
-    from sigrec.theory._symbols import alpha, beta, sigma2, theta
     f = sp.lambdify((rho, theta, alpha, beta, sigma2), (e.mean_perp, derive(prior).field / sp.sqrt(1 - rho**2)))
     for p in [(0.3, 1.1, 0.4, 0.7, 1.2), (-0.8, 0.5, 0.8, 1.5, 0.6)]:
         a, b = f(*p)
@@ -77,7 +76,7 @@ def test_gradient_second_moment_matches_monte_carlo(r):
 
 
 @pytest.mark.slow
-def test_self_interaction_term_is_needed_at_issue_size():
+def test_self_interaction_term_is_needed_at_the_paper_size():
     """At d/L ~ 0.01 the leading-order trace is ~6% low; the self-interaction term closes the gap."""
     problem = Problem(theta=0.25, R=500, L=10500, d=100)
     Y, eY, _, _ = _mc_second_moment(problem, 0.6, 2000, seed=3)
@@ -88,21 +87,21 @@ def test_self_interaction_term_is_needed_at_issue_size():
 
 
 def test_correction_vanishes_linearly_as_eta_goes_to_zero():
-    m = Model.from_counts(0.25, 500, 10500)
+    model = Model.from_counts(0.25, 500, 10500)
     r = np.linspace(-0.95, 0.95, 7)
-    base = effective_drift(m, r, 0.0, 100, 10500, finite_L=False)
-    np.testing.assert_allclose(base.drift, evaluate(m, r).field, rtol=0, atol=1e-15)
-    d1 = effective_drift(m, r, 1e-2, 100, 10500, finite_L=False).drift - base.drift
-    d2 = effective_drift(m, r, 1e-4, 100, 10500, finite_L=False).drift - base.drift
+    base = effective_drift(model, r, 0.0, 100, 10500, finite_L=False)
+    np.testing.assert_allclose(base.drift, evaluate(model, r).field, rtol=0, atol=1e-15)
+    d1 = effective_drift(model, r, 1e-2, 100, 10500, finite_L=False).drift - base.drift
+    d2 = effective_drift(model, r, 1e-4, 100, 10500, finite_L=False).drift - base.drift
     np.testing.assert_allclose(d2, d1 / 100, rtol=1e-9, atol=1e-18)
 
 
 def test_plateau_is_a_stable_zero_below_one():
-    m = Model.from_counts(0.25, 500, 10500)
-    pl = stationary_alignment(m, 0.05, 100, 10500)
+    model = Model.from_counts(0.25, 500, 10500)
+    pl = stationary_alignment(model, 0.05, 100, 10500)
     assert 0.7 < pl.rho < 0.9 and pl.slope < 0 and 0 < pl.spread < 0.1
-    assert abs(float(effective_drift(m, pl.rho, 0.05, 100, 10500).drift)) < 1e-12
-    smaller = stationary_alignment(m, 0.005, 100, 10500)
+    assert abs(float(effective_drift(model, pl.rho, 0.05, 100, 10500).drift)) < 1e-12
+    smaller = stationary_alignment(model, 0.005, 100, 10500)
     assert smaller.deficit < pl.deficit / 5
 
 
@@ -137,18 +136,18 @@ def test_predict_validates_inputs():
 
 
 def test_check_fails_on_a_wrong_drag(tmp_path):
-    from sigrec.verify.checks._effective import check_effective_drift
+    from sigrec.verify.checks import REGISTRY, CheckContext
 
-    wrong = check_effective_drift(seed=1, quick=True, runs=20, drag_scale=0.3)[0]
+    wrong = REGISTRY["sga.effective_drift"].run(None, CheckContext(seed=1), runs=20, drag_scale=0.3)[0]
     assert wrong.id == "sga.effective_drift" and wrong.kind == "consistency"
     assert wrong.status == "fail"
 
 
 @pytest.mark.slow
 def test_check_passes_and_draws_figure(tmp_path):
-    from sigrec.verify.checks._effective import check_effective_drift
+    from sigrec.verify.checks import REGISTRY, CheckContext
 
-    path = tmp_path / "effective.png"
-    rec = check_effective_drift(seed=1, quick=True, figure=path)[0]
+    path = tmp_path / "effective_drift.png"
+    rec = REGISTRY["sga.effective_drift"].run(None, CheckContext(seed=1, figure_dir=tmp_path))[0]
     assert rec.status == "pass", rec.message
     assert path.stat().st_size > 10_000

@@ -1,4 +1,7 @@
-"""Check ``sga.effective_drift``: the step-size-corrected ODE predicts the mean iterates (issue 6).
+"""Check ``sga.effective_drift``: the step-size-corrected ODE predicts the mean iterates.
+
+It runs once per suite on its own configurations (:func:`cases`): a weak-signal case at
+the paper's token counts, a strong-signal case and a decaying schedule.
 
 Criteria (all must hold for ``pass``):
 
@@ -21,13 +24,16 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from ...numerics import Problem, Schedule, simulate
-from ...numerics import predict
+from ...numerics import Problem, Schedule, predict, simulate
 from ...theory import stationary_alignment
 
+from ..render import figures
+from ._case import Case
+from ._context import CheckContext
 from ._record import CheckRecord
 
 CHECK_ID = "sga.effective_drift"
@@ -49,12 +55,14 @@ class EffectiveCase:
 
 
 def cases(quick: bool = True) -> tuple[EffectiveCase, ...]:
-    """The configurations: the issue's case (scaled down at equal ``alpha``, ``d/L`` when quick)."""
+    """The configurations: the paper's weak-signal instance at a constant step (800 steps
+    when quick, which do not reach its plateau; 3000 otherwise), a strong signal and a
+    decaying schedule."""
     const = Schedule.constant(0.05)
-    issue = EffectiveCase("issue: theta=0.25, R=500, L=10500, d=100, eta=0.05", Problem(0.25, 500, 10500, 100),
-                          const, 800 if quick else 3000, 0.1, plateau=not quick)
+    weak = EffectiveCase("weak signal: theta=0.25, R=500, L=10500, d=100, eta=0.05", Problem(0.25, 500, 10500, 100),
+                         const, 800 if quick else 3000, 0.1, plateau=not quick)
     return (
-        issue,
+        weak,
         EffectiveCase("strong signal, eta d/L = 0.003", Problem(1.0, 150, 1000, 30), Schedule.constant(0.1), 800, 0.05,
                       plateau=True),
         EffectiveCase("decaying eta0=0.4, k0=10, power=0.6", Problem(0.5, 200, 1000, 60),
@@ -131,41 +139,42 @@ def _vanishing(case: EffectiveCase, horizon: float = 20.0) -> dict:
             "ok": 0.9 <= slope <= 1.1 and diffs[-1] <= 1e-4}
 
 
-def check_effective_drift(seed: int, quick: bool = True, *, runs: int | None = None,
-                          drag_scale: float = 1.0, figure=None) -> list[CheckRecord]:
+def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | None = None,
+                          drag_scale: float = 1.0) -> list[CheckRecord]:
     """``sga.effective_drift`` (one consistency record).
 
     Parameters
     ----------
-    seed : int
-        Seed of the simulations (case ``i`` uses ``seed + i``).
-    quick : bool
-        The issue's case for 800 steps (ODE time 40) instead of 2000, 30 runs
-        (about 20 s on 2 cores); its plateau is then not reached, and only the
-        strong-signal case tests the plateau.
+    case : ignored
+        The check runs on its own configurations (:func:`cases`).
+    ctx : CheckContext
+        ``ctx.quick``: the weak-signal case for 800 steps (ODE time 40) instead of 3000,
+        30 runs (about 20 s on 2 cores); its plateau is then not reached, and only the
+        strong-signal case tests the plateau. Configuration ``i`` draws from the stream
+        ``ctx.seed_for("sga.effective_drift", i)``; the figure of the first goes to
+        ``ctx.figure("effective_drift", ...)``.
     runs : int, optional
         Runs per case (default 30 quick, 60 otherwise).
     drag_scale : float
         Multiplies the derived drag in the prediction; anything but 1 is a deliberately
         wrong theory (the tests check that the check then fails).
-    figure : path, optional
-        Write the figure of the first case there.
     """
     t0 = time.perf_counter()
+    quick = ctx.quick
     runs = runs if runs is not None else (30 if quick else 60)
     stride = 20
     results, ok_all, worst_ratio, worst_abs = [], True, 0.0, 0.0
     first = None
-    for i, case in enumerate(cases(quick)):
-        sim, pred, mean, e_plain, e_corr = _run_case(case, runs, seed + i, stride, drag_scale)
-        first = first or (case, sim, pred)
+    for i, config in enumerate(cases(quick)):
+        sim, pred, mean, e_plain, e_corr = _run_case(config, runs, ctx.seed_for(CHECK_ID, i), stride, drag_scale)
+        first = first or (config, sim, pred)
         ok = e_corr <= e_plain / RATIO and e_corr <= ABS_TOL
-        entry = {"case": case.name, "problem": case.problem.as_dict(), "schedule": case.schedule.as_dict(),
-                 "steps": case.steps, "rho0": case.rho0, "runs": runs,
+        entry = {"case": config.name, "problem": config.problem.as_dict(), "schedule": config.schedule.as_dict(),
+                 "steps": config.steps, "rho0": config.rho0, "runs": runs,
                  "sup_error_plain": e_plain, "sup_error_corrected": e_corr,
                  "ratio": e_plain / e_corr if e_corr > 0 else math.inf, "ok": ok}
-        if case.plateau:
-            entry["plateau"] = _plateau(case, sim, pred, drag_scale)
+        if config.plateau:
+            entry["plateau"] = _plateau(config, sim, pred, drag_scale)
             ok = ok and entry["plateau"]["ok"]
         results.append(entry)
         ok_all &= ok
@@ -173,8 +182,10 @@ def check_effective_drift(seed: int, quick: bool = True, *, runs: int | None = N
         worst_ratio = max(worst_ratio, e_corr / e_plain if e_plain > 0 else math.inf)
     vanish = _vanishing(cases(quick)[0])
     ok_all &= vanish["ok"]
-    if figure is not None and first is not None:
-        plot_effective_drift(first[1], first[2], figure, title=first[0].name)
+    figs = []
+    if ctx.figure_dir is not None and first is not None:
+        path = Path(ctx.figure_dir) / "effective_drift.png"
+        figs.append(figures.effective_drift(first[1], first[2], path, title=first[0].name))
     msg = (f"corrected ODE sup error {worst_abs:.4f} (<= {ABS_TOL}), at most {worst_ratio:.3f} of the plain ODE's "
            f"(<= 1/{RATIO:g}) over {len(results)} cases; plateau "
            + ", ".join(f"{r['plateau']['measured']:.4f}±{r['plateau']['standard_error']:.4f} vs "
@@ -185,36 +196,8 @@ def check_effective_drift(seed: int, quick: bool = True, *, runs: int | None = N
     return [CheckRecord(
         id=CHECK_ID, kind="consistency", status="pass" if ok_all else "fail",
         value=worst_ratio, threshold=1.0 / RATIO, certified=False, message=msg,
-        details={"cases": results, "vanishing": vanish, "seed": seed, "quick": quick, "drag_scale": drag_scale,
+        details={"cases": results, "vanishing": vanish, "seed": ctx.seed, "quick": quick, "drag_scale": drag_scale, "figures": figs,
                  "abs_tolerance": ABS_TOL},
         model=first[0].problem.model.as_dict() if first else None,
         seconds=time.perf_counter() - t0,
     )]
-
-
-def plot_effective_drift(sim, pred, path, *, title: str | None = None) -> None:
-    """Figure: plain ODE, corrected ODE and the simulated mean with 10-90% and 25-75% bands.
-
-    ``sim`` (numerics.Simulation) and ``pred`` (numerics Prediction) must share record steps.
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    t = sim.times
-    q10, q25, q75, q90 = np.quantile(sim.rho, [0.1, 0.25, 0.75, 0.9], axis=0)
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    ax.fill_between(t, q10, q90, color="C0", alpha=0.15, lw=0, label="simulation 10-90%")
-    ax.fill_between(t, q25, q75, color="C0", alpha=0.3, lw=0, label="simulation 25-75%")
-    ax.plot(t, sim.rho.mean(axis=0), color="C0", lw=1.2, label=f"simulated mean ({sim.runs} runs)")
-    ax.plot(pred.time, pred.rho_plain, "k--", lw=1.2, label="limit ODE")
-    ax.plot(pred.time, pred.rho_corrected, color="C3", lw=1.5, label="corrected ODE")
-    ax.set_xlabel(r"ODE time $t_k=\sum_{j<k}\eta_j$")
-    ax.set_ylabel(r"alignment $\rho$")
-    if title:
-        ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)

@@ -1,4 +1,5 @@
-"""Checks on the limit field itself: ``field.monotone`` and ``field.stability``."""
+"""Checks on the limit field itself: ``field.monotone``, ``field.stability`` and
+``field.phase_boundary``. They share one certificate per model (:func:`._context.certificate`)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import time
 
 import mpmath
 
-from ...theory import Model, certify, evaluate_mp, pole_exponents
-from ...theory._certify import Certificate
+from ...theory import Model, evaluate_mp, pole_exponents
 
+from ..render import figures
+from ._case import Case
+from ._context import CheckContext, certificate
 from ._record import CheckRecord
 
 
@@ -16,15 +19,17 @@ def _classify(x: float) -> str:
     return "stable" if x < 0 else "unstable" if x > 0 else "neutral"
 
 
-def check_monotone(model: Model, prec: int = 128) -> tuple[CheckRecord, Certificate]:
+def check_monotone(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``field.monotone`` (condition): the sign of ``j'`` on ``[-1, 1]``, certified.
 
     ``holds`` means certified monotone (``+xi`` the only attractor); ``fails`` means
     certified interior equilibria (listed); ``undecided`` when the arithmetic cannot
-    decide (never reported as certified).
+    decide (never reported as certified). The figure shows the field with the
+    certified equilibria.
     """
     t0 = time.perf_counter()
-    cert = certify(model, prec=prec)
+    model = case.model
+    cert = certificate(model)
     status = {"monotone": "holds", "bistable": "fails", "degenerate": "fails"}.get(cert.status, "undecided")
     eq = ", ".join(
         (f"rho*={e.lo:g} (exact)" if e.exact else f"rho* in [{e.lo:.10f}, {e.hi:.10f}]") + f" {e.stability}"
@@ -36,7 +41,12 @@ def check_monotone(model: Model, prec: int = 128) -> tuple[CheckRecord, Certific
         "degenerate": "theta = 0: the field vanishes identically",
         "undecided": f"undecided on {list(cert.undecided)}",
     }[cert.status]
-    rec = CheckRecord(
+    details = cert.as_dict()
+    path = ctx.figure("field", case)
+    if path is not None:
+        details["figures"] = [figures.field(model, cert, path, title=f"{case.name}: {cert.status}"
+                                            f" ({'certified' if cert.certified else 'not certified'})")]
+    return [CheckRecord(
         id="field.monotone",
         kind="condition",
         status=status,
@@ -44,22 +54,21 @@ def check_monotone(model: Model, prec: int = 128) -> tuple[CheckRecord, Certific
         threshold=0.0,
         certified=cert.certified and status != "undecided",
         message=f"{msg} ({cert.boxes} boxes, {cert.prec} bits)",
-        details=cert.as_dict(),
+        details=details,
         model=model.as_dict(),
         seconds=time.perf_counter() - t0,
-    )
-    return rec, cert
+    )]
 
 
 def _interior_exponent(model: Model, e) -> float:
     """``F'(rho*)`` at the bracket midpoint by mpmath differentiation (numerical value;
     its sign is certified by the bracket's derivative ball)."""
     with mpmath.workdps(30):
-        mid = mpmath.mpf(e.lo) / 2 + mpmath.mpf(e.hi) / 2
+        mid = mpmath.mpf(e.midpoint)
         return float(mpmath.diff(lambda r: evaluate_mp(model, r, dps=mpmath.mp.dps)["field"], mid))
 
 
-def check_stability(model: Model, cert: Certificate) -> CheckRecord:
+def check_stability(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``field.stability`` (consistency): closed-form ``F'(+-1)`` and interior exponents.
 
     The closed-form pole exponents must agree with numerical differentiation of the
@@ -67,6 +76,8 @@ def check_stability(model: Model, cert: Certificate) -> CheckRecord:
     certified sign.
     """
     t0 = time.perf_counter()
+    model = case.model
+    cert = certificate(model)
     plus, minus = pole_exponents(model)
     with mpmath.workdps(30):
         field = lambda r: evaluate_mp(model, r, dps=mpmath.mp.dps)["field"]
@@ -83,7 +94,7 @@ def check_stability(model: Model, cert: Certificate) -> CheckRecord:
         interior.append({"lo": e.lo, "hi": e.hi, "exponent": x, "stability": e.stability, "sign_agrees": ok})
     passed = pole_err < 1e-8 and sign_ok
     attractors = [p for p, x in (("+xi", plus), ("-xi", minus)) if x < 0]
-    return CheckRecord(
+    return [CheckRecord(
         id="field.stability",
         kind="consistency",
         status="pass" if passed else "fail",
@@ -106,16 +117,19 @@ def check_stability(model: Model, cert: Certificate) -> CheckRecord:
         },
         model=model.as_dict(),
         seconds=time.perf_counter() - t0,
-    )
+    )]
 
 
-def check_phase_boundary(model: Model, cert: Certificate) -> CheckRecord:
+def check_phase_boundary(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``field.phase_boundary`` (consistency): the certified landscape agrees with the
-    closed forms of :mod:`theory._conditions` (fixed prior: ``alpha_c(theta)``; sparse:
-    ``beta theta = 1`` and ``rho* = -1/(beta theta)``; rademacher: exact root at 0)."""
+    closed forms of ``theory.critical_alpha`` and ``theory.sparse_threshold`` (fixed
+    prior: ``alpha_c(theta)``; sparse: ``beta theta = 1`` and ``rho* = -1/(beta theta)``;
+    rademacher: exact root at 0)."""
     from ...theory import critical_alpha
 
     t0 = time.perf_counter()
+    model = case.model
+    cert = certificate(model)
     bt = model.beta * model.theta
     details: dict = {"certified_status": cert.status}
     if model.theta == 0:
@@ -138,7 +152,7 @@ def check_phase_boundary(model: Model, cert: Certificate) -> CheckRecord:
     if cert.status == "undecided":
         ok = False
     details["predicted_status"] = predicted
-    return CheckRecord(
+    return [CheckRecord(
         id="field.phase_boundary",
         kind="consistency",
         status="pass" if ok else "fail",
@@ -149,36 +163,4 @@ def check_phase_boundary(model: Model, cert: Certificate) -> CheckRecord:
         details=details,
         model=model.as_dict(),
         seconds=time.perf_counter() - t0,
-    )
-
-
-def plot_field(model: Model, cert: Certificate, path, title: str = "") -> None:
-    """The field ``F(rho)`` with certified interior equilibria and pole stability marked."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    from ...theory import evaluate
-
-    r = np.linspace(-1, 1, 801)
-    v = evaluate(model, r)
-    fig, ax = plt.subplots(figsize=(5.6, 3.4), constrained_layout=True)
-    ax.plot(r, v.field, "C0-", lw=1.6, label=r"$F(\rho)$" + (r" (sparse: $F/\alpha$)" if model.sparse else ""))
-    ax.axhline(0, color="k", lw=0.6)
-    plus, minus = pole_exponents(model)
-    for x, ex in ((1.0, plus), (-1.0, minus)):
-        ax.plot([x], [0], "o", ms=8, mfc="C2" if ex < 0 else "white", mec="C2",
-                label=None)
-    for e in cert.equilibria:
-        mid = 0.5 * (e.lo + e.hi)
-        ax.plot([mid], [0], "s", ms=7, mfc="C3" if e.stability == "stable" else "white", mec="C3",
-                label=rf"certified $\rho^*\in[{e.lo:.6f},{e.hi:.6f}]$ ({e.stability})")
-    ax.set_xlabel(r"alignment $\rho$")
-    ax.set_ylabel("field")
-    ax.set_title(title or f"{model.prior}, theta={model.theta:g}, alpha={model.alpha:.4g}: {cert.status}"
-                 f" ({'certified' if cert.certified else 'not certified'})", fontsize=9)
-    ax.legend(fontsize=7, loc="best")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    )]

@@ -1,8 +1,7 @@
-"""Finite-size checks: ``finite_size.rate`` and ``simulator.reduced_exact`` (DESIGN.md sections 2, 3).
+"""Finite-size checks: ``finite_size.rate`` and ``simulator.reduced_exact`` (docs/design.md sections 2, 3).
 
-Signature as in :mod:`verify._checks_sga`: ``check_xxx(model_cfg, *, seed, quick,
-figure_dir=None) -> list[CheckRecord]`` with ``model_cfg`` a :class:`numerics.Problem`.
-Numerical evidence only (``certified=False``).
+Signature ``check_xxx(case, ctx) -> list[CheckRecord]``; the finite instance is
+``case.problem``. Numerical evidence only (``certified=False``).
 """
 
 from __future__ import annotations
@@ -16,19 +15,22 @@ from scipy.stats import ks_2samp
 from ...numerics import Problem, Schedule, simulate
 from ...theory import evaluate
 
-from ._sga import _fig_path, _pyplot, _scaled_problem, loglog_fit, one_step_increments
+from ..render import figures
+from ._case import Case
+from ._common import loglog_fit, one_step_increments, scaled_problem
+from ._context import CheckContext
 from ._record import CheckRecord
 
 
-def check_finite_size(model_cfg: Problem, *, seed: int = 0, quick: bool = True, figure_dir=None) -> list[CheckRecord]:
+def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``finite_size.rate``: Monte Carlo mean of ``<P_q g, xi>`` at finite ``(R, L, d)`` vs ``F(rho)``.
 
-    Uses ``(theta, alpha = R/L, beta, sigma2, prior, d)`` of ``model_cfg``; ``L`` runs over
+    Uses ``(theta, alpha = R/L, beta, sigma2, prior, d)`` of the case; ``L`` runs over
     ``L_0 2^j`` (``j = 0..4``, 1.2 decades) from ``L_0 = max(16, 10 / alpha)`` (``R ~ 10``:
     below that the error is pre-asymptotic, flat in ``L``)
     at (as nearly as integers allow) the same ``alpha``; at ``rho = 0.5`` (quick) or
     ``rho in {-0.5, 0.5}``. Samples: one step of the exact reduced chain with a tiny
-    step (:func:`verify._checks_sga.one_step_increments`), ``n`` draws per ``L`` with
+    step (:func:`._common.one_step_increments`), ``n`` draws per ``L`` with
     ``n`` proportional to ``L``, so the Monte Carlo standard error (per-draw variance
     ``~ c / L``) shrinks like ``1/L``, as the bias does.
 
@@ -41,8 +43,10 @@ def check_finite_size(model_cfg: Problem, *, seed: int = 0, quick: bool = True, 
     Carlo resolution at most ``L`` (weak signals) the slope is reported as undetermined.
     """
     t0 = time.perf_counter()
-    m0 = model_cfg.model
-    alpha = model_cfg.R / model_cfg.L
+    problem = case.problem
+    quick = ctx.quick
+    m0 = problem.model
+    alpha = problem.R / problem.L
     # the O(1/L) regime needs many informative tokens: start at R ~ 10
     L0 = max(16, int(math.ceil(10 / alpha))) if alpha > 0 else 16
     Ls = [L0 * 2**j for j in range(5)]
@@ -54,9 +58,9 @@ def check_finite_size(model_cfg: Problem, *, seed: int = 0, quick: bool = True, 
     rows = []
     for rho in rhos:
         for j, L in enumerate(Ls):
-            cfg = _scaled_problem(model_cfg, L)
+            cfg = scaled_problem(problem, L)
             n = int(max(200, c_n * L))
-            x, _ = one_step_increments(cfg, rho, n, seed + 101 * j + int(1000 * (rho + 1)))
+            x, _ = one_step_increments(cfg, rho, n, ctx.seed_for(case.name, "finite_size.rate", L, repr(rho)))
             Fv = float(evaluate(cfg.model, rho).field)
             rows.append({"rho": rho, "L": L, "R": cfg.R, "n": n, "mean": float(x.mean()), "F": Fv,
                          "err": float(x.mean()) - Fv, "se": float(x.std(ddof=1) / math.sqrt(n))})
@@ -88,27 +92,9 @@ def check_finite_size(model_cfg: Problem, *, seed: int = 0, quick: bool = True, 
     slope_ok = slope is None or abs(slope + 1) <= 2 * slope_se + 0.3
     ok = p_model > 1e-3 and slope_ok and small
     figs = []
-    path = _fig_path(figure_dir, "finite_size", model_cfg)
+    path = ctx.figure("finite_size", case)
     if path is not None:
-        plt = _pyplot()
-        fig, ax = plt.subplots(figsize=(6.4, 4.0))
-        for rho in rhos:
-            sel = np.array([r["rho"] == rho for r in rows])
-            ax.errorbar(Larr[sel], np.abs(err[sel]), yerr=2 * se[sel], fmt="o", ms=4, label=f"|mean - F|, rho={rho}")
-            C = Cs[str(rho)]["C"]
-            if C != 0:
-                ax.plot(Larr[sel], abs(C) / Larr[sel], "--", lw=1, label=f"|C|/L, C={C:.3g}")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("L (alpha fixed)")
-        ax.set_ylabel("error of the MC mean gradient")
-        ttl = "free slope " + (f"{slope:.2f}+-{slope_se:.2f}" if slope is not None else "undetermined (bias below MC error)")
-        ax.set_title(ttl, fontsize=9)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        figs.append(str(path))
+        figs.append(figures.finite_size(path, rows, rhos, Cs, slope, slope_se))
     slope_txt = (f"free log-log slope {slope:.2f} +- {slope_se:.2f}" if slope is not None
                  else f"bias resolved at only {int(resolved.sum())}/{len(rows)} points: slope undetermined")
     return [CheckRecord(
@@ -120,14 +106,14 @@ def check_finite_size(model_cfg: Problem, *, seed: int = 0, quick: bool = True, 
                  "slope": slope, "slope_se": slope_se, "resolved_points": int(resolved.sum()),
                  "criteria": {"C_over_L_not_rejected": p_model > 1e-3, "slope_consistent": slope_ok,
                               "small_at_largest_L": small},
-                 "d": model_cfg.d, "figures": figs},
+                 "d": problem.d, "figures": figs},
         model=m0.as_dict(), seconds=time.perf_counter() - t0)]
 
 
-def check_reduced_exact(model_cfg: Problem, *, seed: int = 0, quick: bool = True, figure_dir=None) -> list[CheckRecord]:
+def check_reduced_exact(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``simulator.reduced_exact``: two-sample KS of ``rho_k`` laws, reduced vs full simulator.
 
-    Parameter sets: ``model_cfg``'s ``(theta, alpha, beta, sigma2, prior)`` scaled to
+    Parameter sets: the case's ``(theta, alpha, beta, sigma2, prior)`` scaled to
     ``L ~ 60`` tokens in ``d = 5``, and a fixed strong-signal Rademacher set
     (``theta = 2, R = 10, L = 40, d = 4``). From ``rho_0 = 0.3`` with constant step
     ``0.2``, after ``1`` and ``5`` steps; ``400`` (quick) / ``2000`` runs per simulator,
@@ -135,13 +121,14 @@ def check_reduced_exact(model_cfg: Problem, *, seed: int = 0, quick: bool = True
     (Bonferroni).
     """
     t0 = time.perf_counter()
-    runs = 400 if quick else 2000
-    sets = [_scaled_problem(model_cfg, 60, d=5),
+    runs = 400 if ctx.quick else 2000
+    sets = [scaled_problem(case.problem, 60, d=5),
             Problem(theta=2.0, R=10, L=40, d=4, prior="rademacher")]
     tests = []
     for i, cfg in enumerate(sets):
         sims = [simulate(cfg, Schedule.constant(0.2), steps=5, runs=runs, simulator=sim, rho0=0.3,
-                         seed=seed + 17 * i + j) for j, sim in enumerate(("reduced", "full"))]
+                         seed=ctx.seed_for(case.name, "simulator.reduced_exact", i, sim))
+                for sim in ("reduced", "full")]
         for k in (1, 5):
             a, b = sims[0].rho[:, k], sims[1].rho[:, k]
             res = ks_2samp(a, b)
@@ -156,4 +143,4 @@ def check_reduced_exact(model_cfg: Problem, *, seed: int = 0, quick: bool = True
         message=(f"{len(tests)} two-sample KS tests (reduced vs full, {runs} runs each, steps 1 and 5): "
                  f"smallest p = {pmin:.3g} (Bonferroni level {level:.1e})"),
         details={"tests": tests, "runs": runs},
-        model=model_cfg.model.as_dict(), seconds=time.perf_counter() - t0)]
+        model=case.model.as_dict(), seconds=time.perf_counter() - t0)]

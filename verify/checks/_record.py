@@ -1,14 +1,16 @@
-"""The check record (DESIGN.md section 3)."""
+"""The check record (docs/design.md section 3)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
 KINDS = ("condition", "consistency")
-#: consistency checks pass or fail; conditions hold, do not hold, or are undecided
+#: consistency checks pass or fail; conditions hold, do not hold, or are undecided; either
+#: kind is ``inconclusive`` when nothing decisive was measured (a budget too small, an effect
+#: below the Monte Carlo error) -- it never counts as a pass, and it does not fail the suite
 STATUSES = {
-    "consistency": ("pass", "fail"),
-    "condition": ("holds", "fails", "undecided"),
+    "consistency": ("pass", "fail", "inconclusive"),
+    "condition": ("holds", "fails", "undecided", "inconclusive"),
 }
 
 
@@ -24,7 +26,9 @@ class CheckRecord:
         ``condition``: a hypothesis or claim of the theorem, which may hold or not;
         ``consistency``: theory vs numerics, which must pass.
     status : str
-        ``pass``/``fail`` (consistency) or ``holds``/``fails``/``undecided`` (condition).
+        ``pass``/``fail`` (consistency) or ``holds``/``fails``/``undecided`` (condition), or
+        ``inconclusive`` (either kind) when nothing decisive was measured; the message then
+        says what budget would decide it.
     value, threshold : float or None
         The measured figure and what it is compared with.
     certified : bool
@@ -59,7 +63,7 @@ class CheckRecord:
     @property
     def failed(self) -> bool:
         """A consistency check that did not pass (the only thing that fails the suite)."""
-        return self.kind == "consistency" and self.status != "pass"
+        return self.kind == "consistency" and self.status == "fail"
 
     def as_dict(self) -> dict:
         return asdict(self)

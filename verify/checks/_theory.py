@@ -1,24 +1,29 @@
-"""Checks that only need ``theory``: ``derivation.quadrature``, ``field.endpoints``."""
+"""Model-independent checks that only need ``theory``: ``derivation.quadrature``, ``field.endpoints``.
+
+They run once per suite, not per case; ``case`` is ignored."""
 
 from __future__ import annotations
 
 import time
 
-from ...theory import derive
-from ...theory._quadrature import cross_check
+from ...theory import cross_check, derive
 
+from ._case import Case
+from ._context import CheckContext
 from ._record import CheckRecord
 
 
-def check_quadrature(n_points: int = 3, dps: int = 50, seed: int = 0) -> CheckRecord:
-    """``derivation.quadrature``: symbolic lemmas vs mpmath quadrature at random parameters."""
+def check_quadrature(case: Case | None, ctx: CheckContext) -> list[CheckRecord]:
+    """``derivation.quadrature``: symbolic lemmas vs mpmath quadrature at random parameters
+    (``ctx.quadrature_points`` per prior at ``ctx.quadrature_dps`` digits)."""
     t0 = time.perf_counter()
+    n_points, dps, seed = ctx.quadrature_points, ctx.quadrature_dps, ctx.seed_for("derivation.quadrature")
     res = cross_check(n_points=n_points, dps=dps, seed=seed)
     worst = max(res.comparisons, key=lambda c: c.rel_diff)
     per_lemma: dict[str, float] = {}
     for c in res.comparisons:
         per_lemma[c.lemma] = max(per_lemma.get(c.lemma, 0.0), c.rel_diff)
-    return CheckRecord(
+    return [CheckRecord(
         id="derivation.quadrature",
         kind="consistency",
         status="pass" if res.passed else "fail",
@@ -37,10 +42,10 @@ def check_quadrature(n_points: int = 3, dps: int = 50, seed: int = 0) -> CheckRe
             "worst": {"lemma": worst.lemma, "params": worst.params, "rel_diff": worst.rel_diff},
         },
         seconds=time.perf_counter() - t0,
-    )
+    )]
 
 
-def check_endpoints() -> CheckRecord:
+def check_endpoints(case: Case | None, ctx: CheckContext) -> list[CheckRecord]:
     """``field.endpoints``: ``F(+-1) = 0`` symbolically, both priors and the sparse limit."""
     t0 = time.perf_counter()
     found = {}
@@ -49,7 +54,7 @@ def check_endpoints() -> CheckRecord:
         found[prior] = [str(e) for e in d.endpoints]
         found[f"{prior}/sparse"] = [str(e) for e in d.sparse.endpoints]
     ok = all(v == ["0", "0"] for v in found.values())
-    return CheckRecord(
+    return [CheckRecord(
         id="field.endpoints",
         kind="consistency",
         status="pass" if ok else "fail",
@@ -61,4 +66,4 @@ def check_endpoints() -> CheckRecord:
         else f"F(+-1) did not simplify to 0: {found}",
         details={"simplified": found, "reason": "F = (1 - rho^2) j'(rho) with j' finite at rho = +-1"},
         seconds=time.perf_counter() - t0,
-    )
+    )]

@@ -1,6 +1,6 @@
-"""Command-line entry point ``sigrec`` (DESIGN.md section 4).
+"""Command-line entry point ``sigrec`` (docs/design.md section 4).
 
-The CLI only parses and prints. Each command lives in its own ``_cmd_*.py`` module
+The CLI only parses and prints. Each command lives in its own module ``_<command>.py``
 exposing ``register(subparsers)``, which adds a parser and sets ``run=<callable>``;
 the callable takes the parsed namespace and returns the exit code. A ``ValueError``
 (bad input) becomes ``error: <message>`` on stderr with exit code 2, never a
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
-        importlib.import_module(f"sigrec.verify.cli._{name}").register(sub)
+        importlib.import_module(f"._{name}", __package__).register(sub)
     return parser
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 from rich.console import Console
 
 from ._args import add_out_argument
-from ..render._notes import compare, write_notes
-from ..studies._reproduce import configurations, run_config
-from ..suite._runner import SuiteConfig, run_suite
+from ..render import compare_notes as compare
+from ..render import write_notes
+from ..studies import configurations, run_config
+from ..suite import SuiteConfig, run_suite
 
 
 def register(sub) -> None:

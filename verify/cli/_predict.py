@@ -1,4 +1,4 @@
-"""``sigrec predict``: plain and step-size-corrected ODE predictions of the mean alignment (issue 6)."""
+"""``sigrec predict``: plain and step-size-corrected ODE predictions of the mean alignment."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ def register(sub) -> None:
     p = sub.add_parser(
         "simulate",
         help="simulate projected stochastic gradient ascent (full or exact reduced chain)",
-        description="Run independent copies of the projected SGA recursion of DESIGN section 1, "
+        description="Run independent copies of the projected SGA recursion of docs/design.md section 1, "
         "with the full d-dimensional simulator or the exact reduced alignment chain (section 2).",
     )
     p.add_argument("--simulator", choices=("reduced", "full"), default="reduced", help="default reduced")

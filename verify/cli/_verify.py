@@ -8,18 +8,20 @@ from rich.table import Table
 
 from ._args import add_json_flag, add_out_argument
 from ._output import emit_json, stderr_progress
-from ..render._report import write_report
-from ..suite._runner import PRESETS, SuiteConfig, run_suite
+from ..render import write_report
+from ..suite import PRESETS, SuiteConfig, run_suite
 
-_STYLE = {"pass": "green", "holds": "green", "fail": "bold red", "fails": "yellow", "undecided": "magenta"}
+_STYLE = {"pass": "green", "holds": "green", "fail": "bold red", "fails": "yellow", "undecided": "magenta",
+          "inconclusive": "magenta"}
 
 
 def register(sub) -> None:
     p = sub.add_parser(
         "verify",
         help="run the verification suite and write report.json / report.md",
-        description="Run every check; exit 0 iff every consistency check passes "
-        "(conditions that do not hold are findings, not failures).",
+        description="Run every check; exit 0 iff no consistency check fails "
+        "(conditions that do not hold are findings, not failures; inconclusive checks are listed, "
+        "with the budget that would decide them, and do not fail the run).",
     )
     p.add_argument("--preset", choices=PRESETS, default="quick", help="quick (default) or paper")
     add_out_argument(p, "sigrec-report", "output folder")
@@ -58,8 +60,9 @@ def run(args) -> int:
         out.print(t)
         s = result.summary
         out.print(
-            f"{s['consistency_passed']} consistency checks passed, {s['consistency_failed']} failed; "
-            f"conditions: {s['conditions_holding']} hold, {s['conditions_failing']} do not, "
-            f"{s['conditions_undecided']} undecided. Report: {args.out / 'report.md'} ({result.seconds:.1f} s)"
+            f"{s['consistency_passed']} consistency checks passed, {s['consistency_failed']} failed, "
+            f"{s['consistency_inconclusive']} inconclusive; conditions: {s['conditions_holding']} hold, "
+            f"{s['conditions_failing']} do not, {s['conditions_undecided']} undecided, "
+            f"{s['conditions_inconclusive']} inconclusive. Report: {args.out / 'report.md'} ({result.seconds:.1f} s)"
         )
     return 0 if result.ok else 1

@@ -1,6 +1,6 @@
 """``sigrec notes``: the derivation appendix, generated from the sympy objects.
 
-Every display formula below is printed by :func:`theory._latex.tex` from an object
+Every display formula below is printed by ``theory.tex`` from an object
 of ``theory`` (or from a sympy expression assembled here from those objects); the
 prose around them is fixed text. Numbers come from seeded runs, rounded, so the
 output is reproducible and ``--check`` can compare it exactly.
@@ -14,12 +14,11 @@ from pathlib import Path
 
 import sympy as sp
 
-from ...theory import derive, monotone_analysis
-from ...theory._latex import tex
-from ...theory._symbols import rho
+from ...theory import derive, monotone_analysis, symbols, tex
 
 from ._document import Document
 
+rho = symbols.rho
 TEXT_FILES = ("appendix.tex", "appendix.md")
 
 
@@ -169,18 +168,22 @@ def _monotone_section(doc: Document) -> None:
 
 
 def _phase_section(doc: Document, out: Path) -> None:
-    from ..studies._phase import phase_diagram, plot
+    from ..studies import phase_diagram
+    from ..studies import plot_phase as plot
 
     doc.section("Phase diagram")
     pd = phase_diagram(n_theta=32, n_alpha=32, theta_max=4.0, alpha_min=1e-4)
     plot(pd, out / "phase.png")
-    counts = {k: int((pd.status == k).sum()) for k in ("monotone", "bistable", "undecided")}
+    counts = pd.counts()
+    cells = sum(counts.values())
+    certified = "every cell is certified" if pd.all_certified else "the undecided cells are not certified"
     doc.para(
         f"Fixed prior, $\\beta=\\sigma^2=1$, on a ${len(pd.thetas)}\\times{len(pd.alphas)}$ grid of "
-        f"$\\theta\\in(0,4]$ and log-spaced $\\alpha\\in[10^{{-4}},1]$: every grid point is certified by interval "
-        f"arithmetic ({counts['monotone']} monotone, {counts['bistable']} bistable, {counts['undecided']} "
-        f"undecided) and the certified status disagrees with the closed-form boundary $\\alpha_c(\\theta)$ at "
-        f"{pd.disagreements} points. The sparse row ($\\alpha=0$) switches at $\\beta\\theta=1$."
+        f"$\\theta\\in(0,4]$ and log-spaced $\\alpha\\in[10^{{-4}},1]$, plus the sparse row $\\alpha=0$ "
+        f"({cells} cells): interval arithmetic finds {counts['monotone']} monotone, {counts['bistable']} bistable "
+        f"and {counts['undecided']} undecided cells ({certified}); the certified status disagrees with the "
+        f"closed-form boundary $\\alpha_c(\\theta)$ at {pd.disagreements} points. The sparse row switches at "
+        f"$\\beta\\theta=1$."
     )
     doc.figure("phase.png", "Certified landscape over (theta, alpha): monotone (blue) and bistable (orange); "
                             "black: closed-form alpha_c(theta); dashed: sparse threshold beta*theta = 1.")
@@ -293,51 +296,18 @@ def _verification_section(doc: Document, result) -> None:
               caption="Verification records (values rounded to three significant digits).")
 
 
-def _claims_section(doc: Document, result, extra_claims=()) -> None:
-    from ...theory import Model
-
+def _claims_section(doc: Document, claims) -> None:
+    """The claims ledger: verdicts decided in :mod:`verify.suite` (``Claim`` objects), rendered."""
     doc.section("The paper's claims")
-    by = {}
-    for r in result.records:
-        by.setdefault(r.id, []).append(r)
-
-    def status(check_id):
-        recs = by.get(check_id, [])
-        return [r.status for r in recs]
-
-    weak = Model.from_counts(0.25, 500, 10_500)
-    from ...theory import evaluate
-
-    nu1 = float(evaluate(weak, [1.0]).noise_mass[0])
-    mono = {r.details.get("case"): r.status for r in by.get("field.monotone", [])}
-    rows = [
-        ["1. limit objective and ODE exist, one-dimensional in rho",
-         "holds" if all(s == "pass" for s in status("derivation.quadrature") + status("field.endpoints"))
-         else "FAILS", "all", "symbolic derivation; 50-digit quadrature; Monte Carlo (tests)"],
-        ["2. landscape strictly monotone, no spurious traps",
-         "holds only if beta*theta <= 1 or alpha >= alpha_c",
-         "fails for " + ", ".join(sorted(c for c, s in mono.items() if s == "fails")),
-         "interval certificates (`field.monotone`) and closed form alpha_c"],
-        ["4. q_k -> +-xi (recovery up to sign)",
-         "holds: every interior equilibrium is unstable" if all(
-             e["stability"] == "unstable" for r in by.get("field.stability", []) for e in r.details["interior"])
-         else "FAILS: a stable interior equilibrium",
-         "all cases checked; the sign is decided by the ODE basin of the start in the bistable regime",
-         "certified stability of interior equilibria (`field.stability`)"],
-        ["5. nuisance attention mass vanishes",
-         "does not hold at fixed theta",
-         f"vanishes only for alpha = 1; {_g(nu1)} at rho = 1 for theta = 0.25, R = 500, N = 10,000",
-         "closed form nu(1) = (1-alpha)/(alpha e^{beta theta} + 1 - alpha)"],
-    ]
-    rows.extend(extra_claims)
-    rows.sort(key=lambda row: int(row[0].split(".")[0]))
+    rows = [[f"{c.number}. {c.statement}", f"{c.status}: {c.verdict}", c.regime, c.evidence] for c in claims]
     doc.table(["claim", "verdict", "regime", "evidence"], rows,
-              caption="The claims of DESIGN.md section 5 with the toolkit's verdict.", widths=(3.0, 2.6, 3.8, 3.0))
+              caption="The paper's claims with the toolkit's verdict.", widths=(3.0, 3.2, 3.6, 2.8))
 
 
-def _reproduce_section(doc: Document, out: Path, results) -> list:
-    """The flagship reproduction; returns extra claim rows (claim 6)."""
-    from ..studies._reproduce import PAPER_MEAN_FINAL_ALIGNMENT, PROTOCOL, plot
+def _reproduce_section(doc: Document, out: Path, results) -> None:
+    """The flagship reproduction (its claim verdict is decided in :mod:`verify.suite`)."""
+    from ..studies import PAPER_MEAN_FINAL_ALIGNMENT, PROTOCOL
+    from ..studies import plot_reproduction as plot
 
     doc.section("Reproduction of the flagship experiment")
     p = PROTOCOL
@@ -362,29 +332,9 @@ def _reproduce_section(doc: Document, out: Path, results) -> list:
     figs = plot(results, out)
     doc.figure(Path(figs[0]).name, "Alignment against iteration: mean and 10-90% band over 30 runs; plain ODE "
                                    "(dashed) and finite-step corrected ODE (dotted) on the same time axis.")
-    flag = results[0]
-    ok = flag.mean_final_alignment >= 0.99
-    return [["6. experiments: 30 runs, mean final alignment 0.9965",
-             f"reproduced: {_g(flag.mean_final_alignment, 4)}" if ok else
-             f"NOT reproduced: {_g(flag.mean_final_alignment, 4)}",
-             f"flagship theta = 0.25, R = 500, N = 10,000 with d = {p.d} and the schedule above; "
-             "at large d or slowly decaying steps the drag holds the iterates below 0.99",
-             "`sigrec reproduce` (exact reduced simulator)"]]
 
 
-def _tracking_claim(result) -> list:
-    recs = [r for r in result.records if r.id == "sga.tracking"]
-    if not recs:
-        return []
-    ok = all(r.status == "pass" for r in recs)
-    return [["3. the recursion tracks the ODE (asymptotic pseudotrajectory)",
-             "consistent" if ok else "NOT consistent",
-             "error shrinks with t, with the step scale and with 1/L; at practical steps the renormalisation "
-             "drag is an O(eta d/L) correction",
-             "`sga.tracking` (restarted-flow error, fitted exponents)"]]
-
-
-def build(out: Path, result=None, schedule=None, extra_sections=(), extra_claims=(), reproduction=None) -> Document:
+def build(out: Path, result=None, schedule=None, extra_sections=(), reproduction=None) -> Document:
     """Assemble the appendix (figures are written into ``out``)."""
     doc = Document("Signal recovery by softmax attention: derivation appendix (generated by sigrec)")
     _model_section(doc)
@@ -399,19 +349,19 @@ def build(out: Path, result=None, schedule=None, extra_sections=(), extra_claims
         fn(doc, out)
     if result is not None:
         _effective_section(doc, out, result)
-    claims = list(extra_claims)
     if reproduction is not None:
-        claims = _reproduce_section(doc, out, reproduction) + claims
+        _reproduce_section(doc, out, reproduction)
     if result is not None:
+        from ..suite import claims
+
         _verification_section(doc, result)
-        _claims_section(doc, result, _tracking_claim(result) + claims)
+        _claims_section(doc, claims(result.records, reproduction))
     return doc
 
 
-def write_notes(out: Path, result=None, schedule=None, extra_sections=(), extra_claims=(),
-                reproduction=None) -> list[Path]:
+def write_notes(out: Path, result=None, schedule=None, extra_sections=(), reproduction=None) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    doc = build(out, result, schedule, extra_sections, extra_claims, reproduction)
+    doc = build(out, result, schedule, extra_sections, reproduction)
     (out / "appendix.tex").write_text(doc.latex())
     (out / "appendix.md").write_text(doc.markdown())
     return [out / f for f in TEXT_FILES]

@@ -1,12 +1,15 @@
-"""``report.json`` and ``report.md`` (DESIGN.md section 4)."""
+"""``report.json`` and ``report.md`` (docs/design.md section 4)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..suite._environment import environment
-from ..cli._output import to_json
-from ..suite._runner import SuiteResult
+from ._json import to_json
+
+
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell: ``|`` escaped (so ``|rho|`` stays ``|rho|``), one line."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def _fmt(x) -> str:
@@ -17,9 +20,13 @@ def _fmt(x) -> str:
     return str(x)
 
 
-def report_dict(result: SuiteResult) -> dict:
+def report_dict(result) -> dict:
+    """The JSON report of a :class:`verify.suite.SuiteResult`."""
+    from ..suite import environment
+
     return {
         "checks": [r.as_dict() for r in result.records],
+        "claims": [c.as_dict() for c in result.claims],
         "summary": dict(result.summary, seconds=round(result.seconds, 3)),
         "config": result.config.as_dict(),
         "figures": list(result.figures),
@@ -34,7 +41,10 @@ def markdown(report: dict) -> str:
         "",
         f"Preset `{report['config']['preset']}`, seed {report['config']['seed']}, "
         f"{s['checks']} checks in {s['seconds']:.1f} s. "
-        f"**{'All consistency checks pass.' if s['ok'] else 'Some consistency checks FAIL.'}**",
+        f"**{'No consistency check fails.' if s['ok'] else 'Some consistency checks FAIL.'}**"
+        + (f" Inconclusive (nothing decisive measured; each message says what budget would decide it): "
+           f"{s.get('consistency_inconclusive', 0)} consistency, {s.get('conditions_inconclusive', 0)} conditions."
+           if s.get("consistency_inconclusive") or s.get("conditions_inconclusive") else ""),
         "",
         "Consistency checks compare theory with numerics and must pass. Conditions are "
         "hypotheses or claims of the theorem: one that does not hold is a finding, not a failure. "
@@ -48,8 +58,14 @@ def markdown(report: dict) -> str:
         evidence = "certified" if r["certified"] else "numerical"
         lines.append(
             f"| `{r['id']}` | {r['details'].get('case', '')} | {r['kind']} | **{r['status']}** | {_fmt(r['value'])} | "
-            f"{_fmt(r['threshold'])} | {evidence} | {r['message'].replace('|', '/')} |"
+            f"{_fmt(r['threshold'])} | {evidence} | {_cell(r['message'])} |"
         )
+    if report.get("claims"):
+        lines += ["", "## The paper's claims", "",
+                  "| claim | status | verdict | regime | evidence |", "|---|---|---|---|---|"]
+        for c in report["claims"]:
+            lines.append(f"| {c['number']}. {_cell(c['statement'])} | **{c['status']}** | {_cell(c['verdict'])} | "
+                         f"{_cell(c['regime'])} | {_cell(c['evidence'])} |")
     cases = report["config"].get("cases", [])
     if cases:
         lines += ["", "## Cases", ""]
@@ -75,7 +91,7 @@ def markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
-def write_report(result: SuiteResult, out: Path) -> dict:
+def write_report(result, out: Path) -> dict:
     """Write ``report.json`` and ``report.md`` into ``out``; return the report dict."""
     out.mkdir(parents=True, exist_ok=True)
     rep = report_dict(result)

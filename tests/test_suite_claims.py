@@ -1,0 +1,107 @@
+"""The suite's plan, the claim verdicts computed from records, and the report rendering."""
+
+import json
+
+import pytest
+
+from sigrec.verify import CASES, Case, CheckRecord, SuiteConfig, claims, markdown
+from sigrec.verify.suite import plan
+
+
+def _rec(id_, kind, status, case=None, value=None, certified=False, **details):
+    if case is not None:
+        details["case"] = case
+    return CheckRecord(id=id_, kind=kind, status=status, value=value, threshold=None, certified=certified,
+                       message=f"{id_} says |rho| = 0.5", details=details)
+
+
+def _by_number(cs):
+    return {c.number: c for c in cs}
+
+
+def test_monotone_claim_is_partial_when_cases_disagree_and_lists_them():
+    recs = [_rec("field.monotone", "condition", "holds", "a", certified=True),
+            _rec("field.monotone", "condition", "fails", "b", certified=True),
+            _rec("field.monotone", "condition", "fails", "c", certified=True)]
+    c = _by_number(claims(recs))[2]
+    assert c.status == "partial"
+    assert "b, c" in c.regime and "a" in c.regime and "certified" in c.evidence
+    only_fail = _by_number(claims(recs[1:]))[2]
+    assert only_fail.status == "fails"
+    undecided = _by_number(claims([_rec("field.monotone", "condition", "undecided", "u")]))[2]
+    assert undecided.status == "undecided" and "u" in undecided.verdict
+
+
+def test_recovery_claim_follows_certified_stability():
+    ok = _rec("field.stability", "consistency", "pass", "a", interior=[{"stability": "unstable"}])
+    bad = _rec("field.stability", "consistency", "pass", "b", interior=[{"stability": "stable"}])
+    assert _by_number(claims([ok]))[4].status == "holds"
+    assert _by_number(claims([ok, bad]))[4].status == "fails"
+
+
+def test_filtering_claim_quotes_the_recorded_value_not_typed_prose():
+    rec = _rec("sga.filtering.vanishes", "condition", "fails", "weak", value=0.123456)
+    c = _by_number(claims([rec]))[5]
+    assert c.status == "fails" and "0.123" in c.verdict and "weak" in c.verdict
+
+
+def test_no_records_no_claims_and_limit_claim_needs_passing_checks():
+    assert claims([]) == ()
+    good = [_rec("derivation.quadrature", "consistency", "pass", value=1e-60),
+            _rec("field.endpoints", "consistency", "pass")]
+    assert _by_number(claims(good))[1].status == "holds"
+    bad = good[:1] + [_rec("field.endpoints", "consistency", "fail")]
+    assert _by_number(claims(bad))[1].status == "fails"
+
+
+def test_plan_runs_model_independent_checks_once_and_respects_case_selection():
+    steps = plan(SuiteConfig.preset_config("quick"))
+    labels = [label for label, _, _ in steps]
+    assert labels[:2] == ["derivation.quadrature", "field.endpoints"]
+    assert labels[-1] == "sga.effective_drift"
+    assert labels.count("derivation.quadrature") == 1
+    # theory-only cases get no simulation checks
+    sparse = [label for label in labels if label.endswith(": sparse-bistable")]
+    assert sparse and all(label.split(":")[0].startswith(("field.", "ode.")) for label in sparse)
+    # the finite-size case selects only its checks
+    finite = {label.split(":")[0] for label in labels if label.endswith(": finite-size")}
+    assert finite == {"field.monotone", "field.stability", "field.phase_boundary", "ode.lyapunov", "finite_size.rate"}
+    only_field = plan(SuiteConfig(checks=("field.*",), cases=(Case("mine", 0.5, 0.1),)))
+    assert [label for label, _, _ in only_field] == ["field.endpoints", "field.monotone: mine",
+                                                      "field.stability: mine", "field.phase_boundary: mine"]
+
+
+def test_report_markdown_keeps_absolute_value_bars_and_renders_claims():
+    recs = [_rec("field.monotone", "condition", "holds", "a", certified=True)]
+    report = {"checks": [r.as_dict() for r in recs], "claims": [c.as_dict() for c in claims(recs)],
+              "summary": {"checks": 1, "seconds": 0.1, "ok": True},
+              "config": {"preset": "quick", "seed": 1, "cases": []},
+              "environment": {"python": "3", "platform": "x", "git_commit": None, "packages": {}}}
+    md = markdown(json.loads(json.dumps(report)))
+    assert "/rho/" not in md and r"\|rho\| = 0.5" in md
+    assert "## The paper's claims" in md and "| 2. " in md
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_builtin_cases_are_valid(case):
+    assert case.model is not None
+    if case.simulated:
+        assert case.problem.L == case.L
+    else:
+        with pytest.raises(ValueError, match="theory-only"):
+            case.problem
+
+
+def test_inconclusive_is_neither_a_pass_nor_a_failure():
+    from sigrec.verify.suite import summarize
+
+    recs = [_rec("sga.convergence", "consistency", "inconclusive", "a"),
+            _rec("sga.convergence.recovery", "condition", "inconclusive", "a"),
+            _rec("field.endpoints", "consistency", "pass")]
+    s = summarize(recs)
+    assert s["ok"] and not recs[0].failed
+    assert s["consistency_inconclusive"] == 1 and s["conditions_inconclusive"] == 1
+    assert s["consistency_passed"] == 1 and s["consistency_failed"] == 0
+    assert _rec("x", "consistency", "fail").failed
+    with pytest.raises(ValueError, match="status"):
+        _rec("x", "consistency", "holds")

@@ -1,0 +1,76 @@
+"""What every check receives besides its case: budget, seeds, figures, shared caches."""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ...theory import Certificate, Model, certify
+
+
+def _key(part) -> int:
+    """A stable integer for one part of a random-stream identity (strings by CRC-32)."""
+    if isinstance(part, (int, np.integer)) and part >= 0:
+        return int(part)
+    return zlib.crc32(str(part).encode())
+
+
+def derive_seed(root: int, *identity) -> int:
+    """A 63-bit seed for the unit named by ``identity`` (strings and non-negative ints).
+
+    ``SeedSequence(root, spawn_key=identity)``: streams of different units are
+    independent, and a unit's stream depends only on its identity, never on the order
+    in which units run.
+    """
+    ss = np.random.SeedSequence(int(root), spawn_key=tuple(_key(p) for p in identity))
+    return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+@lru_cache(maxsize=64)
+def certificate(model: Model, prec: int = 128) -> Certificate:
+    """``theory.certify`` of ``model``, computed once per model and precision."""
+    return certify(model, prec=prec)
+
+
+def equilibria(model: Model) -> tuple[float, ...]:
+    """Midpoints of the certified brackets of the interior equilibria of ``model``."""
+    return certificate(model).midpoints
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """The run-wide settings a check reads.
+
+    Attributes
+    ----------
+    seed : int
+        Root seed; a check draws from :meth:`seed_for` of its own identity.
+    quick : bool
+        The quick budget (``--preset quick``) instead of the paper budget.
+    figure_dir : Path or None
+        Where figures go (``None``: no figures).
+    quadrature_points, quadrature_dps : int
+        Random parameter points per prior and digits of ``derivation.quadrature``.
+    """
+
+    seed: int = 0
+    quick: bool = True
+    figure_dir: Path | None = None
+    quadrature_points: int = 2
+    quadrature_dps: int = 50
+
+    def seed_for(self, *identity) -> int:
+        """The seed of one unit of work (see :func:`derive_seed`)."""
+        return derive_seed(self.seed, *identity)
+
+    def figure(self, name: str, case) -> Path | None:
+        """``figure_dir / f"{name}-{case.name}.png"`` (created), or ``None`` without figures."""
+        if self.figure_dir is None:
+            return None
+        folder = Path(self.figure_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f"{name}-{case.name}.png"

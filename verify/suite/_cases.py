@@ -1,0 +1,66 @@
+"""The suite's built-in cases and presets (docs/design.md sections 3 and 5)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+from ..checks import Case
+
+PRESETS = ("quick", "paper")
+
+#: stochastic checks that a bistable or symmetric case adds to the field checks
+_BASINS = ("field.*", "ode.lyapunov", "sga.convergence", "sga.filtering")
+
+#: the paper's models (docs/design.md section 5) and the regimes around them
+CASES = (
+    Case.from_counts("paper-weak", 0.25, 500, 10_000, 100,
+                     "the paper's weak-signal setting: theta = 0.25, R = 500, N = 10,000"),
+    Case.from_counts("paper-bistable", 2.0, 500, 10_000, 3,
+                     "the paper's theta = 2 with R = 500, N = 10,000: beta*theta > 1 and alpha < alpha_c, "
+                     "so -xi attracts too (d = 3 so that uniform starts reach both basins)", checks=_BASINS),
+    Case.from_counts("rademacher", 1.0, 500, 4_500, 5,
+                     "symmetric signs: rho = 0 is an unstable equilibrium, both poles attract",
+                     prior="rademacher", checks=_BASINS),
+    Case.from_counts("finite-size", 3.0, 200, 800, 3,
+                     "a strong signal at small L where the O(1/L) bias of the finite-size gradient is resolved "
+                     "(on the paper's model it is below the Monte Carlo error)",
+                     checks=("field.*", "ode.lyapunov", "finite_size.rate")),
+    Case("sparse-bistable", 2.0, 0.0, description="sparse regime alpha -> 0 with beta*theta = 2 > 1: "
+         "interior equilibrium at rho* = -1/2"),
+    Case("sparse-monotone", 0.5, 0.0, description="sparse regime with beta*theta = 0.5 <= 1: monotone"),
+)
+
+
+@dataclass(frozen=True)
+class SuiteConfig:
+    """Everything a suite run depends on (recorded in the report).
+
+    ``checks`` selects checks for the whole run (ids or families such as ``"field.*"``);
+    each case narrows it further with its own ``checks``.
+    """
+
+    preset: str = "quick"
+    seed: int = 20260606
+    quadrature_points: int = 2
+    quadrature_dps: int = 50
+    cases: tuple = CASES
+    checks: tuple = ("*",)
+
+    @classmethod
+    def preset_config(cls, preset: str) -> "SuiteConfig":
+        if preset not in PRESETS:
+            raise ValueError(f"`preset` must be one of {PRESETS}, got {preset!r}")
+        if preset == "quick":
+            return cls(preset="quick")
+        return cls(preset="paper", quadrature_points=6)
+
+    def with_seed(self, seed: int) -> "SuiteConfig":
+        if seed < 0:
+            raise ValueError(f"`seed` must be >= 0, got {seed!r}")
+        return replace(self, seed=seed)
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["cases"] = [asdict(c) for c in self.cases]
+        d["checks"] = list(self.checks)
+        return d
