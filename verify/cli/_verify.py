@@ -6,10 +6,16 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from ._args import add_json_flag, add_out_argument
+from dataclasses import replace
+
+from ...theory import PRIORS
+from ._args import add_json_flag, add_out_argument, finite_float
 from ._output import emit_json, stderr_progress
 from ..render import write_report
-from ..suite import PRESETS, SuiteConfig, run_suite
+from ..suite import PRESETS, SuiteConfig, cases_from_toml, make_case, run_suite
+
+#: the flags that define one case of the user's own
+_CASE_FLAGS = ("theta", "alpha", "R", "L", "d", "beta", "sigma2", "prior", "name")
 
 _STYLE = {"pass": "green", "holds": "green", "fail": "bold red", "fails": "yellow", "undecided": "magenta",
           "inconclusive": "magenta"}
@@ -21,8 +27,24 @@ def register(sub) -> None:
         help="run the verification suite and write report.json / report.md",
         description="Run every check; exit 0 iff no consistency check fails "
         "(conditions that do not hold are findings, not failures; inconclusive checks are listed, "
-        "with the budget that would decide them, and do not fail the run).",
+        "with the budget that would decide them, and do not fail the run). Without case flags the "
+        "suite runs on its built-in cases; --theta with --R --L --d (a simulated case) or with --alpha "
+        "(theory only; 0 = sparse regime) runs it on your own model, --cases FILE.toml on several.",
     )
+    own = p.add_argument_group("your own case (instead of the built-in cases)")
+    own.add_argument("--theta", type=finite_float, help="signal strength (>= 0)")
+    own.add_argument("--alpha", type=finite_float, help="informative fraction for a theory-only case (0 = sparse)")
+    own.add_argument("--R", type=int, help="informative tokens of a simulated case")
+    own.add_argument("--L", type=int, help="tokens of a simulated case (R <= L)")
+    own.add_argument("--d", type=int, help="dimension of a simulated case (>= 2)")
+    own.add_argument("--beta", type=finite_float, help="inverse temperature (> 0), default 1")
+    own.add_argument("--sigma2", type=finite_float, help="noise variance (> 0), default 1")
+    own.add_argument("--prior", choices=PRIORS, help="signal prior, default fixed")
+    own.add_argument("--name", help="the case's name in the report (default: mine)")
+    p.add_argument("--cases", metavar="FILE.toml", help="several cases of your own: one [[case]] table each "
+                   "(keys name, theta, R, L or N, d or alpha, beta, sigma2, prior, checks, description)")
+    p.add_argument("--checks", metavar="ID,...", help="run only these checks: ids or families such as field.* "
+                   "(default: every check that applies)")
     p.add_argument("--preset", choices=PRESETS, default="quick", help="quick (default) or paper")
     add_out_argument(p, "sigrec-report", "output folder")
     p.add_argument("--seed", type=int, default=None, help="override the preset's seed")
@@ -30,10 +52,34 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def _config(args) -> SuiteConfig:
+    """The suite configuration: preset, seed, and the user's cases and check selection."""
     config = SuiteConfig.preset_config(args.preset)
     if args.seed is not None:
         config = config.with_seed(args.seed)
+    flags = {k: getattr(args, k) for k in _CASE_FLAGS if getattr(args, k) is not None}
+    if flags and args.cases:
+        raise ValueError("give either case flags (--theta ...) or --cases FILE.toml, not both")
+    if flags:
+        if "theta" not in flags:
+            raise ValueError("a case of your own needs --theta (with --R --L --d, or with --alpha)")
+        name = flags.pop("name", "mine")
+        config = replace(config, cases=(make_case(name, **flags),))
+    elif args.cases:
+        config = replace(config, cases=cases_from_toml(args.cases))
+    if args.checks is not None:
+        checks = tuple(c.strip() for c in args.checks.split(",") if c.strip())
+        if not checks:
+            raise ValueError("`checks` is empty: give check ids or families such as field.*")
+        from ..checks import select
+
+        select(checks)  # refuses unknown ids before anything runs
+        config = replace(config, checks=checks)
+    return config
+
+
+def run(args) -> int:
+    config = _config(args)
     with stderr_progress() as bar:
         task = bar.add_task("checks", total=None)
 
@@ -47,7 +93,7 @@ def run(args) -> int:
     else:
         probe = Console()
         out = probe if probe.is_terminal else Console(width=160)  # no truncation in logs
-        t = Table(title=f"sigrec verify --preset {config.preset}")
+        t = Table(title=f"sigrec verify --preset {config.preset}: " + ", ".join(c.name for c in config.cases))
         for col in ("check", "case", "kind", "status", "value", "threshold", "evidence"):
             t.add_column(col, no_wrap=True)
         for r in result.records:
@@ -58,6 +104,10 @@ def run(args) -> int:
                 "certified" if r.certified else "numerical",
             )
         out.print(t)
+        for r in result.records:
+            if r.status in ("inconclusive", "undecided"):
+                where = f" ({r.details['case']})" if r.details.get("case") else ""
+                out.print(f"[{_STYLE[r.status]}]{r.status}[/] {r.id}{where}: {r.message}", soft_wrap=True)
         s = result.summary
         out.print(
             f"{s['consistency_passed']} consistency checks passed, {s['consistency_failed']} failed, "

@@ -99,7 +99,7 @@ def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progre
     wall = time.perf_counter() - t0
     r0, rf = sim.initial_rho, sim.final_rho
     cert = certify(model)
-    eq = [0.5 * (e.lo + e.hi) for e in cert.equilibria]
+    eq = list(cert.midpoints)
     # plain ODE from each run's own start, on the recursion's time axis t_k
     flow = flow_map(model, r0[:, None], sim.times[None, :], equilibria=eq).rho
     limits = basins(model, r0, equilibria=eq).limit

@@ -4,6 +4,7 @@ from ._cases import CASES, PRESETS, SuiteConfig
 from ._claims import Claim, claims
 from ._environment import environment
 from ._runner import SuiteResult, plan, run_suite, summarize
+from ._user import cases_from_toml, make_case
 
-__all__ = ["CASES", "PRESETS", "Claim", "SuiteConfig", "SuiteResult", "claims", "environment", "plan",
-           "run_suite", "summarize"]
+__all__ = ["CASES", "PRESETS", "Claim", "SuiteConfig", "SuiteResult", "cases_from_toml", "claims", "environment",
+           "make_case", "plan", "run_suite", "summarize"]
