@@ -16,6 +16,7 @@ unbounded exponent range, so no rewriting is needed, at any precision.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -65,10 +66,12 @@ def _stable_coefficients(prior: str):
         return w, beta * theta * w * wbar, wbar
     sech = sp.sech(x)
     den = alpha + (1 - alpha) * sech
+    q = alpha / den  # in [0, 1]: never forms den**2, which underflows for tiny alpha
+    nm = (1 - alpha) * sech / den
     return (
-        alpha * sp.tanh(x) / den,
-        beta * theta * alpha * (alpha * sech**2 + (1 - alpha) * sech) / den**2,
-        (1 - alpha) * sech / den,
+        q * sp.tanh(x),
+        beta * theta * q * (q * sech**2 + nm),
+        nm,
     )
 
 
@@ -114,7 +117,19 @@ def _coefficients_numpy(model: Model, r: np.ndarray):
         logit = coef(r, t, a, b, s2)
         w, wbar = expit(logit), expit(-logit)
         return w, b * t * w * wbar, wbar
-    return tuple(np.broadcast_to(v, r.shape) for v in coef(r, t, a, b, s2))
+    # Rademacher, the form of _stable_coefficients in an order whose factors stay in
+    # [0, 1] (q = alpha/den, sech, nuisance mass): no overflow, and no 0/0 when
+    # alpha is tiny (den**2 would underflow)
+    # (log-odds form: q = expit(log alpha - log((1 - alpha) sech)), so that the
+    # nuisance mass stays accurate where sech underflows)
+    x = b * t * r
+    ax = np.abs(x)
+    sech = _np_sech(x)
+    with np.errstate(divide="ignore"):  # alpha = 1: log(0) = -inf, q = 1, nuisance mass 0
+        log_nuisance = np.log1p(-a) - ax + np.log(2.0) - np.log1p(np.exp(-2 * ax))
+        log_odds = np.log(a) - log_nuisance
+    q, nm = expit(log_odds), expit(-log_odds)
+    return q * np.tanh(x), b * t * q * (q * sech * sech + nm), nm
 
 
 def evaluate(model: Model, rho_values) -> FieldValues:
@@ -133,18 +148,31 @@ def evaluate(model: Model, rho_values) -> FieldValues:
     """
     r = alignments("rho", rho_values)
     _, poly_j, poly_s, sparse = _numpy_functions(model.prior)
-    a, b, t, s2 = model.alpha, model.beta, model.theta, model.sigma2
-    if model.sparse:
-        # exp(beta theta rho) is the true size of the rescaled field here
-        obj, slope = sparse(r, t, a, b, s2)
-        nm = np.ones_like(r)
-    else:
-        w, wp, nm = _coefficients_numpy(model, r)
-        obj = poly_j(r, w, t, a, b, s2)
-        slope = poly_s(r, w, wp, t, a, b, s2)
-    obj = np.broadcast_to(obj, r.shape).astype(float)
-    slope = np.broadcast_to(slope, r.shape).astype(float)
-    return FieldValues(r, obj, slope, (1 - r * r) * slope, np.asarray(nm, dtype=float))
+    # numpy scalars, so that an overflow gives inf (checked below), never OverflowError
+    a, b, t, s2 = (np.float64(v) for v in (model.alpha, model.beta, model.theta, model.sigma2))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        if model.sparse:
+            # exp(beta theta rho) is the true size of the rescaled field here
+            obj, slope = sparse(r, t, a, b, s2)
+            nm = np.ones_like(r)
+        else:
+            w, wp, nm = _coefficients_numpy(model, r)
+            obj = poly_j(r, w, t, a, b, s2)
+            slope = poly_s(r, w, wp, t, a, b, s2)
+        obj = np.broadcast_to(obj, r.shape).astype(float)
+        slope = np.broadcast_to(slope, r.shape).astype(float)
+        nm = np.broadcast_to(np.asarray(nm, dtype=float), r.shape).astype(float)
+        # F = (1 - rho^2) j' vanishes exactly at rho = +-1
+        field = np.where(np.abs(r) == 1.0, 0.0, (1 - r * r) * slope)
+    for name, values in (("objective", obj), ("slope", slope), ("field", field), ("noise_mass", nm)):
+        finite = np.isfinite(values)
+        if not np.all(finite):
+            where = float(r.reshape(-1)[np.argmin(finite.reshape(-1))])
+            raise ValueError(
+                f"`theta` is too large for float64 at beta={model.beta:g}: the {name} overflows at "
+                f"rho={where:g}; got theta={model.theta!r} (use evaluate_mp, which has no exponent limit)"
+            )
+    return FieldValues(r, obj, slope, field, nm)
 
 
 @lru_cache(maxsize=None)
@@ -169,11 +197,48 @@ def evaluate_mp(model: Model, rho_value, dps: int = 50) -> dict:
 
     Returns a dict with mpf values ``objective``, ``slope``, ``field``, ``noise_mass``.
     """
+    # The derived forms contain alpha exp(beta theta rho) - alpha + 1, which cancels
+    # to exp(beta theta rho) when alpha = 1 and rho < 0 (0 at dps digits, then a
+    # division by zero): work with enough guard digits to resolve exp(-|x|), up to
+    # _MP_MAX_DPS; beyond that use the algebraically equal stable forms.
     with mpmath.workdps(dps):
+        r = mpmath.mpf(rho_value)
+        params = _mp_params(model)
+    x = abs(float(model.beta) * float(model.theta) * float(abs(r)))
+    guard = int(math.ceil(x / math.log(10))) + 10 if not model.sparse else 0
+    work = dps + guard
+    with mpmath.workdps(max(dps, work) if work <= _MP_MAX_DPS else dps + 10):
         full, sparse, _, _ = _mpmath_functions(model.prior)
-        fn = sparse if model.sparse else full
-        vals = fn(mpmath.mpf(rho_value), *_mp_params(model))
-        return dict(zip(("objective", "slope", "field", "noise_mass"), (mpmath.mpf(v) for v in vals)))
+        if model.sparse:
+            vals = sparse(r, *params)
+        elif work <= _MP_MAX_DPS:
+            vals = full(r, *params)
+        else:
+            vals = _mp_stable(model.prior)(r, *params)
+    with mpmath.workdps(dps):
+        return dict(zip(("objective", "slope", "field", "noise_mass"), (+mpmath.mpf(v) for v in vals)))
+
+
+#: largest working precision (digits) for the derived forms in :func:`evaluate_mp`
+_MP_MAX_DPS = 5000
+
+
+@lru_cache(maxsize=None)
+def _mp_stable(prior: str):
+    """mpmath objective, slope, field, nuisance mass from the stable coefficient forms."""
+    d = derive(prior)
+    coef = sp.lambdify(ARGS, _stable_coefficients(prior), modules="mpmath")
+    poly = sp.lambdify((rho, m, m1, *ARGS[1:]), (d.objective_poly, d.slope_poly), modules="mpmath")
+
+    def values(r, t, a, b, s2):
+        if prior == "fixed" and a == 1:  # no nuisance tokens: m = 1, m' = 0 (log(1 - alpha) = -inf)
+            w, wp, nm = mpmath.mpf(1), mpmath.mpf(0), mpmath.mpf(0)
+        else:
+            w, wp, nm = coef(r, t, a, b, s2)
+        obj, slope = poly(r, w, wp, t, a, b, s2)
+        return obj, slope, (1 - r * r) * slope, nm
+
+    return values
 
 
 def pole_exponents(model: Model, dps: int = 30) -> tuple[float, float]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import tempfile
 from pathlib import Path
 
 from ...theory import PRIORS, Model
@@ -72,7 +73,38 @@ def add_out_argument(parser: argparse.ArgumentParser, default: str, help_text: s
 
 
 def _folder(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must be a folder name, got ''")
     path = Path(text)
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"must be a folder, got the file {text!r}")
+    _check_creatable(path, text)
+    return path
+
+
+def _check_creatable(path: Path, text: str) -> None:
+    """Refuse (``ArgumentTypeError``) a path that cannot be created or written: one under
+    a regular file, or in a location where no file can be created (``/proc/x``).
+    Probes the nearest existing folder with a temporary file, removed at once."""
+    base = path if path.is_dir() else path.parent
+    while not base.exists() and base != base.parent:
+        base = base.parent
+    if not base.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot be created under the file {str(base)!r}, got {text!r}")
+    try:
+        with tempfile.TemporaryFile(dir=base):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise argparse.ArgumentTypeError(f"{str(base)!r} is not writable ({reason}), got {text!r}") from None
+
+
+def npz_file(text: str) -> Path:
+    """argparse type for ``--save FILE``: a writable ``.npz`` path (suffix added)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must be a file name, got ''")
+    path = Path(text if text.endswith(".npz") else text + ".npz")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"must be a file, got the folder {str(path)!r}")
+    _check_creatable(path, text)
     return path

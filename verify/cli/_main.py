@@ -11,14 +11,26 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 #: command modules, in the order they appear in ``sigrec --help``
 COMMANDS = ("field", "certify", "phase", "simulate", "predict", "bench", "reproduce", "notes", "verify")
 
 
+#: argument strings that are values, not options: negative numbers (also ``-1e-3``,
+#: ``-.5``, ``-5.``) and ``-inf``/``-nan``, so that a type check can refuse them by name
+_NEGATIVE_NUMBER = re.compile(
+    r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors as one ``error:`` line (exit 2)."""
+    """argparse that reports usage errors as one ``error:`` line (exit 2) and reads
+    negative numbers (``--rho -1e-3``) as values."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_NUMBER
 
     def error(self, message):  # noqa: D401 - argparse API
         raise _UsageError(f"{self.prog}: {message}")

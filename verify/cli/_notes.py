@@ -8,7 +8,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ._args import add_out_argument
+from ._args import add_json_flag, add_out_argument
+from ._output import emit_json
 from ..render import compare_notes as compare
 from ..render import write_notes
 from ..studies import configurations, run_config
@@ -24,7 +25,12 @@ def register(sub) -> None:
     )
     add_out_argument(p, "notes", "folder")
     p.add_argument("--check", action="store_true", help="compare with the files in --out instead of writing")
+    add_json_flag(p)
     p.set_defaults(run=run)
+
+
+#: the generated text files (the ones ``--check`` compares)
+_FILES = ("appendix.tex", "appendix.md")
 
 
 def _generate(out: Path) -> None:
@@ -45,9 +51,14 @@ class _null:
 
 
 def run(args) -> int:
+    as_json = getattr(args, "json", False)
+    files = [str(args.out / name) for name in _FILES]
     if not args.check:
         _generate(args.out)
-        print(f"wrote {args.out / 'appendix.tex'} and {args.out / 'appendix.md'}")
+        if as_json:
+            emit_json({"out": str(args.out), "check": False, "files": files, "in_sync": True, "diffs": []})
+        else:
+            print(f"wrote {args.out / 'appendix.tex'} and {args.out / 'appendix.md'}")
         return 0
     if not (args.out / "appendix.tex").exists():
         raise ValueError(f"no appendix in {str(args.out)!r} to check (run `sigrec notes --out {args.out}` first)")
@@ -55,6 +66,9 @@ def run(args) -> int:
         fresh = Path(tmp)
         _generate(fresh)
         diffs = compare(args.out, fresh)
+    if as_json:
+        emit_json({"out": str(args.out), "check": True, "files": files, "in_sync": not diffs, "diffs": diffs})
+        return 1 if diffs else 0
     if diffs:
         print(f"notes out of date: {len(diffs)} file(s) differ from a fresh generation", file=sys.stderr)
         for d in diffs:

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...numerics import simulate
 
-from ._args import add_json_flag, add_problem_arguments, finite_float, problem_and_schedule
+from ._args import add_json_flag, add_problem_arguments, finite_float, npz_file, problem_and_schedule
 from ._output import emit_json
 
 #: show a progress bar (stderr, TTY only) when a run has at least this many run-steps
@@ -28,7 +28,8 @@ def register(sub) -> None:
     p.add_argument("--rho0", type=finite_float, default=None, help="fixed start; default uniform on the sphere")
     p.add_argument("--seed", type=int, default=None, help="seed (default: fresh entropy, reported)")
     p.add_argument("--stride", type=int, default=1, help="record rho every STRIDE steps, default 1")
-    p.add_argument("--save", metavar="FILE", default=None, help="write the trajectories to FILE (.npz)")
+    p.add_argument("--save", metavar="FILE", type=npz_file, default=None,
+                   help="write the trajectories to FILE (.npz; the suffix is added if missing)")
     p.add_argument("--workers", type=int, default=1,
                    help="processes to split the runs over (results do not depend on it), default 1")
     add_json_flag(p)
@@ -67,9 +68,13 @@ def run(args) -> int:
         if bar is not None:
             bar.stop()
     saved = None
-    if args.save:
-        saved = args.save if args.save.endswith(".npz") else args.save + ".npz"
-        sim.save(saved)
+    if args.save is not None:
+        try:
+            args.save.parent.mkdir(parents=True, exist_ok=True)
+            sim.save(args.save)
+        except OSError as exc:
+            raise ValueError(f"`--save` could not be written: {exc.strerror or exc}, got {str(args.save)!r}") from None
+        saved = str(args.save)
     final = sim.final_rho
     out = {
         "simulator": sim.simulator,
