@@ -25,10 +25,15 @@ from ._ode import (
     time_to_alignment,
 )
 from ._reduced import ReducedKernel
+from ._planner import RecoveryPlan, measure_rate, plan_recovery, uniform_start_quantiles
 from ._schedule import RobbinsMonro, Schedule
 from ._simulate import SIMULATORS, Problem, Simulation, simulate
 
 __all__ = [
+    "RecoveryPlan",
+    "measure_rate",
+    "plan_recovery",
+    "uniform_start_quantiles",
     "CorrectedDrift",
     "Prediction",
     "corrected_drift",

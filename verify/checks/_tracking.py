@@ -28,6 +28,9 @@ from ._record import CheckRecord
 TRACK_D_MAX = 10
 TRACK_BUDGET = {True: 5.0e7, False: 1.5e9}
 RUNS = {True: 16, False: 32}
+#: token-step cost of the five configurations in units of runs * t_total * L / eta_min
+#: (steps eta_min, 2 eta_min, 4 eta_min at L; 4 eta_min at L/4 and L/2)
+_CONFIG_COST = 1 + 0.5 + 0.25 + 0.25 * 0.75
 #: bootstrap resamples for the standard errors of the exponents
 BOOTSTRAP = 200
 
@@ -118,7 +121,7 @@ def design(problem: Problem, *, quick: bool, seed: int, snr: float | None = None
     snr_target = snr if snr is not None else (6.0 if quick else 10.0)
     eta_min = D**2 / (snr_target**2 * v * T)
     # token-step cost of the five configurations, in units of runs * t_total * L / eta_min
-    cost = runs * (t_end + T) * base.L / eta_min * (1 + 0.5 + 0.25 + 0.25 * 0.75)
+    cost = runs * (t_end + T) * base.L / eta_min * _CONFIG_COST
     if cost > TRACK_BUDGET[quick]:
         eta_min *= cost / TRACK_BUDGET[quick]
         snr_target = D / math.sqrt(eta_min * v * T)
@@ -197,6 +200,12 @@ def verdict(d: TrackingDesign, f: TrackingFit) -> dict:
             "absolute": S_small <= d.D / 4 if d.snr >= 4 else None}
 
 
+def _cost_at(d: TrackingDesign, snr: float) -> float:
+    """Token-steps of the five configurations when the smallest step gives signal-to-noise ``snr``."""
+    eta_min = d.D**2 / (snr**2 * d.pilot_variance * d.T)
+    return d.runs * d.t_total * d.L / eta_min * _CONFIG_COST
+
+
 def check_tracking(case: Case, ctx: CheckContext, *, snr: float | None = None) -> list[CheckRecord]:
     """``sga.tracking`` (consistency): pass iff every applicable criterion of :func:`verdict` holds.
 
@@ -236,7 +245,8 @@ def check_tracking(case: Case, ctx: CheckContext, *, snr: float | None = None) -
                  f"E_T(t) ~ t^{p_t:.2f}"
                  + ("" if crit["absolute"] is not None else
                     "; the absolute bound D/4 is not testable at this budget (noise alone reaches it): "
-                    "judged on the trends")),
+                    f"judged on the trends; testing it needs ~{_cost_at(d, 4.5):.2g} token-steps"
+                    + (" (--preset paper runs it)" if ctx.quick and _cost_at(d, 4.5) <= TRACK_BUDGET[False] else ""))),
         details={"criteria": crit, "p_eta": f.p_eta, "se_eta": f.se_eta, "p_L": f.p_L, "se_L": f.se_L, "p_t": p_t,
                  "summary_S": {f"L={L},eta={eta:.4g}": s for (L, eta), s in f.S.items()},
                  "D": d.D, "T": d.T, "t_end": d.t_end, "rho0": d.rho0, "start_times": d.start_times.tolist(),

@@ -1,0 +1,287 @@
+"""Budget planner: a schedule and a step count that make a recovery experiment decisive.
+
+A finite run can say "recovery fails" only if it was given what recovery needs. Two
+things can hold the iterates below a target alignment ``rho_target`` however long they
+run (docs/design.md section 1, finite-step drag):
+
+* the *drag plateau*: at a step ``eta`` the renormalisation onto the sphere pulls the
+  iterates down by ``(eta/2) rho E|P g|^2``, so they settle at the stable zero
+  ``rho_eta < 1`` of the corrected drift ``F_eta`` (``theory.stationary_alignment``);
+* *time*: the corrected ODE on the axis ``t_k = sum_{j<k} eta_j`` needs a finite time to
+  carry the slowest relevant start to the target.
+
+The planner uses the schedule family ``eta_k = c / (k + k0)`` (Robbins–Monro) with a
+first step ``s0 = c / k0`` and a last step ``eps``:
+
+1. ``eps_max`` is the largest constant step whose plateau minus 3 spreads lies above the
+   target (plus ``0.001``): any last step ``eps <= eps_max`` leaves room for the runs.
+2. The starts that matter are the 5% and 95% quantiles of ``rho_0`` for ``q_0`` uniform
+   on the sphere (``(1 + rho_0)/2 ~ Beta((d-1)/2, (d-1)/2)``) and, for every interior
+   equilibrium ``rho*``, the two points that cut 5% of that law around it (runs closer to
+   an unstable point are decided by noise, not by the ODE).
+3. For each ``eps`` in ``eps_max x {1, 1/2}``, a bisection on the number of steps ``K``
+   (to 5%) finds the shortest run whose corrected-ODE mean (``numerics.predict``) from
+   every start ends with ``|rho| >= target + 2 spread(eps)``; ``K`` fixes
+   ``c = K / (1/eps - 1/s0)`` (a constant step ``eps`` when ``s0 <= eps``). The plan is
+   the shortest over ``eps``.
+
+The cost is ``runs x K`` run-steps (``x L`` token-steps); :func:`measure_rate` times a
+pilot of the reduced simulator so the plan states the CPU time before anything runs.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.stats import beta as beta_law
+
+from ..theory import central_difference, certify, effective_drift, evaluate, pole_exponents, validate
+from ._corrected import predict
+from ._schedule import Schedule
+from ._simulate import Problem, simulate
+
+#: multiples of the largest admissible last step that the planner tries
+EPS_FACTORS = (1.0, 0.5)
+#: relative resolution of the bisection on the number of steps
+STEP_RESOLUTION = 0.05
+#: hard ceiling on planned steps (a plan beyond it is reported as infeasible)
+MAX_STEPS = 10**6
+
+
+@dataclass(frozen=True)
+class RecoveryPlan:
+    """A decisive recovery experiment, or why there is none.
+
+    Attributes
+    ----------
+    feasible : bool
+        False when no plan within :data:`MAX_STEPS` steps reaches the target (``message`` says why).
+    schedule : Schedule or None
+        ``eta_k = eta0 / (k + k0)``.
+    steps : int
+        Planned number of steps ``K``.
+    runs : int
+    starts : tuple of float
+        The starts the plan guarantees (see the module docstring).
+    predicted_end : float
+        Smallest ``|rho_K|`` of the corrected-ODE mean over those starts.
+    last_step : float
+        ``eta_{K-1}``; its plateau lies above the target.
+    plateau, plateau_spread : float
+        The constant-step plateau at the last step and its linearised spread.
+    ode_time : float
+        ``t_K``.
+    run_steps, token_steps : float
+        ``runs x K`` and ``runs x K x L``.
+    seconds : float or None
+        Estimated single-core CPU time at ``seconds_per_token_step`` (when given).
+    """
+
+    feasible: bool
+    target: float
+    schedule: Schedule | None
+    steps: int
+    runs: int
+    starts: tuple
+    predicted_end: float
+    last_step: float
+    plateau: float
+    plateau_spread: float
+    ode_time: float
+    run_steps: float
+    token_steps: float
+    seconds: float | None
+    message: str
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["schedule"] = None if self.schedule is None else self.schedule.as_dict()
+        d["starts"] = list(self.starts)
+        return d
+
+    def describe(self) -> str:
+        """One line: the plan and its cost."""
+        if not self.feasible:
+            return f"no decisive plan: {self.message}"
+        cost = f", ~{self.seconds / 60:.3g} CPU-min" if self.seconds is not None else ""
+        return (f"{self.steps:,} steps x {self.runs} runs of eta_k = {self.schedule.eta0:.4g}/(k + "
+                f"{self.schedule.k0:.4g}) ({self.token_steps:.2g} token-steps{cost}); corrected ODE ends at "
+                f"|rho| >= {self.predicted_end:.4f} from every planned start, last-step plateau "
+                f"{self.plateau:.4f} +- {self.plateau_spread:.4f}")
+
+
+def measure_rate(problem: Problem, *, runs: int = 4, steps: int = 10, seed: int = 0) -> float:
+    """Seconds per token-step of the exact reduced simulator on ``problem`` (a short pilot)."""
+    sim = simulate(problem, Schedule.constant(1e-3), steps=steps, runs=runs, seed=seed)
+    return max(sim.wall_s, 1e-9) / (runs * steps * problem.L)
+
+
+def uniform_start_quantiles(d: int, qs) -> np.ndarray:
+    """Quantiles of ``rho_0 = <q_0, xi>`` for ``q_0`` uniform on ``S^{d-1}``."""
+    a = (d - 1) / 2
+    return 2.0 * beta_law.ppf(np.asarray(qs, float), a, a) - 1.0
+
+
+def _planned_starts(problem: Problem) -> tuple[float, ...]:
+    a = (problem.d - 1) / 2
+    starts = list(uniform_start_quantiles(problem.d, [0.05, 0.95]))
+    for e in certify(problem.model).midpoints:
+        # the band around rho* holding 5% of the start law
+        p = beta_law.cdf((1 + e) / 2, a, a)
+        lo, hi = max(p - 0.025, 1e-12), min(p + 0.025, 1 - 1e-12)
+        starts += [2 * beta_law.ppf(lo, a, a) - 1, 2 * beta_law.ppf(hi, a, a) - 1]
+    return tuple(float(s) for s in starts if -1 < s < 1)
+
+
+def _plateaus(problem: Problem, eta: float) -> list[tuple[float, float]]:
+    """``(rho_eta, spread)`` of each attractor the runs can reach at constant step ``eta``.
+
+    The attractors of the limit field are ``+1`` and, when ``F'(-1) < 0``, ``-1``; at a
+    finite step each becomes the stable zero of the corrected drift ``F_eta`` nearest to
+    it (``theory.effective_drift``), with the linearised spread ``sqrt(eta Var X / (2 |F_eta'|))``.
+    An attractor whose zero disappears gives ``(0, inf)``.
+    """
+    m = problem.model
+    poles = [1.0] + ([-1.0] if pole_exponents(m)[1] < 0 else [])
+    grid = np.linspace(-1.0, 1.0, 801)
+    v = effective_drift(m, grid, eta, problem.d, problem.L, problem.batch).drift
+
+    def drift(r):
+        return float(effective_drift(m, r, eta, problem.d, problem.L, problem.batch).drift)
+
+    # stable zeros of F_eta: + to - crossings (F_eta(-1) = +drag > 0, F_eta(1) = -drag < 0)
+    crossings = np.flatnonzero((v[:-1] > 0) & (v[1:] <= 0))
+    out = []
+    for pole in poles:
+        near = crossings[grid[crossings] > 0] if pole > 0 else crossings[grid[crossings + 1] < 0]
+        if near.size == 0:
+            out.append((0.0, math.inf))
+            continue
+        i = near[-1] if pole > 0 else near[0]
+        r = brentq(drift, grid[i], grid[i + 1], xtol=1e-13)
+        slope = central_difference(drift, r, 1e-6, lo=-1.0, hi=1.0)
+        noise = float(effective_drift(m, r, eta, problem.d, problem.L, problem.batch).noise)
+        spread = math.sqrt(eta * noise / (2 * abs(slope))) if slope != 0 else math.inf
+        out.append((abs(r), spread))
+    return out
+
+
+def _largest_step(problem: Problem, target: float) -> float | None:
+    """Largest constant step whose plateaus (every reachable attractor) minus 3 spreads exceed
+    ``target + 0.001``."""
+
+    def ok(eta):
+        return all(r - 3 * s >= target + 1e-3 for r, s in _plateaus(problem, eta))
+
+    lo, hi = 1e-9, 1.0
+    if ok(hi):
+        return hi
+    if not ok(lo):
+        return None
+    for _ in range(40):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return lo
+
+
+def _reaches(problem, schedule, steps, starts, need) -> bool:
+    """Whether the corrected-ODE mean from every start ends with ``|rho| >= need``
+    (stops at the first start that does not)."""
+    for r0 in starts:
+        pr = predict(problem, schedule, steps, r0, max(1, steps // 40))
+        if not pr.success or abs(float(pr.rho_corrected[-1])) < need:
+            return False
+    return True
+
+
+def _end(problem, schedule, steps, starts) -> float:
+    return min(abs(float(predict(problem, schedule, steps, r0, max(1, steps // 40)).rho_corrected[-1]))
+               for r0 in starts)
+
+
+def _schedule(K: int, eps: float, s0: float) -> Schedule:
+    """``eta_k = c/(k + k0)`` from ``eta_0 = s0`` down to ``eta_{K-1} = eps`` (constant ``eps``
+    when ``s0 <= eps``)."""
+    if s0 <= eps * (1 + 1e-9) or K <= 1:
+        return Schedule.constant(eps)
+    c = (K - 1) / (1.0 / eps - 1.0 / s0)
+    return Schedule(eta0=c, k0=c / s0, power=1.0)
+
+
+def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, first_step: float | None = None,
+                  seconds_per_token_step: float | None = None) -> RecoveryPlan:
+    """The shortest decisive recovery experiment of the family above (module docstring).
+
+    Parameters
+    ----------
+    problem : Problem
+        The finite instance (``R >= 1``).
+    target : float
+        Alignment ``|rho|`` that counts as recovered, in ``(0, 1)``.
+    runs : int
+        Runs the experiment will simulate (only the cost depends on it).
+    first_step : float, optional
+        ``s0 = eta_0``; default ``min(1, 0.2 / max |F'|)`` (Euler steps well inside the
+        stability region of the field).
+    seconds_per_token_step : float, optional
+        From :func:`measure_rate`; then the plan states its CPU time.
+    """
+    validate.instance("problem", problem, Problem)
+    target = validate.real("target", target, lower=0.0, upper=1.0, strict=True)
+    runs = validate.integer("runs", runs, 1)
+    m = problem.model
+    starts = _planned_starts(problem)
+
+    def infeasible(msg):
+        return RecoveryPlan(False, target, None, 0, runs, starts, math.nan, math.nan, math.nan, math.nan, math.nan,
+                            math.nan, math.nan, None, msg)
+
+    if problem.R == 0:
+        return infeasible("no informative tokens (R = 0): the field vanishes")
+    eps_max = _largest_step(problem, target)
+    if eps_max is None:
+        return infeasible(f"no step size puts the drag plateau above {target} at L = {problem.L}, d = {problem.d} "
+                          "(the finite-L field is too weak there)")
+    if first_step is None:
+        grid = np.linspace(-1, 1, 401)
+        fprime = float(np.max(np.abs(np.gradient(evaluate(m, grid).field, grid))))
+        first_step = min(1.0, 0.2 / max(fprime, 1e-12))
+    # slowest starts first: a failing start ends the test early
+    starts = tuple(sorted(starts, key=lambda r: float(evaluate(m, r).field) * np.sign(r) if r else -np.inf))
+    best = None
+    for factor in EPS_FACTORS:
+        eps = eps_max * factor
+        plats = _plateaus(problem, eps)
+        spread = max(s for _, s in plats)
+        need = target + 2 * spread
+        if min(r for r, _ in plats) <= need:
+            continue
+
+        def reaches(K):
+            return _reaches(problem, _schedule(K, eps, first_step), K, starts, need)
+
+        lo, hi = 1, 64
+        while not reaches(hi):
+            lo, hi = hi, hi * 4
+            if hi > MAX_STEPS or (best is not None and lo >= best[0]):
+                break
+        if hi > MAX_STEPS or (best is not None and lo >= best[0]):
+            continue
+        while hi - lo > max(1, STEP_RESOLUTION * lo):
+            mid = int(math.sqrt(lo * hi))
+            lo, hi = (mid, hi) if not reaches(mid) else (lo, mid)
+        if best is None or hi < best[0]:
+            best = (hi, eps, min(plats))
+    if best is None:
+        return infeasible(f"no schedule within {MAX_STEPS:,} steps carries every planned start to {target}")
+    K, eps, (plateau, spread) = best
+    sched = _schedule(K, eps, first_step)
+    end = _end(problem, sched, K, starts)
+    token_steps = float(runs) * K * problem.L
+    seconds = None if seconds_per_token_step is None else token_steps * seconds_per_token_step
+    return RecoveryPlan(True, target, sched, K, runs, starts, end, float(sched.eta(K - 1)), plateau, spread,
+                        float(sched.times(K)[-1]), float(runs) * K, token_steps, seconds, "ok")

@@ -1,0 +1,65 @@
+"""The budget planner: its predictions (plateau, ODE time, end alignment) against simulations."""
+
+import math
+
+import numpy as np
+import pytest
+
+from sigrec.numerics import Problem, Schedule, plan_recovery, predict, simulate, uniform_start_quantiles
+from sigrec.theory import stationary_alignment
+
+#: a small strong-signal instance: plans are short, simulations cheap
+SMALL = Problem(theta=1.0, R=100, L=600, d=10)
+
+
+def test_uniform_start_quantiles_match_sampling():
+    rng = np.random.default_rng(0)
+    d = 7
+    q = rng.standard_normal((200_000, d))
+    rho = q[:, 0] / np.linalg.norm(q, axis=1)
+    for level, value in zip((0.05, 0.5, 0.95), uniform_start_quantiles(d, [0.05, 0.5, 0.95])):
+        assert np.mean(rho <= value) == pytest.approx(level, abs=0.004)
+
+
+def test_plan_is_decisive_and_the_simulation_agrees():
+    plan = plan_recovery(SMALL, target=0.99, runs=24)
+    assert plan.feasible, plan.message
+    # the last step's plateau lies above the target with margin, as the plan states
+    pl = stationary_alignment(SMALL.model, plan.last_step, SMALL.d, SMALL.L)
+    assert pl.rho - 2 * pl.spread > 0.99 and plan.plateau == pytest.approx(pl.rho, rel=1e-6)
+    assert plan.ode_time == pytest.approx(float(plan.schedule.times(plan.steps)[-1]))
+    assert plan.token_steps == 24 * plan.steps * SMALL.L
+    sim = simulate(SMALL, plan.schedule, steps=plan.steps, runs=200, seed=3)
+    final = np.abs(sim.final_rho)
+    # decisive: the runs recover as the plan predicts
+    assert np.mean(final >= 0.99) >= 0.9
+    # the corrected-ODE mean from the run's own starts predicts the simulated mean
+    ends = [abs(predict(SMALL, plan.schedule, plan.steps, float(r0), plan.steps).rho_corrected[-1])
+            for r0 in sim.initial_rho[:40]]
+    assert abs(final[:40].mean() - np.mean(ends)) <= 4 * final.std(ddof=1) / math.sqrt(40) + 1e-3
+
+
+def test_half_the_planned_steps_is_not_enough_and_the_simulation_agrees():
+    plan = plan_recovery(SMALL, target=0.99, runs=24)
+    short = max(2, plan.steps // 8)
+    sched = Schedule(eta0=plan.schedule.eta0, k0=plan.schedule.k0, power=plan.schedule.power)
+    worst = min(plan.starts, key=abs)
+    pred = abs(predict(SMALL, sched, short, worst, short).rho_corrected[-1])
+    assert pred < 0.99
+    sim = simulate(SMALL, sched, steps=short, runs=200, rho0=worst, seed=4)
+    assert np.abs(sim.final_rho).mean() == pytest.approx(pred, abs=0.05)
+
+
+def test_infeasible_plans_say_why():
+    # two informative tokens among twenty in d = 50: the finite-L dynamics cannot carry runs to 0.99
+    plan = plan_recovery(Problem(theta=0.2, R=2, L=20, d=50), target=0.99)
+    assert not plan.feasible and ("plateau" in plan.message or "steps" in plan.message)
+    assert math.isnan(plan.token_steps)
+    assert "no decisive plan" in plan.describe()
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="target"):
+        plan_recovery(SMALL, target=1.0)
+    with pytest.raises(ValueError, match="runs"):
+        plan_recovery(SMALL, runs=0)
