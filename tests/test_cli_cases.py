@@ -108,3 +108,20 @@ def test_cases_file_and_flags_are_exclusive(tmp_path, capsys):
 def test_make_case_accepts_n_or_l():
     assert make_case("x", theta=1, R=5, N=15, d=3).L == 20
     assert make_case("x", theta=1, R=5, L=20, d=3).alpha == 0.25
+
+
+def test_budget_flag_lets_the_planned_run_decide(tmp_path, capsys):
+    argv = ["verify", "--theta", "1.0", "--R", "100", "--L", "600", "--d", "10", "--checks", "sga.convergence",
+            "--json", "--out"]
+    rc, out = _run([*argv, str(tmp_path / "a"), "--budget", "1"], capsys)
+    assert rc == 0
+    rec = next(r for r in json.loads(out.out)["checks"] if r["id"] == "sga.convergence.recovery")
+    design = rec["details"]["schedule_design"]
+    assert not design["planned"] and design["plan"]["feasible"] and "steps x 16 runs" in design["plan_text"]
+    need = rec["details"]["schedule_design"]["plan"]["token_steps"]
+    rc, out = _run([*argv, str(tmp_path / "b"), "--budget", str(need)], capsys)
+    rec = next(r for r in json.loads(out.out)["checks"] if r["id"] == "sga.convergence.recovery")
+    assert rec["details"]["schedule_design"]["planned"] and rec["status"] in ("holds", "fails")
+    assert rec["status"] == "holds", rec["message"]
+    rc, out = _run([*argv, str(tmp_path / "c"), "--budget", "-1"], capsys)
+    assert rc == 2 and "budget" in out.err

@@ -55,6 +55,8 @@ class CheckContext:
         Where figures go (``None``: no figures).
     quadrature_points, quadrature_dps : int
         Random parameter points per prior and digits of ``derivation.quadrature``.
+    budget : float or None
+        Token-steps a planned, decisive simulation may cost (``None``: the preset's).
     """
 
     seed: int = 0
@@ -62,6 +64,7 @@ class CheckContext:
     figure_dir: Path | None = None
     quadrature_points: int = 2
     quadrature_dps: int = 50
+    budget: float | None = None
 
     def seed_for(self, *identity) -> int:
         """The seed of one unit of work (see :func:`derive_seed`)."""

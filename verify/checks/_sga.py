@@ -213,7 +213,8 @@ def _convergence_run(case: Case, ctx: CheckContext):
     quick = ctx.quick
     rate = measure_rate(problem, seed=ctx.seed_for(case.name, "pilot"))
     plan = plan_recovery(problem, target=RECOVERY_LEVEL, runs=RUNS[quick], seconds_per_token_step=rate)
-    if plan.feasible and plan.token_steps <= PLAN_BUDGET[quick]:
+    budget = PLAN_BUDGET[quick] if ctx.budget is None else ctx.budget
+    if plan.feasible and plan.token_steps <= budget:
         sched, steps = plan.schedule, plan.steps
         info = {"planned": True, "plan": plan.as_dict(), "drag_limited": False, "steps": steps,
                 "ode_time_reached": float(sched.times(steps)[-1]), "ode_time_needed": plan.ode_time}
@@ -314,9 +315,12 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     if info["drag_limited"]:
         rec_msg += "; step budget forced steps above the drag-free scale"
     if not info["planned"]:
-        preset = "" if ctx.quick is False or not info["plan"]["feasible"] or \
-            info["plan"]["token_steps"] > PLAN_BUDGET[False] else " (--preset paper runs it)"
-        budget_msg = f"; deciding it needs: {info['plan_text']}{preset}"
+        how = ""
+        if info["plan"]["feasible"]:
+            need = info["plan"]["token_steps"]
+            how = (" (--preset paper runs it)" if ctx.quick and ctx.budget is None and need <= PLAN_BUDGET[False]
+                   else f" (rerun with --budget {need:.3g})")
+        budget_msg = f"; deciding it needs: {info['plan_text']}{how}"
     if cstatus == "undecided":
         rec_msg += " (budget-limited: not evidence against almost-sure recovery)" + budget_msg
     return [

@@ -43,6 +43,9 @@ def register(sub) -> None:
     own.add_argument("--name", help="the case's name in the report (default: mine)")
     p.add_argument("--cases", metavar="FILE.toml", help="several cases of your own: one [[case]] table each "
                    "(keys name, theta, R, L or N, d or alpha, beta, sigma2, prior, checks, description)")
+    p.add_argument("--budget", type=finite_float, metavar="TOKEN_STEPS",
+                   help="token-steps (runs x steps x L) a planned, decisive simulation may cost "
+                   "(default: the preset's; the report says what an undecided check needs)")
     p.add_argument("--checks", metavar="ID,...", help="run only these checks: ids or families such as field.* "
                    "(default: every check that applies)")
     p.add_argument("--preset", choices=PRESETS, default="quick", help="quick (default) or paper")
@@ -67,6 +70,10 @@ def _config(args) -> SuiteConfig:
         config = replace(config, cases=(make_case(name, **flags),))
     elif args.cases:
         config = replace(config, cases=cases_from_toml(args.cases))
+    if args.budget is not None:
+        if not args.budget > 0:
+            raise ValueError(f"`budget` must be > 0 token-steps, got {args.budget!r}")
+        config = replace(config, budget=float(args.budget))
     if args.checks is not None:
         checks = tuple(c.strip() for c in args.checks.split(",") if c.strip())
         if not checks:

@@ -45,6 +45,8 @@ class SuiteConfig:
     quadrature_dps: int = 50
     cases: tuple = CASES
     checks: tuple = ("*",)
+    #: token-steps a planned, decisive simulation may cost (None: the preset's budget)
+    budget: float | None = None
 
     @classmethod
     def preset_config(cls, preset: str) -> "SuiteConfig":

@@ -79,7 +79,8 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
     if figure_dir is not None:
         figure_dir.mkdir(parents=True, exist_ok=True)
     ctx = CheckContext(seed=config.seed, quick=config.preset == "quick", figure_dir=figure_dir,
-                       quadrature_points=config.quadrature_points, quadrature_dps=config.quadrature_dps)
+                       quadrature_points=config.quadrature_points, quadrature_dps=config.quadrature_dps,
+                       budget=config.budget)
     steps = plan(config)
     records: list[CheckRecord] = []
     for i, (label, check, case) in enumerate(steps):
