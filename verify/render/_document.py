@@ -102,7 +102,7 @@ class Document:
         """
         self.blocks.append(("table", (header, rows, caption, widths, align)))
 
-    def figure(self, stem, caption, width="0.85"):
+    def figure(self, stem, caption, width="1.0"):
         """A figure ``stem.pdf`` (LaTeX) / ``stem.png`` (Markdown); ``width`` in ``\\linewidth``."""
         self.blocks.append(("figure", (stem, caption, width)))
 

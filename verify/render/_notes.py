@@ -472,7 +472,7 @@ def _effective_section(doc: Document, out: Path, result) -> None:
                    "plateau: measured / predicted"], rows,
                   caption="Check `sga.effective_drift`, 30 runs per configuration: largest distance between the "
                           "simulated mean alignment and the plain or the corrected ODE, and the constant-step plateau.",
-                  widths=(0.6, 1.6, 0.6, 1.9, 0.8, 0.9, 1.2, 2.8))
+                  widths=(0.6, 1.7, 0.6, 2.1, 0.8, 0.9, 1.4, 2.2))
         src = Path(r.details.get("figures", [""])[0]) if r.details.get("figures") else None
         if src is not None and src.exists():
             for suffix in (".png", ".pdf"):
@@ -495,7 +495,8 @@ def _schedule_math(sch: dict) -> str:
         return "—"
     if sch.get("power", 1) == 0:
         return f"${_g(sch['eta0'])}$"
-    return f"${_g(sch['eta0'])}/(k+{_g(sch['k0'])})^{{{_g(sch['power'])}}}$"
+    # braces: one unbreakable formula in a wrapped table cell
+    return f"${{{_g(sch['eta0'])}/(k+{_g(sch['k0'])})^{{{_g(sch['power'])}}}}}$"
 
 
 def _effective_case(c: dict) -> str:

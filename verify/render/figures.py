@@ -61,8 +61,10 @@ def trajectories(path, model, sim, equilibria, title: str = "") -> str:
     ax.set_xlabel(r"ODE time $t_k$")
     ax.set_ylabel(r"$\rho$")
     ax.set_ylim(-1.05, 1.05)
-    what = title.split(",")[0].split(" from ")[0] if title else "SGA vs ODE"
-    _title(ax, f"{what}, {sim.runs} runs", params(problem=sim.problem, schedule=sim.schedule))
+    what = title.split(",")[0].split(" from ")[0].split(" (")[0] if title else "SGA vs ODE"
+    r0 = np.asarray(sim.initial_rho)
+    start = (rf"from $\rho_0={float(r0[0]):.3g}$" if np.allclose(r0, r0[0]) else "from uniform starts")
+    _title(ax, f"{what}, {sim.runs} runs {start}", params(problem=sim.problem, schedule=sim.schedule))
     legend_below(ax, ncol=3)
     return save(fig, path)
 
