@@ -89,7 +89,7 @@ def _overlap(labels, renderer):
     return any(a.x1 > b.x0 + 0.5 for a, b in zip(boxes, boxes[1:]))
 
 
-@pytest.mark.parametrize("lo, hi", [(0.04, 0.3), (1e-5, 1e-1), (200, 5000)])
+@pytest.mark.parametrize("lo, hi", [(0.04, 0.3), (1e-5, 1e-1), (200, 5000), (28, 110)])
 def test_log_axis_labels_neither_overlap_nor_vanish(lo, hi):
     fig, ax = style.figure()
     ax.plot([lo, hi], [lo, hi])
@@ -100,6 +100,9 @@ def test_log_axis_labels_neither_overlap_nor_vanish(lo, hi):
     xs = [t for t in _visible_labels(ax.xaxis) if lo * 0.9 <= t.get_position()[0] <= hi * 1.1]
     assert 2 <= len(xs) <= 8
     assert not _overlap(xs, r)
+    if hi / lo < 10:  # within a decade every 1-2-5 tick inside the range is labelled
+        ticks = [m * 10.0**e for e in range(-6, 5) for m in (1, 2, 5) if lo <= m * 10.0**e <= hi]
+        assert len(xs) >= len(ticks)
     style.pyplot().close(fig)
 
 

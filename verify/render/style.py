@@ -132,7 +132,9 @@ def log_axis(ax, axis: str = "y") -> None:
         target.set_major_formatter(LogFormatterSciNotation(base=10))
     else:
         target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=12))
-        target.set_major_formatter(LogFormatterSciNotation(base=10, labelOnlyBase=False))
+        # minor_thresholds: label every 1-2-5 tick (the default would skip the 5s)
+        target.set_major_formatter(LogFormatterSciNotation(base=10, labelOnlyBase=False,
+                                                           minor_thresholds=(np.inf, np.inf)))
     target.set_minor_locator(LogLocator(base=10, subs=np.arange(2, 10) * 0.1, numticks=12))
     target.set_minor_formatter(NullFormatter())
 
