@@ -144,7 +144,7 @@ def plot(pd: PhaseDiagram, path: Path) -> None:
     da = la[1] - la[0]
     a_edges = 10 ** np.concatenate([la - da / 2, [la[-1] + da / 2]])
     ax.pcolormesh(t_edges, a_edges, grid, cmap=ListedColormap(colours), vmin=-0.5, vmax=3.5, shading="flat",
-                  antialiased=False, linewidth=0)  # no seams between cells in the vector PDF
+                  antialiased=False, edgecolors="face", linewidth=0.4)  # cells overlap: no seams in the PDF
     ax.set_yscale("log")
     handles = [Patch(color=colours[codes[k]], label=k) for k in ("monotone", "bistable", "undecided")
                if (pd.status == k).any()]
