@@ -28,7 +28,7 @@ from ._effective_evaluate import (
 )
 from ._effective_quadrature import EffectiveQuadrature, effective_quadrature
 from ._evaluate import FieldValues, evaluate, evaluate_mp, pole_exponents, stable_forms_agree
-from ._latex import tex
+from ._latex import Display, compact, display, same, tex, width
 from ._lemmas import Lemma
 from ._model import PRIORS, Model
 from ._quadrature import QuadratureResult, cross_check

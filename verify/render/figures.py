@@ -13,44 +13,59 @@ import numpy as np
 from ...numerics import flow_map
 from ...theory import evaluate, pole_exponents
 
-from .style import figure, save
+from .style import PLUS, errorbar_log, figure, legend_below, log_axis, params, runs_by_basin, save, title as _title
 
 
 def field(model, cert, path, title: str = "") -> str:
-    """The field ``F(rho)`` with certified interior equilibria and pole stability marked."""
+    """The field ``F(rho)`` with certified interior equilibria and pole stability marked.
+
+    The title is ``title`` (the case) followed by the model's parameters in math.
+    """
     r = np.linspace(-1, 1, 801)
     v = evaluate(model, r)
-    fig, ax = figure(size=(5.6, 3.4))
-    ax.plot(r, v.field, "C0-", lw=1.6, label=r"$F(\rho)$" + (r" (sparse: $F/\alpha$)" if model.sparse else ""))
+    fig, ax = figure()
+    ax.plot(r, v.field, "C0-", lw=1.4)
     ax.axhline(0, color="k", lw=0.6)
     plus, minus = pole_exponents(model)
     for x, ex in ((1.0, plus), (-1.0, minus)):
-        ax.plot([x], [0], "o", ms=8, mfc="C2" if ex < 0 else "white", mec="C2")
+        ax.plot([x], [0], "o", ms=7, mfc="C2" if ex < 0 else "white", mec="C2", clip_on=False,
+                label=("attracting pole" if ex < 0 else "repelling pole"))
     for e in cert.equilibria:
-        ax.plot([e.midpoint], [0], "s", ms=7, mfc="C3" if e.stability == "stable" else "white", mec="C3",
-                label=rf"certified $\rho^*\in[{e.lo:.6f},{e.hi:.6f}]$ ({e.stability})")
-    ax.set_xlabel(r"alignment $\rho$")
-    ax.set_ylabel("field")
-    ax.set_title(title or f"{model.prior}, theta={model.theta:g}, alpha={model.alpha:.4g}: {cert.status}"
-                 f" ({'certified' if cert.certified else 'not certified'})")
-    ax.legend(loc="best")
+        ax.plot([e.midpoint], [0], "s", ms=6, mfc="C3" if e.stability == "stable" else "white", mec="C3",
+                label=rf"certified $\rho^*\in[{e.lo:.4f},{e.hi:.4f}]$ ({e.stability})")
+    handles, labels = ax.get_legend_handles_labels()
+    unique = dict(zip(labels, handles))
+    ax.legend(unique.values(), unique.keys(), loc="best", frameon=True, framealpha=0.9)
+    ax.set_xlabel(r"$\rho$")
+    ax.set_ylabel(r"$F(\rho)/\alpha$ (sparse limit)" if model.sparse else r"$F(\rho)$")
+    status = f"{cert.status} ({'certified' if cert.certified else 'not certified'})"
+    _title(ax, title or status, params(model))
     return save(fig, path)
 
 
-def trajectories(path, model, sim, equilibria, title: str) -> str:
-    """SGA iterates and the ODE from the same starts: median and 10-90% band of each."""
+def trajectories(path, model, sim, equilibria, title: str = "") -> str:
+    """SGA iterates and the ODE from the same starts, run by run, coloured by final basin.
+
+    A median across runs that split between ``+xi`` and ``-xi`` shows nothing, so every
+    run is drawn thinly, in the colour of the basin its iterate ends in, with each
+    basin's mean; the ODE from each run's start is drawn dashed in grey. ``title``
+    (what is compared) is followed by the simulated instance's parameters, taken from
+    ``sim`` itself.
+    """
     t = sim.times
     fl = flow_map(model, sim.initial_rho[:, None], t[None, :], equilibria=equilibria, rtol=1e-10).rho
     fig, ax = figure()
-    for data, colour, label in ((sim.rho, "C0", "SGA"), (fl, "C1", "ODE")):
-        q = np.quantile(data, [0.1, 0.5, 0.9], axis=0)
-        ax.fill_between(t, q[0], q[2], color=colour, alpha=0.25, lw=0)
-        ax.plot(t, q[1], color=colour, label=f"{label} median (10-90% band)")
-    ax.set_xlabel("ODE time t_k = sum eta_j")
-    ax.set_ylabel("rho")
+    ode = ax.plot(t, fl.T, color="0.35", lw=0.6, ls="--", alpha=0.6)
+    ode[0].set_label("ODE, same starts")
+    runs_by_basin(ax, t, sim.rho, label="SGA")
+    ax.set_xlabel(r"ODE time $t_k$")
+    ax.set_ylabel(r"$\rho$")
     ax.set_ylim(-1.05, 1.05)
-    ax.set_title(title)
-    ax.legend(fontsize=8)
+    what = title.split(",")[0].split(" from ")[0].split(" (")[0] if title else "SGA vs ODE"
+    r0 = np.asarray(sim.initial_rho)
+    start = (rf"from $\rho_0={float(r0[0]):.3g}$" if np.allclose(r0, r0[0]) else "from uniform starts")
+    _title(ax, f"{what}, {sim.runs} runs {start}", params(problem=sim.problem, schedule=sim.schedule))
+    legend_below(ax, ncol=3)
     return save(fig, path)
 
 
@@ -68,12 +83,13 @@ def nuisance_mass(path, model, rho_k, measured, at1: float) -> str:
             mm.append(measured.ravel()[sel].mean())
             ms.append(measured.ravel()[sel].std(ddof=1) / math.sqrt(sel.sum()))
     grid = np.linspace(-1, 1, 401)
-    ax.plot(grid, evaluate(model, grid).noise_mass, color="C1", label="limit prediction")
+    ax.plot(grid, evaluate(model, grid).noise_mass, color="C1", label=r"limit $\nu(\rho)$")
     ax.errorbar(centres, mm, yerr=2 * np.array(ms), fmt="o", ms=3, color="C0", label="measured (binned, 2 SE)")
-    ax.axhline(at1, color="gray", ls=":", lw=0.8, label=f"limit at rho=1: {at1:.3g}")
-    ax.set_xlabel("rho")
-    ax.set_ylabel("nuisance attention mass")
-    ax.legend(fontsize=8)
+    ax.axhline(at1, color="gray", ls=":", lw=0.8, label=rf"$\nu(1)={at1:.3g}$")
+    ax.set_xlabel(r"$\rho$")
+    ax.set_ylabel(r"nuisance attention mass $\nu$")
+    _title(ax, "nuisance attention mass", params(model))
+    ax.legend(frameon=True, framealpha=0.9)
     return save(fig, path)
 
 
@@ -85,48 +101,60 @@ def tracking(path, design, results, fit) -> str:
     for (L, eta), E in results.items():
         if L == base_L:
             q = np.quantile(E, [0.1, 0.5, 0.9], axis=0)
-            ax.plot(starts_t + T, q[1], "o-", ms=3, label=f"eta={eta:.3g}")
-            ax.fill_between(starts_t + T, q[0], q[2], alpha=0.2)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("t + T")
-    ax.set_ylabel("E_T(t)")
+            ax.plot(starts_t + T, q[1], "o-", ms=3, label=rf"$\eta={eta:.3g}$")
+            ax.fill_between(starts_t + T, np.maximum(q[0], 1e-300), q[2], alpha=0.2)
+    log_axis(ax, "x")
+    log_axis(ax, "y")
+    ax.set_xlabel(r"$t+T$")
+    ax.set_ylabel(r"$E_T(t)$ (median, 10–90%)")
     ax.legend()
     ax = axes[1]
     etas = np.array(design.etas)
-    ax.loglog(etas, [fit.S[(base_L, e)] for e in etas], "o-", label=f"slope {fit.p_eta:.2f}+-{fit.se_eta:.2f}")
-    ax.axhline(design.D / 4, color="gray", ls=":", label="D/4 bound")
-    ax.set_xlabel("step eta")
-    ax.set_ylabel("median sup_t E_T")
+    ax.plot(etas, [fit.S[(base_L, e)] for e in etas], "o-", label=f"slope ${fit.p_eta:.2f}\\pm{fit.se_eta:.2f}$")
+    ax.axhline(design.D / 4, color="gray", ls=":", label=r"$D/4$")
+    log_axis(ax, "x")
+    log_axis(ax, "y")
+    ax.set_xlabel(r"step $\eta$")
+    ax.set_ylabel(r"median of $\mathrm{sup}_t\,E_T$")
     ax.legend()
     ax = axes[2]
     Ls = np.array(design.Ls)
-    ax.loglog(1.0 / Ls, [fit.S[(L, design.eta_max)] for L in Ls], "o-", label=f"slope {fit.p_L:.2f}+-{fit.se_L:.2f}")
-    ax.set_xlabel("1/L")
-    ax.set_ylabel("median sup_t E_T")
+    ax.plot(1.0 / Ls, [fit.S[(L, design.eta_max)] for L in Ls], "o-", label=f"slope ${fit.p_L:.2f}\\pm{fit.se_L:.2f}$")
+    log_axis(ax, "x")
+    log_axis(ax, "y")
+    ax.set_xlabel(r"$1/L$")
+    ax.set_ylabel(r"median of $\mathrm{sup}_t\,E_T$")
     ax.legend()
+    base = design.base
+    fig.suptitle(f"pseudotrajectory error, {params(problem=base)}, $T={T:.3g}$", fontsize=8)
     return save(fig, path)
 
 
 def finite_size(path, rows, rhos, C_over_L, slope, slope_se) -> str:
-    """``|mean - F|`` against ``L`` on log-log axes with the fitted ``C / L``."""
+    """``|mean - F|`` against ``L`` on log-log axes with the fitted ``C / L``.
+
+    Error bars (2 standard errors) whose lower end would reach zero are clipped inside
+    the log axis and marked (:func:`style.errorbar_log`).
+    """
     fig, ax = figure()
     Larr = np.array([r["L"] for r in rows], float)
     err = np.array([r["err"] for r in rows])
     se = np.array([r["se"] for r in rows])
-    for rho in rhos:
+    for i, rho in enumerate(rhos):
         sel = np.array([r["rho"] == rho for r in rows])
-        ax.errorbar(Larr[sel], np.abs(err[sel]), yerr=2 * se[sel], fmt="o", ms=4, label=f"|mean - F|, rho={rho}")
+        errorbar_log(ax, Larr[sel], np.abs(err[sel]), 2 * se[sel], fmt="o", ms=4, color=f"C{i}", capsize=2,
+                     label=rf"$|\bar g-F|$ at $\rho={rho}$")
         C = C_over_L[str(rho)]["C"]
         if C != 0:
-            ax.plot(Larr[sel], abs(C) / Larr[sel], "--", lw=1, label=f"|C|/L, C={C:.3g}")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("L (alpha fixed)")
-    ax.set_ylabel("error of the MC mean gradient")
-    ax.set_title("free slope " + (f"{slope:.2f}+-{slope_se:.2f}" if slope is not None
-                                  else "undetermined (bias below MC error)"))
-    ax.legend()
+            ax.plot(Larr[sel], abs(C) / Larr[sel], "--", lw=1, color=f"C{i}", label=rf"$|C|/L$, $C={C:.3g}$")
+    log_axis(ax, "x")
+    log_axis(ax, "y")
+    ax.set_xlabel(r"$L$ ($\alpha$ fixed)")
+    ax.set_ylabel(r"$|\bar g-F|$ (2 SE bars)")
+    _title(ax, "Monte Carlo mean projected gradient against $F$",
+           "free log-log slope " + (f"${slope:.2f}\\pm{slope_se:.2f}$" if slope is not None
+                                    else "undetermined (bias below the Monte Carlo error)"))
+    ax.legend(frameon=True, framealpha=0.9)
     return save(fig, path)
 
 
@@ -134,18 +162,21 @@ def effective_drift(sim, pred, path, *, title: str | None = None) -> str:
     """Plain ODE, corrected ODE and the simulated mean with 10-90% and 25-75% bands.
 
     ``sim`` (numerics.Simulation) and ``pred`` (numerics Prediction) must share record steps.
+    The runs start at one ``rho_0`` in the monotone regime and stay in one basin, so
+    bands across runs are meaningful here. The title is the part of ``title`` before
+    ``:`` (the configuration's name) and the parameters from ``sim``.
     """
     t = sim.times
     q10, q25, q75, q90 = np.quantile(sim.rho, [0.1, 0.25, 0.75, 0.9], axis=0)
     fig, ax = figure()
-    ax.fill_between(t, q10, q90, color="C0", alpha=0.15, lw=0, label="simulation 10-90%")
-    ax.fill_between(t, q25, q75, color="C0", alpha=0.3, lw=0, label="simulation 25-75%")
-    ax.plot(t, sim.rho.mean(axis=0), color="C0", lw=1.2, label=f"simulated mean ({sim.runs} runs)")
+    ax.fill_between(t, q10, q90, color=PLUS, alpha=0.15, lw=0, label="simulation 10–90%")
+    ax.fill_between(t, q25, q75, color=PLUS, alpha=0.3, lw=0, label="simulation 25–75%")
+    ax.plot(t, sim.rho.mean(axis=0), color=PLUS, lw=1.2, label=f"simulated mean ({sim.runs} runs)")
     ax.plot(pred.time, pred.rho_plain, "k--", lw=1.2, label="limit ODE")
     ax.plot(pred.time, pred.rho_corrected, color="C3", lw=1.5, label="corrected ODE")
-    ax.set_xlabel(r"ODE time $t_k=\sum_{j<k}\eta_j$")
-    ax.set_ylabel(r"alignment $\rho$")
-    if title:
-        ax.set_title(title)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_xlabel(r"ODE time $t_k$")
+    ax.set_ylabel(r"$\rho$")
+    name = (title or "").split(":")[0].strip()
+    _title(ax, name, params(problem=sim.problem, schedule=sim.schedule))
+    ax.legend(loc="lower right")
     return save(fig, path)

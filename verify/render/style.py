@@ -1,25 +1,44 @@
 """The one plot style of sigrec's figures (report, notes, studies).
 
 Every figure is made through :func:`figure` and written through :func:`save`, so the
-backend (Agg, no display), sizes, fonts and resolution are set in one place.
+backend (Agg, no display), sizes, fonts, resolution and file formats are set in one
+place. :func:`save` writes the PNG it is asked for (Markdown, the README) and a vector
+PDF next to it (LaTeX picks ``stem.pdf`` for ``\\includegraphics{stem}``), both without
+timestamps so that regenerating a figure does not change its bytes needlessly.
+
+The helpers keep the rules every figure follows: titles name the case and its
+parameters in math (:func:`params`), axis labels use symbols, logarithmic axes get
+at most a few labelled decades (:func:`log_axis`), error bars never leave the axes
+(:func:`errorbar_log`), and runs of a bistable or symmetric model are drawn one by one,
+coloured by the basin they end in (:func:`runs_by_basin`), never summarised by a median
+across basins.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-#: inches; one column of a report / a wide three-panel figure
-SIZE = (6.4, 4.0)
-WIDE = (12.0, 3.6)
-DPI = 120
+import numpy as np
+
+#: inches: one figure at the text width of a paper (11pt article: 4.8 in) and a wide panel row
+SIZE = (5.0, 3.1)
+WIDE = (7.0, 2.6)
+DPI = 150
 STYLE = {
-    "font.size": 9,
-    "axes.titlesize": 9,
-    "axes.labelsize": 9,
+    "font.size": 8,
+    "axes.titlesize": 8,
+    "axes.labelsize": 8,
     "legend.fontsize": 7,
-    "xtick.labelsize": 8,
-    "ytick.labelsize": 8,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    "mathtext.fontset": "cm",
+    "savefig.bbox": "standard",
 }
+#: colours of the two basins (+xi, -xi) and of reference curves
+PLUS, MINUS, REFERENCE = "C0", "C1", "k"
 
 
 def pyplot():
@@ -33,16 +52,156 @@ def pyplot():
     return plt
 
 
-def figure(ncols: int = 1, size=None):
+def figure(ncols: int = 1, size=None, nrows: int = 1):
     """A new ``(fig, axes)`` with the house size (``WIDE`` for more than one panel)."""
     plt = pyplot()
-    size = size or (SIZE if ncols == 1 else WIDE)
-    return plt.subplots(1, ncols, figsize=size, constrained_layout=True)
+    size = size or (SIZE if ncols == 1 and nrows == 1 else WIDE)
+    return plt.subplots(nrows, ncols, figsize=size, constrained_layout=True, squeeze=nrows == 1)
 
 
 def save(fig, path) -> str:
-    """Write ``fig`` to ``path`` at the house resolution, close it, return the path as a string."""
+    """Write ``fig`` to ``path`` (PNG) and to the same stem with ``.pdf``; close it.
+
+    Returns
+    -------
+    str
+        ``path`` as given (the PNG); the PDF is ``Path(path).with_suffix(".pdf")``.
+    """
     plt = pyplot()
-    fig.savefig(Path(path), dpi=DPI)
+    path = Path(path)
+    fig.savefig(path, dpi=DPI, metadata={"Software": None})
+    fig.savefig(path.with_suffix(".pdf"), metadata={"CreationDate": None, "Producer": None, "Creator": None})
     plt.close(fig)
     return str(path)
+
+
+def _n(x) -> str:
+    """A number for a math-text label: ``0.25``, ``10{,}500``."""
+    if isinstance(x, (int, np.integer)) or (isinstance(x, float) and x.is_integer() and abs(x) >= 1000):
+        return f"{int(x):,}".replace(",", "{,}")
+    return f"{float(x):.3g}"
+
+
+def params(model=None, problem=None, schedule=None, **extra) -> str:
+    """The parameters of a case as math text: ``$\\theta=2$, $R=500$, $L=10{,}500$, $d=3$``.
+
+    ``model`` (theory ``Model``), ``problem`` (numerics ``Problem``) and ``schedule``
+    (numerics ``Schedule``) are optional; ``extra`` adds ``name=value`` pairs whose
+    names are LaTeX (``rho_0=0.5`` becomes ``$\\rho_0=0.5$``).
+    """
+    parts = []
+    src = problem if problem is not None else model
+    if src is not None:
+        parts.append(rf"\theta={_n(src.theta)}")
+        if problem is not None:
+            parts += [f"R={_n(problem.R)}", f"L={_n(problem.L)}", f"d={_n(problem.d)}"]
+        elif getattr(model, "sparse", False):
+            parts.append(r"\alpha\to0")
+        else:
+            parts.append(rf"\alpha={_n(model.alpha)}")
+        if src.beta != 1 or src.sigma2 != 1:
+            parts.append(rf"\beta={_n(src.beta)}, \sigma^2={_n(src.sigma2)}")
+    if schedule is not None:
+        if schedule.power == 0:
+            parts.append(rf"\eta={_n(schedule.eta0)}")
+        else:
+            parts.append(rf"\eta_k={_n(schedule.eta0)}/(k+{_n(schedule.k0)})^{{{_n(schedule.power)}}}")
+    names = {"rho0": r"\rho_0", "eta": r"\eta"}
+    parts += [f"{names.get(k, k)}={_n(v)}" for k, v in extra.items()]
+    text = "$" + "$, $".join(parts) + "$" if parts else ""
+    prior = getattr(src, "prior", "fixed")
+    return text + (", Rademacher prior" if prior == "rademacher" else "")
+
+
+def log_axis(ax, axis: str = "y") -> None:
+    """Make ``axis`` logarithmic with labels that neither overlap nor vanish.
+
+    Call it after plotting. Over two or more decades only whole decades are labelled
+    (at most six); over a shorter range, where no decade may fall inside the axis,
+    1, 2 and 5 times each power of ten are labelled instead. Minor ticks are never
+    labelled.
+    """
+    from matplotlib.ticker import LogFormatterSciNotation, LogLocator, NullFormatter
+
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    lo, hi = sorted(ax.get_ylim() if axis == "y" else ax.get_xlim())
+    decades = np.log10(hi / lo) if lo > 0 else 10.0
+    if decades >= 2:
+        target.set_major_locator(LogLocator(base=10, numticks=6))
+        target.set_major_formatter(LogFormatterSciNotation(base=10))
+    else:
+        target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=12))
+        # minor_thresholds: label every 1-2-5 tick (the default would skip the 5s)
+        target.set_major_formatter(LogFormatterSciNotation(base=10, labelOnlyBase=False,
+                                                           minor_thresholds=(np.inf, np.inf)))
+    target.set_minor_locator(LogLocator(base=10, subs=np.arange(2, 10) * 0.1, numticks=12))
+    target.set_minor_formatter(NullFormatter())
+
+
+def title(ax, *lines: str) -> None:
+    """A title of one or more lines (what is shown; the case and its parameters)."""
+    ax.set_title("\n".join(x for x in lines if x))
+
+
+def legend_below(ax, ncol: int = 2) -> None:
+    """A legend under the axes, so that it never hides data."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=ncol)
+
+
+def errorbar_log(ax, x, y, err, **kw):
+    """Error bars ``y +- err`` on a log y axis, the lower end clipped inside the axis.
+
+    A bar whose lower end is at or below zero would run off a log axis; it is drawn
+    down to ``y / 10`` (or the axis floor, if higher) and marked with a ``v`` there.
+    Returns the artist of the points.
+    """
+    x, y, err = (np.asarray(a, float) for a in (x, y, err))
+    pos = y > 0
+    floor = np.nanmin(y[pos]) / 10 if pos.any() else 1e-12
+    lo_end = np.maximum(y - err, np.maximum(y / 10, floor))
+    lower = np.where(pos, y - lo_end, 0.0)
+    art = ax.errorbar(x[pos], y[pos], yerr=[lower[pos], err[pos]], **kw)
+    clipped = pos & (y - err <= 0)
+    if clipped.any():
+        ax.plot(x[clipped], lo_end[clipped], "v", ms=3, color=art[0].get_color(), lw=0)
+    return art
+
+
+def runs_by_basin(ax, t, rho, *, label: str = "runs", lw: float = 0.5, alpha: float = 0.45,
+                  mean: bool = True) -> dict:
+    """Each run as a thin line coloured by the sign of its final value, plus each basin's mean.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    t : ndarray, shape (n,)
+    rho : ndarray, shape (runs, n)
+    label : str
+        Legend stem, e.g. ``"SGA"`` (the legend reads ``SGA -> +xi (n)``).
+
+    Returns
+    -------
+    dict
+        ``{"plus": count, "minus": count}`` of runs ending with ``rho >= 0`` and ``< 0``.
+    """
+    rho = np.atleast_2d(rho)
+    plus = rho[:, -1] >= 0
+    counts = {"plus": int(plus.sum()), "minus": int((~plus).sum())}
+    for sel, colour, side in ((plus, PLUS, r"+\xi"), (~plus, MINUS, r"-\xi")):
+        if not sel.any():
+            continue
+        lines = ax.plot(t, rho[sel].T, color=colour, lw=lw, alpha=alpha)
+        lines[0].set_label(rf"{label} $\to{side}$ ({int(sel.sum())})")
+        if mean and sel.sum() > 1:
+            ax.plot(t, rho[sel].mean(axis=0), color=colour, lw=1.6)
+    return counts
+
+
+def params_text(**values) -> str:
+    """``name=value`` pairs as math text, e.g. ``params_text(beta=1, sigma2=1)`` gives
+    ``$\\beta=1$, $\\sigma^2=1$`` (names: ``theta``, ``alpha``, ``beta``, ``sigma2``, ``rho0``,
+    ``eta``; any other name is used as is)."""
+    names = {"theta": r"\theta", "alpha": r"\alpha", "beta": r"\beta", "sigma2": r"\sigma^2", "rho0": r"\rho_0",
+             "eta": r"\eta"}
+    return ", ".join(f"${names.get(k, k)}={_n(v)}$" for k, v in values.items())

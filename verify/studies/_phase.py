@@ -123,35 +123,42 @@ def _fmt(x):
 
 
 def plot(pd: PhaseDiagram, path: Path) -> None:
-    import matplotlib
+    """The certified landscape over ``(theta, alpha)`` (PNG at ``path`` and a PDF next to it).
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Cells: monotone, bistable, undecided, degenerate; the closed-form ``alpha_c(theta)``
+    (fixed prior) and the sparse threshold ``beta theta = 1`` on top. The title names the
+    prior and the parameters; the legend, not the title, explains the colours.
+    """
     from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    from ..render.style import figure, params_text, save
 
     codes = {"monotone": 0, "bistable": 1, "undecided": 2, "degenerate": 3}
+    colours = ["#9ecae1", "#fdae6b", "#d62728", "#7f7f7f"]
     grid = np.vectorize(codes.get)(pd.status).astype(float)
-    fig, ax = plt.subplots(figsize=(6.4, 4.6), constrained_layout=True)
-    cmap = ListedColormap(["#9ecae1", "#fdae6b", "#d62728", "#7f7f7f"])
+    fig, ax = figure(size=(5.0, 3.4))
     dt = pd.thetas[1] - pd.thetas[0]
     t_edges = np.concatenate([pd.thetas - dt / 2, [pd.thetas[-1] + dt / 2]])
     la = np.log10(pd.alphas)
     da = la[1] - la[0]
     a_edges = 10 ** np.concatenate([la - da / 2, [la[-1] + da / 2]])
-    ax.pcolormesh(t_edges, a_edges, grid, cmap=cmap, vmin=-0.5, vmax=3.5, shading="flat")
+    ax.pcolormesh(t_edges, a_edges, grid, cmap=ListedColormap(colours), vmin=-0.5, vmax=3.5, shading="flat",
+                  antialiased=False, edgecolors="face", linewidth=0.4)  # cells overlap: no seams in the PDF
     ax.set_yscale("log")
+    handles = [Patch(color=colours[codes[k]], label=k) for k in ("monotone", "bistable", "undecided")
+               if (pd.status == k).any()]
     if pd.prior == "fixed":
         fine = np.linspace(pd.thetas[0], pd.thetas[-1], 400)
         ac = [critical_alpha(t, pd.beta, pd.sigma2) for t in fine]
         ac = np.array([np.nan if a is None else a for a in ac])
-        ax.plot(fine, ac, "k-", lw=1.5, label=r"closed form $\alpha_c(\theta)$")
+        handles += ax.plot(fine, ac, "k-", lw=1.5, label=r"closed form $\alpha_c(\theta)$")
     ts = sparse_threshold(pd.beta)
-    ax.axvline(ts, color="k", ls="--", lw=1, label=rf"sparse threshold $\beta\theta=1$ ($\theta={ts:.3g}$)")
-    ax.set_xlabel(r"signal strength $\theta$")
-    ax.set_ylabel(r"informative fraction $\alpha = R/L$")
-    ax.set_title(f"certified landscape, {pd.prior} prior, beta={pd.beta:g}, sigma2={pd.sigma2:g}\n"
-                 "blue: monotone (+xi only attractor); orange: bistable; red: undecided", fontsize=9)
+    handles.append(ax.axvline(ts, color="k", ls="--", lw=1, label=rf"$\beta\theta=1$ (sparse threshold)"))
+    ax.set_xlabel(r"$\theta$")
+    ax.set_ylabel(r"$\alpha=R/L$")
+    ax.set_title(f"certified landscape, {pd.prior} prior, " + params_text(beta=pd.beta, sigma2=pd.sigma2))
     ax.set_ylim(a_edges[0], 1)
-    ax.legend(loc="lower right", fontsize=8)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    ax.set_xlim(t_edges[0], t_edges[-1])
+    ax.legend(handles=handles, loc="lower right", frameon=True, framealpha=0.9)
+    save(fig, path)

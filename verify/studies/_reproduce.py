@@ -163,56 +163,70 @@ def markdown_table(results: list[ConfigResult]) -> str:
 
 
 def plot(results: list[ConfigResult], out) -> list[str]:
-    import matplotlib
+    """``reproduce-alignment`` (per configuration: |alignment| against iteration) and
+    ``reproduce-final`` (final |alignment| and nuisance mass against ``N``), each as PNG
+    with a PDF next to it.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    The curves are of ``|rho_k|``, which is the same in either basin, so the mean and the
+    10-90% band over runs are meaningful even when runs split between ``+xi`` and ``-xi``.
+    Panel titles name ``theta``, ``R``, ``N`` and ``d``; error bars (one standard deviation)
+    are clipped at the bound ``|rho| <= 1``.
+    """
+    from ..render.style import figure, save
 
     paths = []
     n = len(results)
-    cols = min(4, n)
+    cols = min(3, n)
     rows = int(np.ceil(n / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.8 * rows), squeeze=False, constrained_layout=True)
-    for ax, r in zip(axes.ravel(), results):
+    fig, axes = figure(ncols=cols, nrows=rows, size=(5.0 if n == 1 else 7.0, 3.0 if n == 1 else 2.2 * rows))
+    axes = np.atleast_1d(axes).ravel()
+    for ax, r in zip(axes, results):
         c = r.curves
-        ax.fill_between(c["steps"], c["q10"], c["q90"], color="C0", alpha=0.25, label="SGA 10-90%")
+        ax.fill_between(c["steps"], c["q10"], c["q90"], color="C0", alpha=0.25, lw=0,
+                        label=f"SGA, 10–90% of {r.runs} runs")
         ax.plot(c["steps"], c["mean"], "C0-", lw=1.4, label="SGA mean")
         ax.plot(c["steps"], c["ode"], "k--", lw=1.1, label="plain ODE")
         if c.get("corrected") is not None:
             ax.plot(c["corrected_steps"], c["corrected"], "C3:", lw=1.4, label="corrected ODE")
-        ax.set_title(f"theta={r.theta:g}, N={r.L - r.R:,} ({r.landscape})", fontsize=8)
+        N = f"{r.L - r.R:,}".replace(",", "{,}")
+        ax.set_title(rf"$\theta={r.theta:g}$, $R={r.R}$, $N={N}$, $d={r.d}$ ({r.landscape})")
         ax.set_ylim(0, 1.02)
-        ax.set_xlabel("iteration k", fontsize=8)
-        ax.set_ylabel("|alignment|", fontsize=8)
-    for ax in axes.ravel()[n:]:
+        ax.set_xlabel(r"iteration $k$")
+        ax.set_ylabel(r"$|\rho_k|$")
+    for ax in axes[n:]:
         ax.axis("off")
-    axes.ravel()[0].legend(fontsize=6, loc="lower right")
+    axes[0].legend(loc="lower right")
     p = out / "reproduce-alignment.png"
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    paths.append(str(p))
+    paths.append(save(fig, p))
 
     thetas = sorted({r.theta for r in results})
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(8.4, 3.2), constrained_layout=True)
+    fig, (a1, a2) = figure(ncols=2, size=(7.0, 2.6))
+    Ns_all = sorted({r.L - r.R for r in results})
     for i, t in enumerate(thetas):
         rs = sorted((r for r in results if r.theta == t), key=lambda r: r.L)
-        Ns = [r.L - r.R for r in rs]
-        a1.errorbar(Ns, [r.mean_final_alignment for r in rs], yerr=[r.sd_final_alignment for r in rs],
-                    fmt="o-", color=f"C{i}", label=f"theta={t:g}", capsize=2)
-        a2.plot(Ns, [r.nuisance_mass_final for r in rs], "o-", color=f"C{i}", label=f"measured, theta={t:g}")
+        Ns = np.array([r.L - r.R for r in rs], float)
+        mean = np.array([r.mean_final_alignment for r in rs])
+        sd = np.array([r.sd_final_alignment for r in rs])
+        a1.errorbar(Ns, mean, yerr=[sd, np.minimum(sd, 1 - mean)], fmt="o-", color=f"C{i}", capsize=2,
+                    label=rf"$\theta={t:g}$")
+        a2.plot(Ns, [r.nuisance_mass_final for r in rs], "o-", color=f"C{i}", label=rf"measured, $\theta={t:g}$")
         a2.plot(Ns, [r.nuisance_mass_predicted for r in rs], "x:", color=f"C{i}")
-    a1.axhline(PAPER_MEAN_FINAL_ALIGNMENT, color="k", lw=0.8, ls="--", label="paper: 0.9965")
-    a1.set_xscale("log")
-    a1.set_xlabel("nuisance tokens N")
-    a1.set_ylabel("mean final |alignment|")
-    a1.legend(fontsize=7)
-    a2.set_xscale("log")
-    a2.set_xlabel("nuisance tokens N")
-    a2.set_ylabel("nuisance attention mass (x: limit)")
+    a1.axhline(PAPER_MEAN_FINAL_ALIGNMENT, color="k", lw=0.8, ls="--", label=f"paper: {PAPER_MEAN_FINAL_ALIGNMENT}")
+    for ax in (a1, a2):
+        ax.set_xscale("log")
+        ax.set_xticks(Ns_all)
+        ax.set_xticks([], minor=True)
+        ax.set_xticklabels([f"{N:,}" for N in Ns_all])
+        ax.set_xlabel(r"nuisance tokens $N$ ($R=%d$)" % results[0].R)
+        if len(Ns_all) == 1:
+            ax.set_xlim(Ns_all[0] / 2, Ns_all[0] * 2)
+    lo = min(r.mean_final_alignment - r.sd_final_alignment for r in results)
+    a1.set_ylim(min(lo, PAPER_MEAN_FINAL_ALIGNMENT) - 0.005, 1.0005)
+    a1.set_ylabel(r"mean final $|\rho_K|$ ($\pm$ sd)")
+    a1.legend(loc="lower left")
+    a2.set_ylabel(r"nuisance mass $\nu$ (x: limit)")
     a2.set_ylim(0, 1)
-    a2.legend(fontsize=6)
+    a2.legend(loc="lower left")
     p = out / "reproduce-final.png"
-    fig.savefig(p, dpi=110)
-    plt.close(fig)
-    paths.append(str(p))
+    paths.append(save(fig, p))
     return paths

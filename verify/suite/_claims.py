@@ -7,7 +7,7 @@ only render :class:`Claim` objects. Every number a verdict quotes comes from a r
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 
 #: verdict classes, in the order a reader should worry about them
 STATUSES = ("fails", "partial", "undecided", "holds")
@@ -33,6 +33,20 @@ class Claim:
         The kind of evidence (certified, numerical) and the checks behind it.
     checks : tuple of str
         The record ids the verdict is computed from.
+    support : tuple of str
+        Check ids that test a step of the claim's derivation without deciding its
+        verdict (e.g. the Lyapunov property behind claim 1, the exact simulator behind
+        claim 3).
+    records : tuple of dict
+        One summary per record of ``checks`` and ``support``: ``id``, ``case``, ``kind``,
+        ``status``, ``certified``, ``value`` and ``model`` (the record's model dict).
+    counterexamples : tuple of dict
+        The records that make the claim fail or hold only in part: ``case``, ``model``
+        and, for the landscape, the certified interior ``equilibria`` (``lo``, ``hi``,
+        ``stability``, ``exact``); for the nuisance mass, ``value`` (the limit at
+        ``rho = 1``).
+    quantities : dict
+        Numbers the verdict quotes, by name (e.g. ``p_eta``, ``mean_final_alignment``).
     """
 
     number: int
@@ -42,6 +56,10 @@ class Claim:
     regime: str
     evidence: str
     checks: tuple[str, ...] = ()
+    support: tuple[str, ...] = ()
+    records: tuple[dict, ...] = ()
+    counterexamples: tuple[dict, ...] = ()
+    quantities: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -56,6 +74,38 @@ def _by_id(records) -> dict:
     for r in records:
         out.setdefault(r.id, []).append(r)
     return out
+
+
+#: checks that test a step of each claim's derivation without deciding the verdict
+SUPPORT = {
+    1: ("ode.lyapunov",),
+    2: (),
+    3: ("simulator.reduced_exact", "finite_size.rate", "stepsize.robbins_monro", "sga.effective_drift"),
+    4: ("sga.convergence",),
+    5: ("sga.filtering",),
+    6: (),
+}
+
+
+def _summary(r) -> dict:
+    return {"id": r.id, "case": r.details.get("case", ""), "kind": r.kind, "status": r.status,
+            "certified": bool(r.certified), "value": r.value, "model": dict(r.model or {})}
+
+
+def _with_evidence(claim: Claim, by) -> Claim:
+    """``claim`` with its supporting checks, record summaries and counterexamples filled in."""
+    support = SUPPORT.get(claim.number, ())
+    recs = [r for i in (*claim.checks, *support) for r in by.get(i, [])]
+    counter = ()
+    if claim.number == 2:
+        counter = tuple({"case": r.details.get("case", ""), "model": dict(r.model or {}),
+                         "equilibria": list(r.details.get("interior_equilibria", []))}
+                        for r in by.get("field.monotone", []) if r.status == "fails")
+    elif claim.number == 5:
+        counter = tuple({"case": r.details.get("case", ""), "model": dict(r.model or {}), "value": r.value}
+                        for r in by.get("sga.filtering.vanishes", []) if r.status == "fails")
+    return replace(claim, support=tuple(i for i in support if i in by),
+                   records=tuple(_summary(r) for r in recs), counterexamples=counter)
 
 
 def _cases(recs, status) -> list[str]:
@@ -73,7 +123,8 @@ def _claim_limit(by) -> Claim | None:
     return Claim(1, "The limit objective and ODE exist and reduce to one dimension in rho.",
                  "holds" if ok else "fails",
                  ("derived symbolically, F(+-1) = 0 exactly" + detail) if ok else "a derivation check failed",
-                 "every model", "symbolic derivation (certified) and mpmath quadrature", ids)
+                 "every model", "symbolic derivation (certified) and mpmath quadrature", ids,
+                 quantities={"quadrature_max_relative_difference": worst})
 
 
 def _claim_monotone(by) -> Claim | None:
@@ -112,7 +163,8 @@ def _claim_tracking(by) -> Claim | None:
                  "holds" if ok else "fails", verdict,
                  "error shrinks with t, with the step scale and with 1/L; at practical steps the renormalisation "
                  "drag is an O(eta d/L) correction (sga.effective_drift)",
-                 "numerical (restarted-flow error, fitted exponents)", ("sga.tracking",))
+                 "numerical (restarted-flow error, fitted exponents)", ("sga.tracking",),
+                 quantities={k: d[k] for k in ("p_eta", "se_eta", "p_L", "se_L") if k in d})
 
 
 def _claim_recovery(by) -> Claim | None:
@@ -160,7 +212,10 @@ def _claim_experiments(reproduction, paper_mean: float) -> Claim | None:
                  f"{flag.mean_final_alignment:.4f} over {flag.runs} runs",
                  f"flagship theta = {flag.theta:g}, R = {flag.R}, N = {flag.L - flag.R:,} with the documented "
                  "protocol; at large d or slowly decaying steps the drag holds the iterates below 0.99",
-                 "numerical: sigrec reproduce (exact reduced simulator)", ())
+                 "numerical: sigrec reproduce (exact reduced simulator)", (),
+                 quantities={"mean_final_alignment": flag.mean_final_alignment, "runs": flag.runs,
+                             "theta": flag.theta, "R": flag.R, "N": flag.L - flag.R, "d": flag.d,
+                             "steps": flag.steps, "paper_mean": paper_mean})
 
 
 def claims(records, reproduction=None) -> tuple[Claim, ...]:
@@ -170,4 +225,4 @@ def claims(records, reproduction=None) -> tuple[Claim, ...]:
     by = _by_id(records)
     found = [_claim_limit(by), _claim_monotone(by), _claim_tracking(by), _claim_recovery(by),
              _claim_filtering(by), _claim_experiments(reproduction, PAPER_MEAN_FINAL_ALIGNMENT)]
-    return tuple(c for c in found if c is not None)
+    return tuple(_with_evidence(c, by) for c in found if c is not None)

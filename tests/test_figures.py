@@ -1,0 +1,163 @@
+"""The report and appendix figures follow the one plot style (verify/render/style.py):
+titles name the case and its parameters in math, axis labels are symbols, log axes
+label only a few ticks, runs of a bistable model are drawn per basin, error bars stay
+on the axes, and every figure is written as PNG and vector PDF."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from sigrec.numerics import Problem, Schedule, simulate
+from sigrec.theory import Model, certify
+from sigrec.verify.render import figures, style
+
+PLAIN = ("theta=", "alpha=", "sigma2", "beta*", "abs(", "rho=", "eta=")
+
+
+@pytest.fixture()
+def captured(monkeypatch):
+    """The figures passed to ``save`` (drawn, then written as usual)."""
+    figs = []
+    real = style.save
+
+    def save(fig, path):
+        fig.canvas.draw()
+        figs.append(fig)
+        return real(fig, path)
+
+    monkeypatch.setattr(figures, "save", save)
+    return figs
+
+
+def _texts(fig):
+    ax = fig.axes[0]
+    return ax.get_title(), ax.get_xlabel(), ax.get_ylabel()
+
+
+def _no_plain_math(*texts):
+    for t in texts:
+        outside = "".join(t.split("$")[::2])
+        assert not any(p in outside for p in PLAIN), t
+
+
+@pytest.fixture(scope="module")
+def bistable_sim():
+    problem = Problem(theta=2.0, R=50, L=1050, d=3)
+    return simulate(problem, Schedule(eta0=2.0, k0=10, power=0.6), steps=150, runs=12, seed=5, stride=5)
+
+
+def test_trajectories_separate_the_basins_and_name_the_case(bistable_sim, captured, tmp_path):
+    sim = bistable_sim
+    model = sim.problem.model
+    eq = list(certify(model).midpoints)
+    path = figures.trajectories(tmp_path / "t.png", model, sim, eq, "SGA vs ODE from rho0=0.50, L=10, d=10")
+    fig = captured[-1]
+    title, xl, yl = _texts(fig)
+    assert "$\\theta=2$" in title and "$d=3$" in title and "$L=1{,}050$" in title
+    assert "d=10" not in title  # the instance drawn is the simulation's own
+    _no_plain_math(title, xl, yl)
+    ax = fig.axes[0]
+    final = sim.rho[:, -1]
+    colours = {}
+    for line in ax.get_lines():
+        y = np.asarray(line.get_ydata())
+        if y.size == sim.rho.shape[1] and line.get_linestyle() == "-" and line.get_linewidth() < 1:
+            colours.setdefault(line.get_color(), []).append(np.sign(y[-1]))
+    # every thin SGA line has the colour of its final basin, and both basins occur
+    assert (final > 0).any() and (final < 0).any()
+    assert all(len(set(v)) == 1 for v in colours.values()) and len(colours) == 2
+    assert sum(len(v) for v in colours.values()) == sim.runs
+    assert (tmp_path / "t.pdf").read_bytes().startswith(b"%PDF") and path.endswith("t.png")
+
+
+def test_field_title_and_labels(captured, tmp_path):
+    model = Model(theta=2.0, alpha=1 / 21)
+    figures.field(model, certify(model), tmp_path / "f.png", title="paper's bistable case")
+    title, xl, yl = _texts(captured[-1])
+    assert "$\\theta=2$" in title and "$\\alpha=0.0476$" in title
+    assert xl == "$\\rho$" and yl == "$F(\\rho)$"
+    _no_plain_math(title, xl, yl)
+
+
+def _visible_labels(axis):
+    return [t for t in axis.get_ticklabels() if t.get_visible() and t.get_text()]
+
+
+def _overlap(labels, renderer):
+    boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
+    return any(a.x1 > b.x0 + 0.5 for a, b in zip(boxes, boxes[1:]))
+
+
+@pytest.mark.parametrize("lo, hi", [(0.04, 0.3), (1e-5, 1e-1), (200, 5000), (28, 110)])
+def test_log_axis_labels_neither_overlap_nor_vanish(lo, hi):
+    fig, ax = style.figure()
+    ax.plot([lo, hi], [lo, hi])
+    style.log_axis(ax, "x")
+    style.log_axis(ax, "y")
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    xs = [t for t in _visible_labels(ax.xaxis) if lo * 0.9 <= t.get_position()[0] <= hi * 1.1]
+    assert 2 <= len(xs) <= 8
+    assert not _overlap(xs, r)
+    if hi / lo < 10:  # within a decade every 1-2-5 tick inside the range is labelled
+        ticks = [m * 10.0**e for e in range(-6, 5) for m in (1, 2, 5) if lo <= m * 10.0**e <= hi]
+        assert len(xs) >= len(ticks)
+    style.pyplot().close(fig)
+
+
+def test_errorbars_stay_on_a_log_axis():
+    fig, ax = style.figure()
+    y = np.array([1e-2, 3e-3, 4e-4])
+    err = np.array([5e-3, 6e-3, 1e-3])  # the last two would reach below zero
+    style.errorbar_log(ax, [1, 2, 3], y, err, fmt="o")
+    style.log_axis(ax, "y")
+    fig.canvas.draw()
+    lo, hi = ax.get_ylim()
+    segs = np.concatenate([c.get_segments() for c in ax.collections])
+    ends = np.concatenate([s[:, 1] for s in segs])
+    assert np.all(ends > 0) and lo <= ends.min() and ends.max() <= hi
+    style.pyplot().close(fig)
+
+
+def test_params_are_math():
+    problem = Problem(theta=0.25, R=500, L=10500, d=100)
+    text = style.params(problem=problem, schedule=Schedule(eta0=0.05, power=0.0))
+    assert text == "$\\theta=0.25$, $R=500$, $L=10{,}500$, $d=100$, $\\eta=0.05$"
+    assert style.params(Model(theta=2.0, alpha=0.0)).endswith("$\\alpha\\to0$")
+
+
+def test_nuisance_mass_and_finite_size_figures(captured, tmp_path):
+    model = Model(theta=0.25, alpha=1 / 21)
+    rho_k = np.linspace(-0.5, 1, 200)[None, :].repeat(3, axis=0)
+    measured = 0.94 + 0.001 * np.random.default_rng(0).standard_normal(rho_k.shape)
+    figures.nuisance_mass(tmp_path / "n.png", model, rho_k, measured, 0.94)
+    _no_plain_math(*_texts(captured[-1]))
+    rows = [{"L": L, "rho": 0.5, "err": e, "se": s} for L, e, s in ((100, 1e-2, 2e-3), (400, 2e-3, 4e-3),
+                                                                    (1600, 5e-4, 1e-3))]
+    figures.finite_size(tmp_path / "s.png", rows, [0.5], {"0.5": {"C": 0.8}}, None, None)
+    fig = captured[-1]
+    _no_plain_math(*_texts(fig))
+    ax = fig.axes[0]
+    lo, hi = ax.get_ylim()
+    ends = np.concatenate([s[:, 1] for c in ax.collections for s in c.get_segments()])
+    assert np.all(ends > 0) and lo <= ends.min()
+
+
+def test_tracking_trajectory_title_is_not_a_shared_constant(bistable_sim, captured, tmp_path):
+    sim = bistable_sim
+    model = sim.problem.model
+    figures.trajectories(tmp_path / "a.png", model, sim, list(certify(model).midpoints), "")
+    other = SimpleNamespace(**{k: getattr(sim, k) for k in ("times", "rho", "initial_rho", "runs", "schedule")},
+                            problem=Problem(theta=2.0, R=50, L=1050, d=7))
+    figures.trajectories(tmp_path / "b.png", model, other, list(certify(model).midpoints), "")
+    assert _texts(captured[-2])[0] != _texts(captured[-1])[0]
+
+
+def test_figure_saved_as_vector_pdf(tmp_path):
+    fig, ax = style.figure()
+    ax.plot([0, 1], [0, 1])
+    style.save(fig, tmp_path / "x.png")
+    pdf = (tmp_path / "x.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF") and b"/Subtype /Image" not in pdf
+    assert (tmp_path / "x.png").read_bytes()[:4] == b"\x89PNG"
