@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+from pathlib import Path
 
 import mpmath
 import pytest
@@ -190,3 +192,231 @@ def test_out_under_file_or_unwritable(capsys, tmp_path, command):
     _refused(capsys, [command, "--out", str(f / "sub")], "--out")
     _refused(capsys, [command, "--out", "/proc/x"], "--out")
     _refused(capsys, [command, "--out", ""], "--out")
+
+
+# 4. resource limits, checked before any work --------------------------------------------
+
+from sigrec.theory import certify  # noqa: E402
+from sigrec.verify.cli import _limits  # noqa: E402
+
+PRED = ["predict", "--theta", "1", "--R", "5", "--L", "20", "--d", "4", "--steps", "3", "--rho0", "0.1"]
+
+
+@pytest.mark.parametrize("change, names", [
+    (["--L", "1000000000000"], ("--L", "10000000")),
+    (["--runs", "1000000000000"], ("--runs", "100000")),
+    (["--batch", "1e12"], ("--batch", "10000")),
+    (["--batch", "2.5"], ("--batch", "integer")),
+    (["--steps", "1e12"], ("--steps", "10000000")),
+    (["--steps", "inf"], ("--steps", "integer")),
+    (["--d", "1e12"], ("--d", "100000")),
+    (["--power", "1e6"], ("--power", "10")),
+    (["--k0", "1e-320"], ("--k0",)),
+    (["--seed", "1e30"], ("--seed",)),
+    (["--workers", "100000"], ("--workers", "256")),
+    (["--runs", "100000", "--L", "10000000"], ("memory", "GiB")),
+    (["--simulator", "full", "--runs", "100000", "--L", "10000", "--d", "10000"], ("memory", "GiB")),
+    (["--steps", "10000000", "--runs", "100000", "--L", "100", "--stride", "10000000"], ("random draws", "1e+12")),
+])
+def test_simulate_resource_limits(capsys, change, names):
+    _refused(capsys, SIM + change, *names)
+
+
+def test_integer_scientific_notation_accepted(capsys):
+    data = _json(capsys, SIM + ["--steps", "3e0", "--runs", "2E0"])
+    assert data["steps"] == 3 and data["runs"] == 2
+
+
+@pytest.mark.parametrize("change, names", [
+    (["--d", "1e12"], ("--d",)), (["--power", "1e6"], ("--power",)),
+    (["--steps", "10000000"], ("steps", "stride", "1000000")),
+])
+def test_predict_resource_limits(capsys, change, names):
+    _refused(capsys, PRED + change, *names)
+
+
+@pytest.mark.parametrize("change, names", [
+    (["--n-theta", "1e12"], ("--n-theta", "512")), (["--n-alpha", "1000000000000"], ("--n-alpha",)),
+    (["--n-theta", "512", "--n-alpha", "512"], ("n-theta", "n-alpha", "65536")),
+    (["--alpha-min", "1e-320"], ("--alpha-min", "1e-12")), (["--theta-max", "1e308"], ("--theta-max",)),
+])
+def test_phase_resource_limits(capsys, tmp_path, change, names):
+    _refused(capsys, ["phase", "--out", str(tmp_path / "p")] + change, *names)
+    assert not (tmp_path / "p").exists()
+
+
+def test_certify_precision_limit(capsys):
+    _refused(capsys, ["certify", "--theta", "1", "--alpha", "0.5", "--prec", "1000000000000"], "--prec", "4096")
+    with pytest.raises(ValueError, match="`prec` must be <= 4096"):
+        certify(Model(1.0, 0.5), prec=10**12)
+    with pytest.raises(ValueError, match="`prec`"):
+        certify(Model(1.0, 0.5), prec=128.5)
+
+
+def test_verify_and_reproduce_sizes_refused(capsys):
+    _refused(capsys, ["verify", "--theta", "1", "--R", "1", "--L", "1e12", "--d", "3"], "--L")
+    _refused(capsys, ["reproduce", "--workers", "1e9"], "--workers")
+
+
+def test_memory_estimate_uses_available_memory(monkeypatch):
+    monkeypatch.setattr(_limits, "available_memory", lambda: 2**20)
+    with pytest.raises(ValueError, match="memory"):
+        _limits.check_simulation(simulator="reduced", runs=1000, steps=10, stride=1, L=1000, d=2, batch=1)
+    _limits.check_simulation(simulator="reduced", runs=1, steps=10, stride=1, L=10, d=2, batch=1)
+    assert _limits.available_memory.__call__() == 2**20
+
+
+def test_limits_documented_in_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    out = capsys.readouterr().out
+    assert "limits" in out and "--steps" in out and "MemAvailable" in out
+
+
+# 5. atomic outputs ------------------------------------------------------------------------
+
+import sigrec.verify.cli._notes as _notes_cli  # noqa: E402
+import sigrec.verify.cli._phase as _phase_cli  # noqa: E402
+import sigrec.verify.cli._reproduce as _reproduce_cli  # noqa: E402
+import sigrec.verify.cli._verify as _verify_cli  # noqa: E402
+from sigrec.numerics import Simulation  # noqa: E402
+
+
+def _interrupted(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 130, (code, err)
+    assert err.splitlines() == ["error: interrupted"], err
+    assert "Traceback" not in err
+
+
+def _previous(out):
+    out.mkdir()
+    (out / "figures").mkdir()
+    (out / "figures" / "old.png").write_text("old figure")
+    for name in ("report.json", "phase.csv", "reproduce.json", "appendix.tex", "keep.txt"):
+        (out / name).write_text(f"old {name}")
+    return _snapshot(out)
+
+
+def _snapshot(out):
+    return {str(p.relative_to(out)): p.read_text() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def _no_strays(parent):
+    strays = [p.name for p in parent.rglob(".sigrec-tmp*")]
+    assert not strays, strays
+
+
+def _figure_then_interrupt(folder):
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "new.png").write_text("half")
+    raise KeyboardInterrupt
+
+
+def _patch_heavy(monkeypatch, command):
+    if command == "verify":
+        monkeypatch.setattr(_verify_cli, "run_suite", lambda config, progress, figure_dir:
+                            _figure_then_interrupt(figure_dir))
+        return ["verify", "--theta", "1", "--alpha", "0.5"]
+    if command == "phase":
+        monkeypatch.setattr(_phase_cli, "plot", lambda pd, path: _figure_then_interrupt(Path(path).parent))
+        return ["phase", "--n-theta", "2", "--n-alpha", "2"]
+    if command == "reproduce":
+        monkeypatch.setattr(_reproduce_cli, "run_config", lambda *a, **k: None)
+        monkeypatch.setattr(_reproduce_cli, "plot", lambda results, out: _figure_then_interrupt(out))
+        return ["reproduce"]
+    monkeypatch.setattr(_notes_cli, "_generate", _figure_then_interrupt)
+    return ["notes"]
+
+
+@pytest.mark.parametrize("previous", [False, True])
+@pytest.mark.parametrize("command", ["verify", "phase", "reproduce", "notes"])
+def test_interrupt_leaves_previous_output_or_nothing(capsys, tmp_path, monkeypatch, command, previous):
+    out = tmp_path / "out"
+    before = _previous(out) if previous else None
+    argv = _patch_heavy(monkeypatch, command)
+    _interrupted(capsys, argv + ["--out", str(out)])
+    if previous:
+        assert _snapshot(out) == before
+    else:
+        assert not out.exists()
+    _no_strays(tmp_path)
+
+
+def test_phase_replaces_only_its_own_files(capsys, tmp_path):
+    out = tmp_path / "out"
+    _previous(out)
+    data = _json(capsys, ["phase", "--n-theta", "2", "--n-alpha", "2", "--out", str(out)])
+    assert data["csv"] == str(out / "phase.csv") and data["figure"] == str(out / "phase.png")
+    assert (out / "phase.csv").read_text().startswith("theta,alpha")
+    assert (out / "keep.txt").read_text() == "old keep.txt" and (out / "figures" / "old.png").exists()
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert (out / "phase.csv").stat().st_mode & 0o777 == 0o666 & ~mask
+    _no_strays(tmp_path)
+
+
+def test_simulate_save_interrupted_leaves_previous_file(capsys, tmp_path, monkeypatch):
+    target = tmp_path / "traj.npz"
+    target.write_bytes(b"previous")
+
+    def half(self, path):
+        Path(path).write_bytes(b"half")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Simulation, "save", half)
+    _interrupted(capsys, SIM + ["--save", str(target)])
+    assert target.read_bytes() == b"previous"
+    _no_strays(tmp_path)
+
+
+def test_simulate_save_fresh_file_is_complete(capsys, tmp_path):
+    import numpy as np
+
+    data = _json(capsys, SIM + ["--save", str(tmp_path / "t")])
+    assert data["saved"] == str(tmp_path / "t.npz")
+    assert np.load(tmp_path / "t.npz")["rho"].shape[0] == 2
+    _no_strays(tmp_path)
+
+
+def test_verify_report_paths_are_final(tmp_path, monkeypatch):
+    import sigrec.verify.render._report as rep_mod
+
+    tmp, final = tmp_path / ".sigrec-tmp-x", tmp_path / "final"
+    monkeypatch.setattr(rep_mod, "report_dict", lambda r: {"figures": [str(tmp / "figures" / "a.png")]})
+    monkeypatch.setattr(rep_mod, "markdown", lambda rep: "md")
+    rep = rep_mod.write_report(None, tmp, final=final)
+    assert rep["out"] == str(final) and rep["figures"] == [str(final / "figures" / "a.png")]
+    assert json.loads((tmp / "report.json").read_text())["out"] == str(final)
+
+
+# 6. fuzzer findings ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("extra", [
+    ["--eta0", "1e308", "--power", "0", "--rho0", "0"],                  # overflow in the corrected drift
+    ["--eta0", "10", "--power", "0", "--batch", "2", "--rho0", "1"],     # inf/inf in the solver's error norm
+])
+def test_predict_intermediate_overflow_is_silent(capsys, extra):
+    argv = ["predict", "--theta", "0", "--R", "1", "--L", "3", "--d", "2", "--steps", "1"] + extra
+    import warnings as _w
+
+    with _w.catch_warnings():
+        _w.simplefilter("error")
+        data = _json(capsys, argv)
+    assert _all_finite(data)
+
+
+def test_require_finite_refuses_overflow():
+    from sigrec.verify.cli._guard import require_finite
+
+    with pytest.raises(ValueError, match="`eta0`"):
+        require_finite("`eta0`", [1.0, float("inf")])
+
+
+@pytest.mark.parametrize("argv", [["phase", "--beta", "1e308"], ["phase", "--beta", "1e308", "--prior", "rademacher"],
+                                  ["phase", "--sigma2", "1e-320"]])
+def test_phase_extreme_beta_refused_up_front(capsys, tmp_path, argv):
+    # found by the fuzzer: OverflowError traceback in the closed-form boundary / a run of minutes
+    _refused(capsys, argv + ["--out", str(tmp_path / "p")], argv[1])

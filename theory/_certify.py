@@ -31,6 +31,7 @@ representable root does not land on a box end where its sign is 0.
 
 from __future__ import annotations
 
+import numbers
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -288,6 +289,10 @@ def _sign_functions(model: Model):
     return k, None, "j'/(2 theta rho) = beta sigma2 (m/rho + m') + theta (m/rho) m'", True
 
 
+#: the largest working precision :func:`certify` accepts, in bits
+MAX_PREC = 4096
+
+
 def certify(model: Model, prec: int = 128, bracket_width: float = 1e-10, min_width: float = 1e-12) -> Certificate:
     """Certify the sign of ``j'`` on ``[-1, 1]`` and isolate the interior equilibria.
 
@@ -301,8 +306,13 @@ def certify(model: Model, prec: int = 128, bracket_width: float = 1e-10, min_wid
     min_width : float
         Boxes narrower than this are not split further (reported undecided).
     """
+    if isinstance(prec, bool) or not isinstance(prec, numbers.Integral):
+        raise ValueError(f"`prec` must be an integer number of bits, got {prec!r}")
     if prec < 53:
         raise ValueError(f"`prec` must be >= 53 bits, got {prec!r}")
+    if prec > MAX_PREC:
+        raise ValueError(f"`prec` must be <= {MAX_PREC} bits (ball arithmetic cost grows faster than linearly), "
+                         f"got {prec!r}")
     if model.theta == 0:
         return Certificate("degenerate", False, True, prec=prec,
                            sign_function="j' = 0 identically (theta = 0)",

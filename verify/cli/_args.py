@@ -9,6 +9,8 @@ from pathlib import Path
 
 from ...theory import PRIORS, Model
 
+from ._limits import bounded, count
+
 
 def finite_float(text: str) -> float:
     """argparse type: a finite float (``nan``/``inf`` refused)."""
@@ -45,15 +47,15 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     """Finite instance and schedule flags shared by ``simulate`` and ``predict``
     (the model flags except ``--alpha``, which is ``R / L`` here)."""
     add_model_arguments(parser, need_alpha=False)
-    parser.add_argument("--R", type=int, required=True, help="number of informative tokens")
-    parser.add_argument("--L", type=int, required=True, help="number of tokens (R <= L)")
-    parser.add_argument("--d", type=int, required=True, help="dimension (>= 2)")
-    parser.add_argument("--steps", type=int, required=True, help="number of steps K (>= 1)")
+    parser.add_argument("--R", type=count("R"), required=True, help="number of informative tokens")
+    parser.add_argument("--L", type=count("L"), required=True, help="number of tokens (R <= L)")
+    parser.add_argument("--d", type=count("d"), required=True, help="dimension (>= 2)")
+    parser.add_argument("--steps", type=count("steps"), required=True, help="number of steps K (>= 1)")
     parser.add_argument("--eta0", type=finite_float, default=0.5, help="step scale, default 0.5")
-    parser.add_argument("--k0", type=finite_float, default=10.0, help="step offset (> 0), default 10")
-    parser.add_argument("--power", type=finite_float, default=0.75,
+    parser.add_argument("--k0", type=bounded("k0"), default=10.0, help="step offset (> 0), default 10")
+    parser.add_argument("--power", type=bounded("power"), default=0.75,
                         help="eta_k = eta0/(k+k0)^power, k from 0; 0 = constant step; default 0.75")
-    parser.add_argument("--batch", type=int, default=1, help="token collections averaged per step, default 1")
+    parser.add_argument("--batch", type=count("batch"), default=1, help="token collections averaged per step, default 1")
 
 
 def problem_and_schedule(args):

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+
 from rich.console import Console
 
 from ...theory import certify, pole_exponents
 
 from ._args import add_json_flag, add_model_arguments, model_from_args
+from ._limits import count, limits_text
 from ._output import emit_json
 
 
@@ -16,9 +19,10 @@ def register(sub) -> None:
         help="certify monotonicity of the field by interval arithmetic",
         description="Certify the sign of j' on [-1, 1] with python-flint ball arithmetic; "
         "isolate interior equilibria in certified brackets with their stability.",
+        epilog=limits_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_model_arguments(p)
-    p.add_argument("--prec", type=int, default=128, help="working precision in bits (default 128)")
+    p.add_argument("--prec", type=count("prec"), default=128, help="working precision in bits (default 128)")
     add_json_flag(p)
     p.set_defaults(run=run)
 

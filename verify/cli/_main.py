@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
+import signal
 import sys
 
 #: command modules, in the order they appear in ``sigrec --help``
@@ -52,8 +54,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_worker_interrupts() -> None:
+    """Worker processes forked by a command (``--workers``) exit at once and silently
+    on Ctrl-C (which the terminal sends to the whole process group); the parent alone
+    reports the interrupt, as one line. Registered once per process."""
+    global _HOOKED
+    if not _HOOKED and hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_child_handlers)
+        _HOOKED = True
+
+
+_HOOKED = False
+
+
+def _child_handlers() -> None:
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
+
+
 def main(argv=None) -> int:
     """Run the CLI; returns the process exit code."""
+    _quiet_worker_interrupts()
     try:
         args = build_parser().parse_args(argv)
         return int(args.run(args) or 0)

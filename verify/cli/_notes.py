@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 
 from ._args import add_json_flag, add_out_argument
+from ._atomic import atomic_folder
 from ._output import emit_json
 from ..render import compare_notes as compare
 from ..render import write_notes
@@ -54,7 +55,8 @@ def run(args) -> int:
     as_json = getattr(args, "json", False)
     files = [str(args.out / name) for name in _FILES]
     if not args.check:
-        _generate(args.out)
+        with atomic_folder(args.out) as tmp:
+            _generate(tmp)
         if as_json:
             emit_json({"out": str(args.out), "check": False, "files": files, "in_sync": True, "diffs": []})
         else:

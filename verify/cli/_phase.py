@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 
+import argparse
+
 from rich.console import Console
 
 from ...theory import PRIORS
 
-from ._args import add_json_flag, add_out_argument, finite_float
+from ._args import add_json_flag, add_out_argument
+from ._atomic import atomic_folder
+from ._limits import bounded, check_grid, count, limits_text
 from ._output import emit_json, stderr_progress
 from ..studies._phase import phase_diagram, plot, write_csv
 
@@ -18,29 +22,31 @@ def register(sub) -> None:
         help="certified monotone/bistable phase diagram over (theta, alpha)",
         description="Certify the landscape on a (theta, alpha) grid (alpha log-spaced down to "
         "--alpha-min) and draw it with the closed-form boundary and the sparse threshold.",
+        epilog=limits_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--beta", type=finite_float, default=1.0)
-    p.add_argument("--sigma2", type=finite_float, default=1.0)
+    p.add_argument("--beta", type=bounded("beta"), default=1.0)
+    p.add_argument("--sigma2", type=bounded("sigma2"), default=1.0)
     p.add_argument("--prior", choices=PRIORS, default="fixed")
-    p.add_argument("--theta-max", type=finite_float, default=4.0)
-    p.add_argument("--alpha-min", type=finite_float, default=1e-4)
-    p.add_argument("--n-theta", type=int, default=48)
-    p.add_argument("--n-alpha", type=int, default=48)
+    p.add_argument("--theta-max", type=bounded("theta-max"), default=4.0)
+    p.add_argument("--alpha-min", type=bounded("alpha-min"), default=1e-4)
+    p.add_argument("--n-theta", type=count("n-theta"), default=48)
+    p.add_argument("--n-alpha", type=count("n-alpha"), default=48)
     add_out_argument(p, "sigrec-report", "output folder")
     add_json_flag(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
+    check_grid(args.n_theta, args.n_alpha)
     with stderr_progress() as bar:
         task = bar.add_task("certifying", total=None)
         pd = phase_diagram(args.beta, args.sigma2, args.prior, args.n_theta, args.n_alpha,
                            args.theta_max, args.alpha_min,
                            progress=lambda d, t: bar.update(task, completed=d, total=t))
-    args.out.mkdir(parents=True, exist_ok=True)
     csv_path, png_path = args.out / "phase.csv", args.out / "phase.png"
-    write_csv(pd, csv_path)
-    plot(pd, png_path)
+    with atomic_folder(args.out) as tmp:
+        write_csv(pd, tmp / csv_path.name)
+        plot(pd, tmp / png_path.name)
     # over every row of the CSV, the sparse row (alpha = 0) included
     counts = pd.counts()
     doc = {

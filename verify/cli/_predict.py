@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
+
 from ...numerics import predict
 
 from ._args import add_json_flag, add_problem_arguments, finite_float, problem_and_schedule
+from ._guard import quiet_numerics, require_finite
+from ._limits import check_prediction, count, limits_text
 from ._output import emit_json
 
 
@@ -16,19 +20,24 @@ def register(sub) -> None:
         "d rho/dt = F + F_1/L - (eta(t)/2) rho E|P g|^2 on the time axis t_k = sum_{j<k} eta_j of the "
         "recursion (same schedule conventions as `sigrec simulate`, k from 0) and report both at "
         "iterations 0, S, 2S, ..., K.",
+        epilog=limits_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_problem_arguments(p)
     p.add_argument("--rho0", type=finite_float, required=True, help="start alignment in [-1, 1]")
-    p.add_argument("--stride", type=int, default=1, help="report every S steps (and the last), default 1")
+    p.add_argument("--stride", type=count("stride"), default=1, help="report every S steps (and the last), default 1")
     add_json_flag(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     problem, schedule = problem_and_schedule(args)
-    pred = predict(problem, schedule, args.steps, args.rho0, args.stride)
+    check_prediction(steps=args.steps, stride=args.stride)
+    with quiet_numerics():
+        pred = predict(problem, schedule, args.steps, args.rho0, args.stride)
     if not pred.success:
         raise ValueError(f"integration failed: {pred.message}")
+    require_finite("`eta0`, `k0`, `power` and the model flags", pred.time, pred.eta, pred.rho_plain,
+                   pred.rho_corrected)
     out = {
         "model": problem.model.as_dict(),
         "problem": problem.as_dict(),

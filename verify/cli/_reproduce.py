@@ -9,6 +9,8 @@ from rich.console import Console
 
 from ._args import add_json_flag, add_out_argument
 from ..suite._environment import environment
+from ._atomic import atomic_folder, relocate
+from ._limits import count
 from ._output import emit_json, stderr_progress, to_json
 from ..studies._reproduce import PAPER_MEAN_FINAL_ALIGNMENT, PRESETS, PROTOCOL, configurations, markdown_table, plot, run_config
 
@@ -23,8 +25,8 @@ def register(sub) -> None:
     p.add_argument("--preset", choices=PRESETS, default="quick", help="quick: the flagship only; paper: 16 configs")
     add_out_argument(p, "sigrec-report", "output folder")
     p.add_argument("--simulator", choices=("reduced", "full"), default="reduced")
-    p.add_argument("--seed", type=int, default=PROTOCOL.seed)
-    p.add_argument("--workers", type=int, default=PROTOCOL.workers,
+    p.add_argument("--seed", type=count("seed"), default=PROTOCOL.seed)
+    p.add_argument("--workers", type=count("workers"), default=PROTOCOL.workers,
                    help=f"processes to split the runs over (results do not depend on it), default {PROTOCOL.workers}")
     add_json_flag(p)
     p.set_defaults(run=run)
@@ -43,8 +45,16 @@ def run(args) -> int:
             task = bar.add_task(f"theta={theta:g} N={N:,}", total=protocol.steps)
             results.append(run_config(theta, R, N, protocol, seed_offset=i,
                                       progress=lambda k, t=task: bar.update(t, completed=k)))
-    args.out.mkdir(parents=True, exist_ok=True)
-    figures = plot(results, args.out)
+    with atomic_folder(args.out) as tmp:
+        doc = _write(args, protocol, results, tmp)
+    _print(args, protocol, results, doc)
+    return 0
+
+
+def _write(args, protocol, results, tmp: Path) -> dict:
+    """Write the figures, reproduce.json and reproduce.md into ``tmp`` (renamed to
+    ``--out`` afterwards); return the JSON document with the final paths."""
+    figures = relocate(plot(results, tmp), tmp, args.out)
     doc = {
         "preset": args.preset,
         "protocol": {**protocol.__dict__, "schedule": protocol.schedule.as_dict(),
@@ -56,14 +66,19 @@ def run(args) -> int:
         "figures": figures,
         "environment": environment(),
     }
-    (args.out / "reproduce.json").write_text(to_json(doc) + "\n")
+    (tmp / "reproduce.json").write_text(to_json(doc) + "\n")
     table = markdown_table(results)
-    (args.out / "reproduce.md").write_text(
+    (tmp / "reproduce.md").write_text(
         "# sigrec reproduce\n\n"
         f"Protocol (not reported by the paper; fixed here): d = {protocol.d}, {protocol.steps} steps, "
         f"{protocol.runs} runs, schedule eta_k = {protocol.eta0:g}/(k + {protocol.k0:g})^{protocol.power:g}, "
         f"batch {protocol.batch}, {doc['protocol']['note']}, seed {protocol.seed}.\n\n" + table + "\n\n"
         + "\n".join(f"![{Path(f).stem}]({Path(f).name})" for f in figures) + "\n")
+    return doc
+
+
+def _print(args, protocol, results, doc) -> None:
+    figures, table = doc["figures"], markdown_table(results)
     if args.json:
         emit_json(doc)
     else:
@@ -74,4 +89,3 @@ def run(args) -> int:
                   f"eta_k={protocol.eta0:g}/(k+{protocol.k0:g})^{protocol.power:g}, {doc['protocol']['note']}")
         out.print(table, markup=False, highlight=False)
         out.print(f"wrote {args.out / 'reproduce.md'}, reproduce.json and {len(figures)} figures")
-    return 0

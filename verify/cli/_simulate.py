@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 import numpy as np
@@ -9,6 +10,9 @@ import numpy as np
 from ...numerics import simulate
 
 from ._args import add_json_flag, add_problem_arguments, finite_float, npz_file, problem_and_schedule
+from ._atomic import atomic_file
+from ._guard import quiet_numerics, require_finite
+from ._limits import check_simulation, count, limits_text
 from ._output import emit_json
 
 #: show a progress bar (stderr, TTY only) when a run has at least this many run-steps
@@ -21,16 +25,17 @@ def register(sub) -> None:
         help="simulate projected stochastic gradient ascent (full or exact reduced chain)",
         description="Run independent copies of the projected SGA recursion of docs/design.md section 1, "
         "with the full d-dimensional simulator or the exact reduced alignment chain (section 2).",
+        epilog=limits_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--simulator", choices=("reduced", "full"), default="reduced", help="default reduced")
     add_problem_arguments(p)
-    p.add_argument("--runs", type=int, default=30, help="independent runs, default 30")
+    p.add_argument("--runs", type=count("runs"), default=30, help="independent runs, default 30")
     p.add_argument("--rho0", type=finite_float, default=None, help="fixed start; default uniform on the sphere")
-    p.add_argument("--seed", type=int, default=None, help="seed (default: fresh entropy, reported)")
-    p.add_argument("--stride", type=int, default=1, help="record rho every STRIDE steps, default 1")
+    p.add_argument("--seed", type=count("seed"), default=None, help="seed (default: fresh entropy, reported)")
+    p.add_argument("--stride", type=count("stride"), default=1, help="record rho every STRIDE steps, default 1")
     p.add_argument("--save", metavar="FILE", type=npz_file, default=None,
                    help="write the trajectories to FILE (.npz; the suffix is added if missing)")
-    p.add_argument("--workers", type=int, default=1,
+    p.add_argument("--workers", type=count("workers"), default=1,
                    help="processes to split the runs over (results do not depend on it), default 1")
     add_json_flag(p)
     p.set_defaults(run=run)
@@ -50,6 +55,8 @@ def _progress(total: int, show: bool):
 
 def run(args) -> int:
     problem, schedule = problem_and_schedule(args)
+    check_simulation(simulator=args.simulator, runs=args.runs, steps=args.steps, stride=args.stride,
+                     L=args.L, d=args.d, batch=args.batch)
     if args.steps < 1:
         raise ValueError(f"`steps` must be >= 1, got {args.steps}")
     if args.runs < 1:
@@ -62,18 +69,17 @@ def run(args) -> int:
     try:
         if bar is not None:
             bar.start()
-        sim = simulate(problem, schedule, steps=args.steps, runs=args.runs, simulator=args.simulator,
-                       rho0=args.rho0, seed=seed, stride=args.stride, progress=callback, workers=args.workers)
+        with quiet_numerics():
+            sim = simulate(problem, schedule, steps=args.steps, runs=args.runs, simulator=args.simulator,
+                           rho0=args.rho0, seed=seed, stride=args.stride, progress=callback, workers=args.workers)
     finally:
         if bar is not None:
             bar.stop()
+    require_finite("`eta0`, `k0`, `power` and the model flags", sim.final_rho, sim.initial_rho, sim.times)
     saved = None
     if args.save is not None:
-        try:
-            args.save.parent.mkdir(parents=True, exist_ok=True)
-            sim.save(args.save)
-        except OSError as exc:
-            raise ValueError(f"`--save` could not be written: {exc.strerror or exc}, got {str(args.save)!r}") from None
+        with atomic_file(args.save, "--save") as tmp:
+            sim.save(tmp)
         saved = str(args.save)
     final = sim.final_rho
     out = {

@@ -10,6 +10,8 @@ from dataclasses import replace
 
 from ...theory import PRIORS
 from ._args import add_json_flag, add_out_argument, finite_float
+from ._atomic import atomic_folder
+from ._limits import count
 from ._output import emit_json, stderr_progress
 from ..render import write_report
 from ..suite import PRESETS, SuiteConfig, cases_from_toml, make_case, run_suite
@@ -34,9 +36,9 @@ def register(sub) -> None:
     own = p.add_argument_group("your own case (instead of the built-in cases)")
     own.add_argument("--theta", type=finite_float, help="signal strength (>= 0)")
     own.add_argument("--alpha", type=finite_float, help="informative fraction for a theory-only case (0 = sparse)")
-    own.add_argument("--R", type=int, help="informative tokens of a simulated case")
-    own.add_argument("--L", type=int, help="tokens of a simulated case (R <= L)")
-    own.add_argument("--d", type=int, help="dimension of a simulated case (>= 2)")
+    own.add_argument("--R", type=count("R"), help="informative tokens of a simulated case")
+    own.add_argument("--L", type=count("L"), help="tokens of a simulated case (R <= L)")
+    own.add_argument("--d", type=count("d"), help="dimension of a simulated case (>= 2)")
     own.add_argument("--beta", type=finite_float, help="inverse temperature (> 0), default 1")
     own.add_argument("--sigma2", type=finite_float, help="noise variance (> 0), default 1")
     own.add_argument("--prior", choices=PRIORS, help="signal prior, default fixed")
@@ -50,7 +52,7 @@ def register(sub) -> None:
                    "(default: every check that applies)")
     p.add_argument("--preset", choices=PRESETS, default="quick", help="quick (default) or paper")
     add_out_argument(p, "sigrec-report", "output folder")
-    p.add_argument("--seed", type=int, default=None, help="override the preset's seed")
+    p.add_argument("--seed", type=count("seed"), default=None, help="override the preset's seed")
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -87,14 +89,14 @@ def _config(args) -> SuiteConfig:
 
 def run(args) -> int:
     config = _config(args)
-    with stderr_progress() as bar:
+    with atomic_folder(args.out) as tmp, stderr_progress() as bar:
         task = bar.add_task("checks", total=None)
 
         def progress(label, done, total):
             bar.update(task, description=label, completed=done, total=total)
 
-        result = run_suite(config, progress=progress, figure_dir=args.out / "figures")
-    report = write_report(result, args.out)
+        result = run_suite(config, progress=progress, figure_dir=tmp / "figures")
+        report = write_report(result, tmp, final=args.out)
     if args.json:
         emit_json(report)
     else:

@@ -91,11 +91,27 @@ def markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
-def write_report(result, out: Path) -> dict:
-    """Write ``report.json`` and ``report.md`` into ``out``; return the report dict."""
+def write_report(result, out: Path, final: Path | None = None) -> dict:
+    """Write ``report.json`` and ``report.md`` into ``out``; return the report dict.
+
+    ``final``: the folder ``out`` will be renamed to (``out`` is then a temporary
+    folder); paths under ``out`` in the report are written as paths under ``final``."""
     out.mkdir(parents=True, exist_ok=True)
     rep = report_dict(result)
-    rep["out"] = str(out)
+    if final is not None:
+        src, dst = str(out), str(final)
+
+        def move(obj):
+            if isinstance(obj, dict):
+                return {k: move(v) for k, v in obj.items()}
+            if isinstance(obj, (list, tuple)):
+                return [move(v) for v in obj]
+            if isinstance(obj, str) and (obj == src or obj.startswith(src + "/")):
+                return dst + obj[len(src):]
+            return obj
+
+        rep = move(rep)
+    rep["out"] = str(out if final is None else final)
     (out / "report.json").write_text(to_json(rep) + "\n")
     (out / "report.md").write_text(markdown(rep))
     return rep
