@@ -1,0 +1,114 @@
+"""The one executor (docs/design.md section 8): unit order, in-process fallback, and a
+real ``dask scheduler`` + two ``dask worker`` processes on 127.0.0.1 that give the same
+bits as a local cluster, even when a worker is killed mid-task."""
+
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from sigrec.numerics import Problem, Schedule, executor, simulate
+from sigrec.verify.cli import main
+
+from ._cluster import TestCluster
+
+
+def _square_after(x):
+    time.sleep(0.05 * (3 - x) if x < 3 else 0)  # later units finish first on a cluster
+    return x * x
+
+
+def test_inline_map_keeps_unit_order_and_reports_progress():
+    seen = []
+    with executor(workers=1) as ex:
+        assert ex.backend == "inline" and ex.workers == 1
+        assert ex.map(_square_after, range(5), progress=lambda d, n: seen.append((d, n))) == [0, 1, 4, 9, 16]
+    assert seen == [(i, 5) for i in range(1, 6)]
+
+
+def test_unreachable_scheduler_is_a_value_error():
+    with pytest.raises(ValueError, match="`scheduler`"):
+        with executor(scheduler="tcp://127.0.0.1:9", timeout=1):
+            pass
+
+
+def test_cli_refuses_bad_workers(capsys):
+    code = main(["simulate", "--theta", "1", "--R", "3", "--L", "10", "--d", "3", "--steps", "2", "--workers", "0"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("error:") and "`workers`" in err[0]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = TestCluster(tmp_path_factory.mktemp("dask"), workers=2)
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+_PROBLEM = Problem(theta=2.0, R=20, L=300, d=3, batch=2)
+_SCHEDULE = Schedule(eta0=0.5, k0=10, power=0.75)
+
+
+def test_scheduler_local_cluster_and_inline_agree_bit_for_bit(cluster):
+    ref = simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=7, stride=4)
+    with executor(scheduler=cluster.address) as ex:
+        assert ex.backend == "scheduler" and ex.workers == 2
+        on_cluster = simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=7, stride=4)
+        assert ex.map(_square_after, range(5)) == [0, 1, 4, 9, 16]
+    local = simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=7, stride=4, workers=2)
+    for sim in (on_cluster, local):
+        assert np.array_equal(sim.rho, ref.rho)
+        assert np.array_equal(sim.noise_mass, ref.noise_mass) and np.array_equal(sim.objective, ref.objective)
+
+
+def test_a_different_seed_changes_the_bits(cluster):
+    """The comparison above can fail: another seed gives other numbers on the cluster."""
+    ref = simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=7, stride=4)
+    with executor(scheduler=cluster.address):
+        other = simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=8, stride=4)
+    assert not np.array_equal(other.rho, ref.rho)
+
+
+def test_environment_variable_selects_the_scheduler(cluster, monkeypatch, capsys):
+    args = ["simulate", "--theta", "2", "--R", "20", "--L", "300", "--d", "3", "--steps", "20", "--runs", "4",
+            "--seed", "5", "--json"]
+    assert main(args + ["--workers", "1"]) == 0
+    ref = json.loads(capsys.readouterr().out)
+    monkeypatch.setenv("SIGREC_SCHEDULER", cluster.address)
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["final_rho"] == ref["final_rho"] and out["initial_rho"] == ref["initial_rho"]
+
+
+def test_killing_a_worker_mid_task_changes_nothing(cluster):
+    problem = Problem(theta=2.0, R=100, L=2000, d=3)
+    args = ["--theta", "2", "--R", "100", "--L", "2000", "--d", "3", "--steps", "4000", "--runs", "4",
+            "--seed", "13", "--stride", "1000", "--json"]
+    proc = subprocess.Popen([sys.executable, "-m", "sigrec", "simulate", *args, "--scheduler", cluster.address],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        victim = None
+        with cluster.client() as c:
+            deadline = time.monotonic() + 60
+            while victim is None and time.monotonic() < deadline:
+                busy = {c.scheduler_info()["workers"][a]["name"] for a, tasks in c.processing().items() if tasks}
+                victim = next((n for n in ("w1", "w0") if n in busy and n in cluster.workers), None)
+                time.sleep(0.05)
+        assert victim is not None, "no worker ever ran a block"
+        cluster.kill(victim)  # mid-task: the block is lost and rescheduled on the survivor
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        cluster.add_worker()
+    assert proc.returncode == 0, err
+    got = json.loads(out)
+    ref = simulate(problem, Schedule(), steps=4000, runs=4, seed=13, stride=1000)
+    assert got["final_rho"] == ref.final_rho.tolist()
+    assert got["initial_rho"] == ref.initial_rho.tolist()
+    cluster.wait_for_workers(2)
