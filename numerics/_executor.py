@@ -157,7 +157,7 @@ def _local(workers: int) -> Executor:
     if workers not in _LOCAL:
         from distributed import Client, LocalCluster
 
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
                                silence_logs=logging.ERROR, host="127.0.0.1")
         client = Client(cluster, set_as_default=False)
         _LOCAL[workers] = (cluster, client)

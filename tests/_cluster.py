@@ -28,6 +28,7 @@ class TestCluster:
         env.pop("SIGREC_SCHEDULER", None)
         self.env = env
         self.scheduler = self._spawn("scheduler", "--host", HOST, "--port", "0", "--no-dashboard",
+                                     "--dashboard-address", f"{HOST}:0",
                                      "--scheduler-file", str(self.file), "--idle-timeout", f"{LIFETIME_S}s")
         self.workers: dict[str, subprocess.Popen] = {}
         deadline = time.monotonic() + 60
@@ -52,6 +53,7 @@ class TestCluster:
         name = f"w{len(self.workers)}"
         self.workers[name] = self._spawn("worker", "--scheduler-file", str(self.file), "--host", HOST,
                                          "--nthreads", "1", "--no-nanny", "--no-dashboard", "--name", name,
+                                         "--dashboard-address", f"{HOST}:0",
                                          "--lifetime", f"{LIFETIME_S}s")
         return name
 

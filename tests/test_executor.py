@@ -112,3 +112,83 @@ def test_killing_a_worker_mid_task_changes_nothing(cluster):
     assert got["final_rho"] == ref.final_rho.tolist()
     assert got["initial_rho"] == ref.initial_rho.tolist()
     cluster.wait_for_workers(2)
+
+
+# --- sweeps on the real cluster (docs/design.md section 8) -------------------------
+
+from .test_sweep import SMALL, same_store  # noqa: E402
+
+#: cells of about a second each, so that a worker can be killed mid-cell
+SLOWER = ["--theta", "0.5", "2", "--N", "200", "2000", "--R", "50", "--runs", "6", "--steps", "1500", "--seed", "5"]
+
+
+@pytest.fixture(scope="module")
+def slower_reference(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ref")
+    assert main(["sweep", *SLOWER, "--store", str(out / "ref.zarr"), "--out", str(out), "--workers", "1",
+                 "--json"]) == 0
+    return out / "ref.zarr"
+
+
+def _sweep_process(args, store, out, address):
+    return subprocess.Popen([sys.executable, "-m", "sigrec", "sweep", *args, "--store", str(store), "--out",
+                             str(out), "--scheduler", address, "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_sweep_on_the_cluster_equals_two_local_workers(cluster, tmp_path, capsys):
+    assert main(["sweep", *SMALL, "--store", str(tmp_path / "c.zarr"), "--out", str(tmp_path),
+                 "--scheduler", cluster.address, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["computed"] == 4
+    assert main(["sweep", *SMALL, "--store", str(tmp_path / "w.zarr"), "--out", str(tmp_path),
+                 "--workers", "2", "--json"]) == 0
+    capsys.readouterr()
+    same_store(tmp_path / "c.zarr", tmp_path / "w.zarr")
+
+
+def test_killing_a_worker_mid_sweep_changes_nothing(cluster, slower_reference, tmp_path):
+    proc = _sweep_process(SLOWER, tmp_path / "k.zarr", tmp_path, cluster.address)
+    try:
+        victim = None
+        with cluster.client() as c:
+            deadline = time.monotonic() + 120
+            while victim is None and time.monotonic() < deadline and proc.poll() is None:
+                busy = {c.scheduler_info()["workers"][a]["name"] for a, tasks in c.processing().items() if tasks}
+                victim = next((n for n in ("w1", "w0") if n in busy and n in cluster.workers), None)
+                time.sleep(0.05)
+        assert victim is not None, "no worker ever ran a cell"
+        cluster.kill(victim)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        cluster.add_worker()
+    assert proc.returncode == 0, err
+    assert json.loads(out)["computed"] == 4  # every cell written exactly once
+    same_store(slower_reference, tmp_path / "k.zarr")
+    cluster.wait_for_workers(2)
+
+
+def test_killing_the_sweep_and_rerunning_resumes(cluster, slower_reference, tmp_path, capsys):
+    import zarr
+
+    store = tmp_path / "r.zarr"
+    proc = _sweep_process(SLOWER, store, tmp_path, cluster.address)
+    try:
+        deadline = time.monotonic() + 180
+        finished = 0
+        while finished == 0 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+            if (store / "done" / ".zarray").exists():
+                finished = int(np.asarray(zarr.open_array(str(store / "done"), mode="r")[...]).sum())
+        assert proc.poll() is None and 0 < finished < 4, "the sweep was not caught mid-way"
+    finally:
+        proc.kill()  # SIGKILL: no clean-up of any kind
+        proc.wait(timeout=30)
+    assert main(["sweep", *SLOWER, "--store", str(store), "--out", str(tmp_path), "--scheduler", cluster.address,
+                 "--json"]) == 0
+    cap = capsys.readouterr()
+    res = json.loads(cap.out)
+    assert res["skipped"] >= finished and res["computed"] == 4 - res["skipped"] and res["computed"] > 0
+    assert f"{res['skipped']} of 4 cells already finished" in cap.err
+    same_store(slower_reference, store)

@@ -214,9 +214,23 @@ def _minus_basin(cert, d: int) -> tuple[float, float]:
     return rho_star, float(betainc(shape, shape, (1.0 + rho_star) / 2.0))
 
 
+def corrected_prediction(spec: SweepSpec, index: tuple, initial_rho) -> dict:
+    """Plain and drag-corrected ODE ``|rho_K|`` (``numerics.predict``) from the cell's
+    median ``|rho_0|``.
+
+    Run by the driver, not in the cell's task: the first call in a process derives the
+    finite-step drift symbolically (seconds), which every fresh worker would repeat.
+    """
+    start = float(np.median(np.abs(initial_rho)))
+    pred = predict(spec.problem(index), spec.schedule, steps=spec.steps, rho0=start, stride=spec.steps)
+    return {"ode_plain_median_start": float(abs(pred.rho_plain[-1])),
+            "ode_corrected_median_start": float(abs(pred.rho_corrected[-1]))}
+
+
 def compute_cell(cell: _Cell) -> dict:
-    """Simulate and predict one cell; a dict of variable -> value (scalars, or arrays
-    of shape ``(runs,)``). Pure: depends on the cell only."""
+    """Simulate one cell and compare it with the limit theory; a dict of variable ->
+    value (scalars, or arrays of shape ``(runs,)``). Pure: depends on the cell only.
+    :func:`corrected_prediction` adds the finite-step predictions."""
     from scipy.stats import binomtest
 
     spec, index = cell.spec, cell.index
@@ -237,9 +251,6 @@ def compute_cell(cell: _Cell) -> dict:
     median_step = float(np.median(first))
     flow = flow_map(model, r0[:, None], sim.times[None, -1:], equilibria=eq).rho[:, -1]
     ode_minus = float(np.mean(basins(model, r0, equilibria=eq).limit < 0))
-    # corrected ODE (finite-step drag, numerics.predict) from the cell's median |rho_0|
-    start = float(np.median(np.abs(r0)))
-    pred = predict(problem, schedule, steps=spec.steps, rho0=start, stride=spec.steps)
     return {
         "landscape": LANDSCAPES.index(cert.status),
         "certified": int(cert.certified),
@@ -258,8 +269,6 @@ def compute_cell(cell: _Cell) -> dict:
         "nuisance_measured": float(sim.noise_mass[:, -1].mean()),
         "nuisance_limit": float(evaluate(model, np.clip(rf, -1, 1)).noise_mass.mean()),
         "ode_plain": float(np.abs(flow).mean()),
-        "ode_plain_median_start": float(abs(pred.rho_plain[-1])),
-        "ode_corrected_median_start": float(abs(pred.rho_corrected[-1])),
         "alpha_effective": model.alpha,
         "seed": seed,
     }
@@ -411,6 +420,7 @@ def run_sweep(spec: SweepSpec, store, *, progress=None, on_skip=None) -> SweepRe
         progress(0, len(todo))
     units = [_Cell(idx, spec) for idx in todo]
     for n, (i, result) in enumerate(current_executor().as_completed(compute_cell, units), 1):
+        result.update(corrected_prediction(spec, todo[i], result["initial_rho"]))
         write_cell(store, todo[i], result)
         if progress is not None:
             progress(n, len(todo))
