@@ -12,7 +12,8 @@ Three backends, one interface:
 
 * ``workers = 1`` and no scheduler: in-process, sequential, no cluster started (fast
   for tests and small jobs);
-* ``workers = N > 1``: a ``dask.distributed.LocalCluster`` of ``N`` worker processes,
+* ``workers = N > 1``: a ``dask.distributed.LocalCluster`` of ``N`` worker processes
+  (started on the first unit, not before),
   one thread each, BLAS single-threaded (the nanny sets ``OMP_NUM_THREADS=1`` and
   friends, and every block also runs under ``threadpoolctl``). Starting one costs
   seconds, so one cluster per worker count is kept for the life of the process and
@@ -80,13 +81,21 @@ class Executor:
     backend: str
     client: object = None
     address: str | None = None
+    #: size of the process-wide local cluster, started on first use (``"local"`` only)
+    local_workers: int = 0
+
+    def _connect(self):
+        if self.client is None and self.backend == "local":
+            self.client, self.address = _local(self.local_workers)
+        return self.client
 
     @property
     def workers(self) -> int:
         """Number of workers (1 in-process; the cluster's current count otherwise)."""
-        if self.client is None:
+        if self.backend == "inline":
             return 1
-        return max(1, len(self.client.scheduler_info(n_workers=-1).get("workers", {})))
+        client = self._connect()
+        return max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
 
     def map(self, fn, units, *, progress=None) -> list:
         """``[fn(u) for u in units]``, computed on this executor.
@@ -108,7 +117,7 @@ class Executor:
         """
         units = list(units)
         total = len(units)
-        if self.client is None:
+        if self.backend == "inline":
             out = []
             for i, u in enumerate(units):
                 out.append(fn(u))
@@ -129,12 +138,13 @@ class Executor:
         sweep); the results themselves still depend on the unit only.
         """
         units = list(units)
-        if self.client is None:
+        if self.backend == "inline":
             for i, u in enumerate(units):
                 yield i, fn(u)
             return
         from distributed import as_completed
 
+        self._connect()
         futures = self.client.map(fn, units, pure=False, retries=TASK_RETRIES)
         index = {f.key: i for i, f in enumerate(futures)}
         try:
@@ -152,8 +162,9 @@ class Executor:
 _INLINE = Executor("inline")
 
 
-def _local(workers: int) -> Executor:
-    """The process-wide ``LocalCluster`` of ``workers`` single-threaded workers (started once)."""
+def _local(workers: int):
+    """``(client, address)`` of the process-wide ``LocalCluster`` of ``workers``
+    single-threaded workers (started on first use, then reused)."""
     if workers not in _LOCAL:
         from distributed import Client, LocalCluster
 
@@ -164,7 +175,7 @@ def _local(workers: int) -> Executor:
         if len(_LOCAL) == 1:
             atexit.register(shutdown_local)
     cluster, client = _LOCAL[workers]
-    return Executor("local", client, cluster.scheduler_address)
+    return client, cluster.scheduler_address
 
 
 def shutdown_local() -> None:
@@ -217,7 +228,7 @@ def executor(workers=None, scheduler=None, *, timeout: float = 10.0):
         ex = Executor("scheduler", client, address)
     else:
         n = (os.cpu_count() or 1) if workers is None else integer("workers", workers, 1)
-        ex = _INLINE if n == 1 else _local(n)
+        ex = _INLINE if n == 1 else Executor("local", local_workers=n)
         client = None
     token = _ACTIVE.set(ex)
     try:
@@ -240,4 +251,4 @@ def current_executor(workers: int = 1) -> Executor:
     active = _ACTIVE.get()
     if active is not None:
         return active
-    return _INLINE if workers <= 1 else _local(workers)
+    return _INLINE if workers <= 1 else Executor("local", local_workers=workers)

@@ -298,7 +298,7 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
     if seed is None and workers > 1:
         raise ValueError("`seed` is required with `workers > 1` (runs are split by SeedSequence child)")
     ex = current_executor(workers)
-    if ex.client is not None and runs > 1 and seed is not None:
+    if ex.backend != "inline" and runs > 1 and seed is not None:
         # Blocks of runs as independent units: run i draws only from child i of
         # SeedSequence(seed), so the split (and the cluster) never changes the result.
         blocks = np.array_split(np.arange(runs), min(ex.workers, runs))
