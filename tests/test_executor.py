@@ -192,3 +192,12 @@ def test_killing_the_sweep_and_rerunning_resumes(cluster, slower_reference, tmp_
     assert res["skipped"] >= finished and res["computed"] == 4 - res["skipped"] and res["computed"] > 0
     assert f"{res['skipped']} of 4 cells already finished" in cap.err
     same_store(slower_reference, store)
+
+
+def test_phase_columns_on_two_workers_equal_in_process(tmp_path, capsys):
+    """``sigrec phase`` certifies its theta columns as executor units; same CSV either way."""
+    for w in ("1", "2"):
+        assert main(["phase", "--n-theta", "3", "--n-alpha", "2", "--out", str(tmp_path / w), "--workers", w,
+                     "--json"]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "1" / "phase.csv").read_text() == (tmp_path / "2" / "phase.csv").read_text()
