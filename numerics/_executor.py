@@ -193,8 +193,23 @@ def resolve_scheduler(scheduler=None):
     """The scheduler address to use: ``scheduler``, else ``$SIGREC_SCHEDULER``, else ``None``."""
     if scheduler is None:
         scheduler = os.environ.get(SCHEDULER_ENV) or None
-    if scheduler is not None and not isinstance(scheduler, str):
-        raise ValueError(f"`scheduler` must be an address such as tcp://127.0.0.1:8786, got {scheduler!r}")
+    if scheduler is None:
+        return None
+    bad = ValueError(f"`scheduler` must be an address such as tcp://127.0.0.1:8786, got {scheduler!r}")
+    if not isinstance(scheduler, str):
+        raise bad
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    # checked before any Client exists: a Client built on a malformed address fails
+    # late and leaves a half-made object that complains at interpreter exit
+    try:
+        scheme, location = parse_address(scheduler)
+        if scheme in ("tcp", "tls"):
+            _, port = parse_host_port(location)
+            if not 0 < int(port) < 65536:
+                raise ValueError(port)
+    except (ValueError, TypeError):
+        raise bad from None
     return scheduler
 
 

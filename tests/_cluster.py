@@ -31,6 +31,7 @@ class TestCluster:
                                      "--dashboard-address", f"{HOST}:0",
                                      "--scheduler-file", str(self.file), "--idle-timeout", f"{LIFETIME_S}s")
         self.workers: dict[str, subprocess.Popen] = {}
+        self._started = 0
         deadline = time.monotonic() + 60
         while not self.file.exists():
             if time.monotonic() > deadline or self.scheduler.poll() is not None:
@@ -50,7 +51,8 @@ class TestCluster:
                                 env=self.env, stdin=subprocess.DEVNULL)
 
     def add_worker(self) -> str:
-        name = f"w{len(self.workers)}"
+        name = f"w{self._started}"  # never reuse a name: the scheduler refuses duplicates
+        self._started += 1
         self.workers[name] = self._spawn("worker", "--scheduler-file", str(self.file), "--host", HOST,
                                          "--nthreads", "1", "--no-nanny", "--no-dashboard", "--name", name,
                                          "--dashboard-address", f"{HOST}:0",

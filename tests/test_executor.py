@@ -35,6 +35,18 @@ def test_unreachable_scheduler_is_a_value_error():
             pass
 
 
+@pytest.mark.parametrize("address", ["foo", "tcp://127.0.0.1:notaport", "tcp://127.0.0.1:0"])
+def test_malformed_scheduler_address_is_one_error_line(address, capsys, monkeypatch):
+    args = ["simulate", "--theta", "1", "--R", "3", "--L", "10", "--d", "3", "--steps", "2"]
+    for argv in (args + ["--scheduler", address], args):
+        monkeypatch.setenv("SIGREC_SCHEDULER", address)
+        t = time.monotonic()
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error:") and "`scheduler`" in err[0]
+        assert time.monotonic() - t < 5  # refused up front, not after a connection timeout
+
+
 def test_cli_refuses_bad_workers(capsys):
     code = main(["simulate", "--theta", "1", "--R", "3", "--L", "10", "--d", "3", "--steps", "2", "--workers", "0"])
     err = capsys.readouterr().err.strip().splitlines()
@@ -97,7 +109,7 @@ def test_killing_a_worker_mid_task_changes_nothing(cluster):
             deadline = time.monotonic() + 60
             while victim is None and time.monotonic() < deadline:
                 busy = {c.scheduler_info()["workers"][a]["name"] for a, tasks in c.processing().items() if tasks}
-                victim = next((n for n in ("w1", "w0") if n in busy and n in cluster.workers), None)
+                victim = next((n for n in sorted(cluster.workers, reverse=True) if n in busy), None)
                 time.sleep(0.05)
         assert victim is not None, "no worker ever ran a block"
         cluster.kill(victim)  # mid-task: the block is lost and rescheduled on the survivor
@@ -154,7 +166,7 @@ def test_killing_a_worker_mid_sweep_changes_nothing(cluster, slower_reference, t
             deadline = time.monotonic() + 120
             while victim is None and time.monotonic() < deadline and proc.poll() is None:
                 busy = {c.scheduler_info()["workers"][a]["name"] for a, tasks in c.processing().items() if tasks}
-                victim = next((n for n in ("w1", "w0") if n in busy and n in cluster.workers), None)
+                victim = next((n for n in sorted(cluster.workers, reverse=True) if n in busy), None)
                 time.sleep(0.05)
         assert victim is not None, "no worker ever ran a cell"
         cluster.kill(victim)
