@@ -213,3 +213,17 @@ def test_phase_columns_on_two_workers_equal_in_process(tmp_path, capsys):
                      "--json"]) == 0
     capsys.readouterr()
     assert (tmp_path / "1" / "phase.csv").read_text() == (tmp_path / "2" / "phase.csv").read_text()
+
+
+def test_bench_executor_needs_two_workers(capsys):
+    assert main(["bench", "--executor", "--workers", "1"]) == 2
+    assert capsys.readouterr().err.strip().startswith("error: `workers`")
+
+
+@pytest.mark.slow
+def test_bench_executor_reports_throughput_and_overhead(capsys):
+    assert main(["bench", "--executor", "--quick", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert set(rep["cells_per_minute"]) == {"1", "2"} and all(v > 0 for v in rep["cells_per_minute"].values())
+    assert rep["cells"] == 8 and 0 < rep["task_overhead_ms"] and rep["work_per_cell_s"] > 0
+    assert rep["overhead_fraction"] == pytest.approx(rep["task_overhead_ms"] / 1e3 / rep["work_per_cell_s"])
