@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from itertools import product
 from pathlib import Path
@@ -419,11 +420,13 @@ def run_sweep(spec: SweepSpec, store, *, progress=None, on_skip=None) -> SweepRe
     if progress is not None:
         progress(0, len(todo))
     units = [_Cell(idx, spec) for idx in todo]
-    for n, (i, result) in enumerate(current_executor().as_completed(compute_cell, units), 1):
-        result.update(corrected_prediction(spec, todo[i], result["initial_rho"]))
-        write_cell(store, todo[i], result)
-        if progress is not None:
-            progress(n, len(todo))
+    # closing: an interrupted sweep releases its queued tasks on the cluster at once
+    with closing(current_executor().as_completed(compute_cell, units)) as finished:
+        for n, (i, result) in enumerate(finished, 1):
+            result.update(corrected_prediction(spec, todo[i], result["initial_rho"]))
+            write_cell(store, todo[i], result)
+            if progress is not None:
+                progress(n, len(todo))
     return SweepResult(spec, spec.cells, len(todo), skipped, str(store), time.perf_counter() - t0)
 
 
