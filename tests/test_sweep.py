@@ -169,3 +169,23 @@ def test_bistable_cell_minus_fraction_matches_the_basin_measure(tmp_path):
     # the same statement as a test: the binomial count is consistent with p
     minus = int(round(float(ds["minus_fraction"]) * 200))
     assert binomtest(minus, 200, p).pvalue > 0.01
+
+
+def test_alpha_grid_with_prior_and_beta_dimensions(tmp_path, capsys):
+    store = tmp_path / "a.zarr"
+    code, out, _ = sweep_cli(["--theta", "2", "--alpha", "0.05", "0.5", "--L", "200", "--d", "3", "5",
+                              "--prior", "fixed", "rademacher", "--beta", "1", "--runs", "2", "--steps", "5",
+                              "--store", str(store), "--out", str(tmp_path), "--workers", "1"], capsys)
+    assert code == 0 and out["cells"] == 8 and out["dims"] == ["theta", "alpha", "d", "beta", "prior"]
+    ds = xr.open_zarr(store)
+    assert ds["prior"].values.tolist() == ["fixed", "rademacher"] and ds["alpha"].values.tolist() == [0.05, 0.5]
+    assert ds["alpha_effective"].sel(alpha=0.05).values.ravel()[0] == 10 / 200
+    # rademacher: rho* = 0 exactly, so half of the uniform starts lie in the basin of -xi
+    assert np.allclose(ds["predicted_minus_fraction"].sel(prior="rademacher").values, 0.5)
+    assert np.all(ds["rho_star"].sel(prior="rademacher").values == 0)
+
+
+def test_presets_build():
+    quick, paper = (sweep.make_spec(**sweep.preset(p)) for p in sweep.PRESETS)
+    assert quick.cells == 4 and quick.runs * quick.steps <= 24 * 800
+    assert paper.dims == ("theta", "N", "d") and paper.shape == (4, 4, 2) and paper.runs == 30
