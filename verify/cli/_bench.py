@@ -74,7 +74,7 @@ def format_scaling(report) -> str:
 
 
 def run(args) -> int:
-    if args.executor:
+    if getattr(args, "executor", False):  # callers may pass a Namespace of the older flags
         from ..studies._scaling import measure_scaling
 
         if args.workers < 2:
