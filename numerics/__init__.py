@@ -7,6 +7,7 @@
 
 from ._bench import BenchReport, benchmark
 from ._corrected import CorrectedDrift, Prediction, corrected_drift, integrate_corrected, predict
+from ._executor import SCHEDULER_ENV, Executor, current_executor, executor, in_worker, shutdown_local
 from ._full import FullKernel, pooled_objective, token_gradient
 from ._init import initial_rho, spawn_generators
 from ._ode import (
@@ -40,6 +41,12 @@ __all__ = [
     "integrate_corrected",
     "predict",
     "SIMULATORS",
+    "SCHEDULER_ENV",
+    "Executor",
+    "current_executor",
+    "executor",
+    "in_worker",
+    "shutdown_local",
     "AlignmentTime",
     "BenchReport",
     "Basins",

@@ -7,7 +7,7 @@ from rich.console import Console
 
 from ...theory import PRIORS
 
-from ._args import add_json_flag, add_out_argument, finite_float
+from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, finite_float
 from ._output import emit_json, stderr_progress
 from ..studies._phase import phase_diagram, plot, write_csv
 
@@ -27,12 +27,13 @@ def register(sub) -> None:
     p.add_argument("--n-theta", type=int, default=48)
     p.add_argument("--n-alpha", type=int, default=48)
     add_out_argument(p, "sigrec-report", "output folder")
+    add_executor_arguments(p, default_workers=1)
     add_json_flag(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    with stderr_progress() as bar:
+    with executor_from_args(args), stderr_progress() as bar:
         task = bar.add_task("certifying", total=None)
         pd = phase_diagram(args.beta, args.sigma2, args.prior, args.n_theta, args.n_alpha,
                            args.theta_max, args.alpha_min,

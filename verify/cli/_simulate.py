@@ -8,7 +8,8 @@ import numpy as np
 
 from ...numerics import simulate
 
-from ._args import add_json_flag, add_problem_arguments, finite_float, npz_file, problem_and_schedule
+from ._args import (add_executor_arguments, add_json_flag, add_problem_arguments, executor_from_args, finite_float,
+                    npz_file, problem_and_schedule)
 from ._output import emit_json
 
 #: show a progress bar (stderr, TTY only) when a run has at least this many run-steps
@@ -30,8 +31,7 @@ def register(sub) -> None:
     p.add_argument("--stride", type=int, default=1, help="record rho every STRIDE steps, default 1")
     p.add_argument("--save", metavar="FILE", type=npz_file, default=None,
                    help="write the trajectories to FILE (.npz; the suffix is added if missing)")
-    p.add_argument("--workers", type=int, default=1,
-                   help="processes to split the runs over (results do not depend on it), default 1")
+    add_executor_arguments(p, default_workers=1)
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -62,8 +62,9 @@ def run(args) -> int:
     try:
         if bar is not None:
             bar.start()
-        sim = simulate(problem, schedule, steps=args.steps, runs=args.runs, simulator=args.simulator,
-                       rho0=args.rho0, seed=seed, stride=args.stride, progress=callback, workers=args.workers)
+        with executor_from_args(args):
+            sim = simulate(problem, schedule, steps=args.steps, runs=args.runs, simulator=args.simulator,
+                           rho0=args.rho0, seed=seed, stride=args.stride, progress=callback)
     finally:
         if bar is not None:
             bar.stop()
