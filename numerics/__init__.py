@@ -7,6 +7,24 @@
 
 from ._bench import BenchReport, benchmark
 from ._corrected import CorrectedDrift, Prediction, corrected_drift, integrate_corrected, predict
+from ._diffusion import (
+    Band,
+    DiffusionRun,
+    DiffusionTables,
+    FirstPassage,
+    OneStepMoments,
+    Splitting,
+    band,
+    censored_quantile,
+    diffusion_tables,
+    effective_step,
+    first_passage,
+    one_step_moments,
+    plain_ode_step,
+    simulate_diffusion,
+    splitting_probability,
+    uniform_starts,
+)
 from ._full import FullKernel, pooled_objective, token_gradient
 from ._init import initial_rho, spawn_generators
 from ._ode import (
@@ -29,6 +47,22 @@ from ._schedule import RobbinsMonro, Schedule
 from ._simulate import SIMULATORS, Problem, Simulation, simulate
 
 __all__ = [
+    "Band",
+    "DiffusionRun",
+    "DiffusionTables",
+    "FirstPassage",
+    "OneStepMoments",
+    "Splitting",
+    "band",
+    "censored_quantile",
+    "diffusion_tables",
+    "effective_step",
+    "first_passage",
+    "one_step_moments",
+    "plain_ode_step",
+    "simulate_diffusion",
+    "splitting_probability",
+    "uniform_starts",
     "CorrectedDrift",
     "Prediction",
     "corrected_drift",
