@@ -10,14 +10,23 @@ PRESETS = ("quick", "paper")
 
 #: stochastic checks that a bistable or symmetric case adds to the field checks
 _BASINS = ("field.*", "ode.lyapunov", "sga.convergence", "sga.filtering")
+#: the diffusion checks (docs/design.md section 1.1); splitting only where a model is bistable
+_DIFFUSION = ("sga.fluctuations", "sga.hitting_time")
+#: every per-case check except the splitting (the paper's weak-signal model is monotone)
+_MONOTONE_ALL = ("field.*", "ode.lyapunov", "sga.convergence", "sga.filtering", "stepsize.robbins_monro",
+                 "sga.tracking", "finite_size.rate", "simulator.reduced_exact", *_DIFFUSION)
 
 #: the paper's models (docs/design.md section 5) and the regimes around them
 CASES = (
     Case.from_counts("paper-weak", 0.25, 500, 10_000, 100,
-                     "the paper's weak-signal setting: theta = 0.25, R = 500, N = 10,000"),
+                     "the paper's weak-signal setting: theta = 0.25, R = 500, N = 10,000", checks=_MONOTONE_ALL),
+    Case.from_counts("paper-weak-reproduction", 0.25, 500, 10_000, 10,
+                     "the weak-signal model under the reproduction's protocol (d = 10, eta_k = 45/(k + 250)): "
+                     "fluctuations and first passage of the diffusion approximation", checks=_DIFFUSION),
     Case.from_counts("paper-bistable", 2.0, 500, 10_000, 3,
                      "the paper's theta = 2 with R = 500, N = 10,000: beta*theta > 1 and alpha < alpha_c, "
-                     "so -xi attracts too (d = 3 so that uniform starts reach both basins)", checks=_BASINS),
+                     "so -xi attracts too (d = 3 so that uniform starts reach both basins)",
+                     checks=(*_BASINS, *_DIFFUSION, "sga.splitting")),
     Case.from_counts("rademacher", 1.0, 500, 4_500, 5,
                      "symmetric signs: rho = 0 is an unstable equilibrium, both poles attract",
                      prior="rademacher", checks=_BASINS),
