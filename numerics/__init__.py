@@ -9,12 +9,18 @@ from ._bench import BenchReport, benchmark
 from ._corrected import CorrectedDrift, Prediction, corrected_drift, integrate_corrected, predict
 from ._diffusion import (
     Band,
+    Complexity,
+    Scaling,
+    ScheduleSearch,
     DiffusionRun,
     DiffusionTables,
     FirstPassage,
     OneStepMoments,
     Splitting,
     band,
+    complexity,
+    optimize_schedule,
+    scaling_exponents,
     censored_quantile,
     diffusion_tables,
     effective_step,
@@ -48,6 +54,12 @@ from ._simulate import SIMULATORS, Problem, Simulation, simulate
 
 __all__ = [
     "Band",
+    "Complexity",
+    "Scaling",
+    "ScheduleSearch",
+    "complexity",
+    "optimize_schedule",
+    "scaling_exponents",
     "DiffusionRun",
     "DiffusionTables",
     "FirstPassage",

@@ -138,7 +138,7 @@ class DiffusionRun:
 
 
 def simulate_diffusion(tables: DiffusionTables, etas, rho0, *, level: float = 0.99, stride: int = 0,
-                       seed=None) -> DiffusionRun:
+                       seed=None, stop_fraction: float | None = None, stop=None) -> DiffusionRun:
     """Euler–Maruyama paths of the diffusion on the step grid (module docstring).
 
     Parameters
@@ -154,6 +154,12 @@ def simulate_diffusion(tables: DiffusionTables, etas, rho0, *, level: float = 0.
     stride : int
         Record ``rho`` every ``stride`` steps (0: only the start and the end).
     seed : int or numpy Generator, optional
+    stop_fraction : float, optional
+        Stop early once at least this fraction of the runs of *every* schedule has passed
+        ``level`` (only with ``stride = 0``; ``final_rho`` is then at the stopping step).
+    stop : callable, optional
+        ``stop(k, first_passage) -> bool``, asked every 50 steps (``stride = 0`` only);
+        ``True`` ends the run at step ``k``.
     """
     instance("tables", tables, DiffusionTables)
     e = np.atleast_2d(np.asarray(etas, dtype=float))
@@ -189,6 +195,11 @@ def simulate_diffusion(tables: DiffusionTables, etas, rho0, *, level: float = 0.
         if ri < rec.size and rec[ri] == k + 1:
             out[:, :, ri] = rho
             ri += 1
+        if not stride and k % 50 == 49 and (
+                (stop_fraction is not None and np.all((hit >= 0).mean(axis=1) >= stop_fraction))
+                or (stop is not None and stop(k + 1, hit))):
+            out[:, :, -1] = rho
+            break
     return DiffusionRun(tables, e, rec, out, hit, sign, rho.copy(), float(level))
 
 
@@ -459,3 +470,219 @@ def one_step_moments(problem: Problem, rho: float, *, runs: int = 20_000, eta: f
     m4 = float((c**4).mean())
     return OneStepMoments(float(rho), float(eta), runs, m, var * runs / (runs - 1), math.sqrt(max(m4 - var * var,
                                                                                                 0.0) / runs))
+
+
+# ----------------------------------------------------------------- sample complexity
+
+
+@dataclass(frozen=True)
+class Complexity:
+    """Steps to reach ``|rho| >= target`` for one instance and schedule.
+
+    Attributes
+    ----------
+    schedule : Schedule
+    median_steps, q10_steps, q90_steps : float
+        Quantiles of the first-passage step (``inf`` if beyond the horizon).
+    plain_ode_steps : float
+        Crossing step of the plain limit ODE on the same time axis.
+    reached : float
+        Fraction of diffusion paths that reached the target within the horizon.
+    plateau : float
+        Stable zero of ``F_eta`` at the step size of the ``q90`` step (1 when that step is 0).
+    runs, horizon : int
+    """
+
+    schedule: Schedule
+    median_steps: float
+    q10_steps: float
+    q90_steps: float
+    plain_ode_steps: float
+    reached: float
+    plateau: float
+    runs: int
+    horizon: int
+
+    def as_dict(self) -> dict:
+        def num(x):
+            return None if not math.isfinite(x) else x
+        return {"schedule": self.schedule.as_dict(), "median_steps": num(self.median_steps),
+                "q10_steps": num(self.q10_steps), "q90_steps": num(self.q90_steps),
+                "plain_ode_steps": num(self.plain_ode_steps), "reached_fraction": self.reached,
+                "plateau": self.plateau, "runs": self.runs, "horizon": self.horizon}
+
+
+def _starts(problem, rho0, runs, rng):
+    return uniform_starts(rng, problem.d, runs) if rho0 is None else np.full(runs, float(rho0))
+
+
+def _plateau_at(tables: DiffusionTables, eta: float) -> float:
+    """Largest stable zero of ``F_eta = A - eta B`` in ``(0, 1]`` on the table grid (1 if ``eta = 0``)."""
+    if eta <= 0:
+        return 1.0
+    r = tables.grid
+    f = tables.table[:, 0] - eta * tables.table[:, 1]
+    idx = np.flatnonzero((r[:-1] >= 0) & (f[:-1] > 0) & (f[1:] <= 0))
+    if idx.size == 0:
+        return 0.0
+    i = idx[-1]
+    return float(r[i] + (r[i + 1] - r[i]) * f[i] / (f[i] - f[i + 1]))
+
+
+def complexity(problem: Problem, schedule: Schedule, rho0=None, target: float = 0.99, *, runs: int = 2000,
+               horizon: int = 200_000, seed=0, tables: DiffusionTables | None = None) -> Complexity:
+    """Median, 10% and 90% first-passage steps to ``|rho| >= target`` under the diffusion.
+
+    ``rho0`` fixed or ``None`` (uniform starts on the sphere). Paths stop once 90% have
+    passed; the horizon caps the run (quantiles beyond it are ``inf``).
+    """
+    instance("schedule", schedule, Schedule)
+    target = real("target", target, lower=0.0, upper=1.0, strict=True)
+    runs = integer("runs", runs, 10)
+    horizon = integer("horizon", horizon, 1)
+    tab = tables or diffusion_tables(problem)
+    rng = np.random.default_rng(seed)
+    r0 = _starts(problem, rho0, runs, rng)
+    run = simulate_diffusion(tab, schedule.eta(np.arange(horizon)), r0, level=target, seed=rng, stop_fraction=0.9)
+    h = run.first_passage[0]
+    q10, q50, q90 = (censored_quantile(h, q) for q in (0.1, 0.5, 0.9))
+    start = float(rho0) if rho0 is not None else float(np.median(np.abs(r0)))
+    plain = plain_ode_step(problem, schedule, start, target, horizon)
+    eta90 = float(schedule.eta(np.array(q90 if math.isfinite(q90) else horizon)))
+    return Complexity(schedule, q50, q10, q90, plain, float((h >= 0).mean()), _plateau_at(tab, eta90), runs,
+                      horizon)
+
+
+def _largest_feasible_step(tables: DiffusionTables, target: float) -> float:
+    """The step size at which the plateau equals ``target`` (bisection; the plateau falls with ``eta``)."""
+    lo, hi = 0.0, 1.0
+    while _plateau_at(tables, hi) > target and hi < 1e6:
+        lo, hi = hi, 2 * hi
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if _plateau_at(tables, mid) > target else (lo, mid)
+    return lo
+
+
+@dataclass(frozen=True)
+class ScheduleSearch:
+    """Grid search of ``(eta0, k0, power)`` minimising the 90% first-passage step.
+
+    Attributes
+    ----------
+    best : Complexity
+        The winner, re-evaluated on fresh paths.
+    candidates : int
+    feasible : int
+        Candidates whose plateau at the ``q90`` step lies above the target.
+    table : list of dict
+        ``eta0, k0, power, first_step, q90_steps, plateau`` per candidate.
+    """
+
+    best: Complexity
+    candidates: int
+    feasible: int
+    table: list
+
+
+#: the search grid: decay exponents, offsets and first step sizes ``eta0 / k0^power``
+POWERS = (0.0, 0.75, 1.0)
+OFFSETS = (30.0, 100.0, 300.0, 1000.0)
+FIRST_STEPS = (0.01, 0.03, 0.1, 0.3, 1.0)
+
+
+def optimize_schedule(problem: Problem, rho0=None, target: float = 0.99, *, runs: int = 300,
+                      horizon: int = 50_000, seed=0, tables: DiffusionTables | None = None) -> ScheduleSearch:
+    """Grid search over ``POWERS x OFFSETS x FIRST_STEPS`` (constant steps: ``FIRST_STEPS`` only).
+
+    All candidates run side by side on the same normals (common random numbers), so the
+    comparison is not blurred by independent noise. A candidate is feasible when its plateau
+    (the stable zero of ``F_eta`` at the step size of its ``q90`` step) lies above ``target``;
+    among feasible candidates the smallest ``q90`` wins and is re-evaluated with
+    :func:`complexity` on fresh paths.
+    """
+    target = real("target", target, lower=0.0, upper=1.0, strict=True)
+    tab = tables or diffusion_tables(problem)
+    cands = []
+    for p in POWERS:
+        for k0 in (OFFSETS if p > 0 else (1.0,)):
+            for e1 in FIRST_STEPS:
+                cands.append(Schedule.constant(e1) if p == 0 else Schedule(e1 * k0**p, k0, p))
+    etas = np.stack([c.eta(np.arange(horizon)) for c in cands])
+    rng = np.random.default_rng(seed)
+    r0 = _starts(problem, rho0, runs, rng)
+    eta_max = _largest_feasible_step(tab, target)
+
+    def settled(k, hit):
+        # a candidate with 90% passed at a step size below eta_max is feasible with q90 <= k;
+        # a candidate that has not passed by then cannot beat it
+        done = (hit >= 0).mean(axis=1) >= 0.9
+        return bool(np.any(done & (etas[:, k - 1] < eta_max)))
+
+    run = simulate_diffusion(tab, etas, r0, level=target, seed=rng, stop=settled)
+    rows = []
+    best, best_q = None, math.inf
+    for i, c in enumerate(cands):
+        q90 = censored_quantile(run.first_passage[i], 0.9)
+        plat = _plateau_at(tab, float(c.eta(np.array(q90 if math.isfinite(q90) else horizon))))
+        ok = plat > target and math.isfinite(q90)
+        rows.append({"eta0": c.eta0, "k0": c.k0, "power": c.power, "first_step": float(c.eta(np.array(0))),
+                     "q90_steps": q90 if math.isfinite(q90) else None, "plateau": plat, "feasible": ok})
+        if ok and q90 < best_q:
+            best, best_q = c, q90
+    if best is None:
+        raise ValueError(f"no schedule of the grid reaches |rho| >= {target} within {horizon} steps with its "
+                         f"plateau above the target")
+    final = complexity(problem, best, rho0, target, runs=2000, horizon=horizon, seed=seed + 1, tables=tab)
+    return ScheduleSearch(final, len(cands), sum(r["feasible"] for r in rows), rows)
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """Fitted exponent of the median first-passage step in one size parameter.
+
+    ``median_steps ~ C * value^exponent`` by least squares in log-log over ``values``.
+    """
+
+    parameter: str
+    values: list
+    median_steps: list
+    exponent: float
+
+    def as_dict(self) -> dict:
+        return {"parameter": self.parameter, "values": self.values,
+                "median_steps": [None if not math.isfinite(m) else m for m in self.median_steps],
+                "exponent": self.exponent}
+
+
+def scaling_exponents(problem: Problem, schedule: Schedule, rho0=None, target: float = 0.99, *,
+                      factors=(0.5, 1.0, 2.0), runs: int = 1000, horizon: int = 200_000, seed=0) -> tuple:
+    """Exponents of the median first-passage step in ``d`` and in ``L`` (``alpha = R/L`` held fixed).
+
+    Each parameter is scaled by ``factors`` (``d >= 2``, ``R >= 1``); the exponent is the
+    least-squares slope of ``log median`` on ``log value`` (``nan`` if some median is beyond the horizon).
+    """
+    out = []
+    for name in ("d", "L"):
+        vals, meds = [], []
+        for f in factors:
+            if name == "d":
+                pr = Problem(problem.theta, problem.R, problem.L, max(2, int(round(problem.d * f))), problem.beta,
+                             problem.sigma2, problem.prior, problem.batch)
+                v = pr.d
+            else:
+                L = max(2, int(round(problem.L * f)))
+                R = max(1, int(round(problem.R * L / problem.L)))
+                pr = Problem(problem.theta, R, L, problem.d, problem.beta, problem.sigma2, problem.prior,
+                             problem.batch)
+                v = pr.L
+            c = complexity(pr, schedule, rho0, target, runs=runs, horizon=horizon, seed=seed)
+            vals.append(v)
+            meds.append(c.median_steps)
+        m = np.array(meds, dtype=float)
+        if np.all(np.isfinite(m)) and len(set(vals)) > 1:
+            slope = float(np.polyfit(np.log(vals), np.log(m), 1)[0])
+        else:
+            slope = math.nan
+        out.append(Scaling(name, vals, meds, slope))
+    return tuple(out)

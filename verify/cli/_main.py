@@ -14,7 +14,7 @@ import importlib
 import sys
 
 #: command modules, in the order they appear in ``sigrec --help``
-COMMANDS = ("field", "certify", "phase", "simulate", "predict", "bench", "reproduce", "notes", "verify")
+COMMANDS = ("field", "certify", "phase", "simulate", "predict", "complexity", "bench", "reproduce", "notes", "verify")
 
 
 class _Parser(argparse.ArgumentParser):
