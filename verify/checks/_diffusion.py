@@ -215,7 +215,7 @@ def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, bud
     w = math.sqrt(eta * float(tab.variance(np.array(ref.unstable))) / (2 * ref.rate))
     rho0 = float(ref.unstable + w)
     pred = splitting_probability(p, sched, rho0, variance_scale=variance_scale)
-    steps = int(math.ceil(12.0 / (ref.rate * eta)))
+    steps = int(math.ceil(8.0 / (ref.rate * eta)))
     sim = simulate(p, sched, steps=steps, runs=b.split_runs, rho0=rho0,
                    seed=ctx.seed_for(case.name, "sga.splitting", steps), stride=1, workers=2)
     up = np.where((sim.rho >= pred.b).any(axis=1), (sim.rho >= pred.b).argmax(axis=1), steps + 1)
