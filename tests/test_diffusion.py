@@ -137,3 +137,14 @@ def test_splitting_check_passes_and_fails_on_a_variance_wrong_by_two():
 def test_splitting_check_is_not_applicable_to_a_monotone_model():
     rec = splitting(Case.from_counts("mono", 0.25, 50, 1050, 3), _CTX, budget_=Budget(10, 100, 10))[0]
     assert rec.status == "inconclusive" and "no unstable" in rec.message
+
+
+def test_notes_section_prints_the_variance_and_the_splitting_formula(tmp_path):
+    from sigrec.verify.render._document import Document
+    from sigrec.verify.render._notes_diffusion import diffusion_section
+
+    doc = Document("t")
+    diffusion_section(doc, tmp_path)
+    md = doc.markdown()
+    assert "Fluctuations: the diffusion approximation" in md
+    assert "V_{p}" in md and "(verified)" in md and "\\int\\limits_{a}^{b}" in md

@@ -62,7 +62,7 @@ from ._symbols import ARGS, B_batch, L_tok, eta, rho
 from .validate import alignments, choice, instance, integer, real
 
 #: symbols and functions of the splitting formula (printing and verification only)
-_a, _b, _c, _r, _u, _rho0 = sp.symbols("a b c r u rho_0", real=True)
+_a, _b, _c, _r, _u, _rho0 = sp.symbols("a b c r v rho_0", real=True)
 _F = sp.Function("F")
 _Sigma = sp.Function("Sigma")
 
