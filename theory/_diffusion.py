@@ -128,11 +128,6 @@ def _lam(prior: str):
     return sp.lambdify(ARGS, derive_diffusion(prior).in_plane_variance, modules="numpy", cse=True)
 
 
-@lru_cache(maxsize=None)
-def _lam_mp(prior: str):
-    return sp.lambdify(ARGS, derive_diffusion(prior).in_plane_variance, modules="mpmath")
-
-
 @dataclass(frozen=True)
 class AlignmentVariance:
     """``Var(X | rho)`` at alignments ``rho`` (arrays).

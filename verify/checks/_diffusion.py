@@ -216,10 +216,9 @@ def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, bud
     rho0 = float(ref.unstable + w)
     pred = splitting_probability(p, sched, rho0, variance_scale=variance_scale)
     steps = int(math.ceil(8.0 / (ref.rate * eta)))
-    sim = simulate(p, sched, steps=steps, runs=b.split_runs, rho0=rho0,
-                   seed=ctx.seed_for(case.name, "sga.splitting", steps), stride=1, workers=2)
-    up = np.where((sim.rho >= pred.b).any(axis=1), (sim.rho >= pred.b).argmax(axis=1), steps + 1)
-    down = np.where((sim.rho <= pred.a).any(axis=1), (sim.rho <= pred.a).argmax(axis=1), steps + 1)
+    rho = _exact(p, sched, rho0, steps, b.split_runs, ctx.seed_for(case.name, "sga.splitting", steps))
+    up = np.where((rho >= pred.b).any(axis=1), (rho >= pred.b).argmax(axis=1), steps + 1)
+    down = np.where((rho <= pred.a).any(axis=1), (rho <= pred.a).argmax(axis=1), steps + 1)
     decided = (up <= steps) | (down <= steps)
     n = int(decided.sum())
     k = int((up < down).sum())
