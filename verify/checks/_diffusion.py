@@ -5,7 +5,8 @@ Each compares a prediction of the diffusion of docs/design.md section 1.1
 chain (section 2) on the case's finite instance.
 
 * ``sga.fluctuations`` (from ``rho0 = 0.1``, the reproduction's schedule
-  ``eta_k = 45/(k + 250)``): at ``CHECKPOINTS`` steps spread over the predicted passage
+  ``eta_k = 45/(k + 250)``, slowed down by :func:`schedule_for` where the passage would take fewer
+  than ``MIN_STEPS`` steps): at ``CHECKPOINTS`` steps spread over the predicted passage
   time, the predicted 10/50/90% quantiles of ``rho_k``. Per run, the fraction of checkpoints
   at which ``rho_k`` lies inside the predicted 10–90% band (expected 0.8) and below the
   predicted median (expected 0.5); averaged over runs, each must be within ``Z`` standard
@@ -60,6 +61,27 @@ HIT_TOL = 0.10
 KS_LEVEL = 0.01
 SPLIT_ETA = 0.1
 PRED_RUNS = 4000
+#: fewest predicted median steps to the target for the comparison to test the diffusion limit
+MIN_STEPS = 200
+
+
+def schedule_for(problem: Problem, seed: int) -> Schedule:
+    """The reproduction's schedule, slowed down (``eta0`` scaled, ``k0`` and ``power`` kept) until the
+    predicted median first passage takes at least ``MIN_STEPS`` steps.
+
+    The diffusion is a small-step limit: a passage in a handful of steps (the bistable ``theta = 2``
+    model reaches 0.99 in about 10 steps of ``45/(k + 250)``) tests the discreteness, not the noise.
+    """
+    sched = SCHEDULE
+    tab = diffusion_tables(problem)
+    for _ in range(4):
+        run = simulate_diffusion(tab, sched.eta(np.arange(20 * MIN_STEPS)), np.full(500, RHO0), level=TARGET,
+                                 seed=seed, stop_fraction=0.6)
+        med = censored_quantile(run.first_passage[0], 0.5)
+        if not math.isfinite(med) or med >= MIN_STEPS:
+            break
+        sched = Schedule(eta0=sched.eta0 * max(med, 1.0) / (1.5 * MIN_STEPS), k0=sched.k0, power=sched.power)
+    return sched
 
 
 @dataclass(frozen=True)
@@ -116,12 +138,13 @@ def _inconclusive(check_id, case, cap, t0, what):
 
 
 def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
-                 schedule: Schedule = SCHEDULE) -> list[CheckRecord]:
+                 schedule: Schedule | None = None) -> list[CheckRecord]:
     """``sga.fluctuations``: predicted 10–90% band vs the exact chain (module docstring)."""
     t0 = time.perf_counter()
     b = budget_ or budget(ctx.quick)
     p = case.problem
     pseed = ctx.seed_for(case.name, "diffusion.prediction")
+    schedule = schedule or schedule_for(p, pseed)
     horizon = _horizon(p, schedule, RHO0, b.max_steps, pseed, 1.0)
     if horizon is None:
         return [_inconclusive("sga.fluctuations", case, b.max_steps, t0, "the band comparison")]
@@ -155,12 +178,13 @@ def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
 
 
 def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
-                 schedule: Schedule = SCHEDULE) -> list[CheckRecord]:
+                 schedule: Schedule | None = None) -> list[CheckRecord]:
     """``sga.hitting_time``: predicted vs simulated median first passage (module docstring)."""
     t0 = time.perf_counter()
     b = budget_ or budget(ctx.quick)
     p = case.problem
     pseed = ctx.seed_for(case.name, "diffusion.prediction")
+    schedule = schedule or schedule_for(p, pseed)
     horizon = _horizon(p, schedule, RHO0, b.max_steps, pseed, 1.0)
     if horizon is None:
         return [_inconclusive("sga.hitting_time", case, b.max_steps, t0, "the first-passage comparison")]
