@@ -15,7 +15,8 @@ import re
 import sys
 
 #: command modules, in the order they appear in ``sigrec --help``
-COMMANDS = ("field", "certify", "phase", "simulate", "predict", "bench", "reproduce", "sweep", "notes", "verify")
+COMMANDS = ("field", "certify", "phase", "simulate", "predict", "complexity", "bench", "reproduce", "sweep", "notes",
+            "verify")
 
 
 #: argument strings that are values, not options: negative numbers (also ``-1e-3``,
