@@ -20,6 +20,10 @@ POINTS = (
 )
 
 
+#: LaTeX names of the parameters in the quadrature table
+_SYMBOL = {"rho": "\\rho", "theta": "\\theta", "alpha": "\\alpha", "beta": "\\beta", "sigma2": "\\sigma^{2}"}
+
+
 def diffusion_section(doc, out: Path) -> None:
     """Add the section "Fluctuations: the diffusion approximation" to ``doc`` (``out`` is unused: no figure)."""
     der = derive_diffusion("fixed")
@@ -44,10 +48,10 @@ def diffusion_section(doc, out: Path) -> None:
     rows = []
     for prior, p in POINTS:
         q = variance_quadrature(prior, p, dps=40)
-        pts = ", ".join(f"{k}={v}" for k, v in p.items())
-        rows.append([prior, pts, f"{q.symbolic:.12g}", f"{q.quadrature:.12g}", f"{q.rel_diff:.1e}"])
-    doc.table(["prior", "point", "(1 - rho^2) V_p, sympy", "quadrature", "relative difference"], rows,
-              caption="Var(X | rho) times L B: sympy against 40-digit quadrature (numerical evidence).")
+        pts = ", ".join(f"{_SYMBOL[k]}={v}" for k, v in p.items())
+        rows.append([prior, f"${pts}$", f"{q.symbolic:.12g}", f"{q.quadrature:.12g}", f"{q.rel_diff:.1e}"])
+    doc.table(["prior", "point", "$(1-\\rho^{2})V_p$, sympy", "quadrature", "rel. diff."], rows, widths=(1.7, 2.7, 2.1, 2.1, 1.2),
+              caption="$LB\\operatorname{Var}(X\\mid\\rho)$: sympy against 40-digit quadrature (numerical evidence).")
     doc.para(
         "On the ODE time axis the chain is then approximated by the diffusion "
         "$d\\rho=F_\\eta(\\rho)\\,dt+\\sqrt{\\eta(t)\\Sigma(\\rho)}\\,dW$ with $\\Sigma=\\operatorname{Var}(X\\mid\\rho)$. "
@@ -59,5 +63,5 @@ def diffusion_section(doc, out: Path) -> None:
     doc.para(
         "Band, first-passage law and sample complexity come from the diffusion sampled on the step grid "
         "(one normal per run and step; `sigrec complexity`), checked against the exact reduced chain by "
-        "sga.fluctuations, sga.hitting_time and sga.splitting."
+        "`sga.fluctuations`, `sga.hitting_time` and `sga.splitting`."
     )
