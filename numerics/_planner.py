@@ -25,6 +25,12 @@ first step ``s0 = c / k0`` and a last step ``eps``:
    ``c = K / (1/eps - 1/s0)`` (a constant step ``eps`` when ``s0 <= eps``). The plan is
    the shortest over ``eps``.
 
+4. The mean is not enough: runs lag each other, so the plan is checked against the
+   diffusion approximation (``numerics.simulate_diffusion``, docs/design.md section 1.1):
+   of 2000 diffusion paths from uniform starts, at least :data:`PATH_FRACTION` must end
+   with ``|rho_K| >= target``; ``K`` grows by a quarter until they do. A plan that meets
+   this makes "fewer than 90% of the runs recovered" a real finding, not bad luck.
+
 The cost is ``runs x K`` run-steps (``x L`` token-steps); :func:`measure_rate` times a
 pilot of the reduced simulator so the plan states the CPU time before anything runs.
 """
@@ -32,7 +38,6 @@ pilot of the reduced simulator so the plan states the CPU time before anything r
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -41,6 +46,7 @@ from scipy.stats import beta as beta_law
 
 from ..theory import central_difference, certify, effective_drift, evaluate, pole_exponents, validate
 from ._corrected import predict
+from ._diffusion import diffusion_tables, simulate_diffusion, uniform_starts
 from ._schedule import Schedule
 from ._simulate import Problem, simulate
 
@@ -48,6 +54,15 @@ from ._simulate import Problem, simulate
 EPS_FACTORS = (1.0, 0.5)
 #: relative resolution of the bisection on the number of steps
 STEP_RESOLUTION = 0.05
+#: fraction of diffusion paths that must end recovered for a plan to count as decisive
+#: (with 32 runs and a 90% threshold, the chance of a false "fails" is then about 7%; with 0.99
+#: it would be below 1%, but models with an unstable equilibrium inside the start law then need
+#: exponentially many steps under decaying schedules)
+PATH_FRACTION = 0.97
+#: times the planner lengthens a plan by a quarter before calling it infeasible
+MAX_GROWTHS = 8
+#: diffusion paths used to check a plan
+PATHS = 2000
 #: hard ceiling on planned steps (a plan beyond it is reported as infeasible)
 MAX_STEPS = 10**6
 
@@ -69,6 +84,8 @@ class RecoveryPlan:
         The starts the plan guarantees (see the module docstring).
     predicted_end : float
         Smallest ``|rho_K|`` of the corrected-ODE mean over those starts.
+    predicted_fraction : float
+        Fraction of diffusion paths from uniform starts that end with ``|rho_K| >= target``.
     last_step : float
         ``eta_{K-1}``; its plateau lies above the target.
     plateau, plateau_spread : float
@@ -88,6 +105,7 @@ class RecoveryPlan:
     runs: int
     starts: tuple
     predicted_end: float
+    predicted_fraction: float
     last_step: float
     plateau: float
     plateau_spread: float
@@ -110,7 +128,8 @@ class RecoveryPlan:
         cost = f", ~{self.seconds / 60:.3g} CPU-min" if self.seconds is not None else ""
         return (f"{self.steps:,} steps x {self.runs} runs of eta_k = {self.schedule.eta0:.4g}/(k + "
                 f"{self.schedule.k0:.4g}) ({self.token_steps:.2g} token-steps{cost}); corrected ODE ends at "
-                f"|rho| >= {self.predicted_end:.4f} from every planned start, last-step plateau "
+                f"|rho| >= {self.predicted_end:.4f} from every planned start and the diffusion approximation "
+                f"{self.predicted_fraction:.1%} of runs past {self.target}; last-step plateau "
                 f"{self.plateau:.4f} +- {self.plateau_spread:.4f}")
 
 
@@ -121,7 +140,8 @@ def measure_rate(problem: Problem, *, runs: int = 4, steps: int = 10, seed: int 
 
 
 def uniform_start_quantiles(d: int, qs) -> np.ndarray:
-    """Quantiles of ``rho_0 = <q_0, xi>`` for ``q_0`` uniform on ``S^{d-1}``."""
+    """Quantiles of ``rho_0 = <q_0, xi>`` for ``q_0`` uniform on ``S^{d-1}`` (the law that
+    ``numerics.initial_rho`` and ``numerics.uniform_starts`` sample)."""
     a = (d - 1) / 2
     return 2.0 * beta_law.ppf(np.asarray(qs, float), a, a) - 1.0
 
@@ -238,7 +258,7 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
 
     def infeasible(msg):
         return RecoveryPlan(False, target, None, 0, runs, starts, math.nan, math.nan, math.nan, math.nan, math.nan,
-                            math.nan, math.nan, None, msg)
+                            math.nan, math.nan, math.nan, None, msg)
 
     if problem.R == 0:
         return infeasible("no informative tokens (R = 0): the field vanishes")
@@ -272,16 +292,32 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
         if hi > MAX_STEPS or (best is not None and lo >= best[0]):
             continue
         while hi - lo > max(1, STEP_RESOLUTION * lo):
-            mid = int(math.sqrt(lo * hi))
+            mid = min(hi - 1, max(lo + 1, int(math.sqrt(lo * hi))))
             lo, hi = (mid, hi) if not reaches(mid) else (lo, mid)
         if best is None or hi < best[0]:
             best = (hi, eps, min(plats))
     if best is None:
         return infeasible(f"no schedule within {MAX_STEPS:,} steps carries every planned start to {target}")
     K, eps, (plateau, spread) = best
-    sched = _schedule(K, eps, first_step)
+    # the spread across runs: grow K until the diffusion paths recover as the verdict needs
+    tables = diffusion_tables(problem)
+    rng = np.random.default_rng(0)
+    r0 = uniform_starts(rng, problem.d, PATHS)
+    normals = rng.integers(0, 2**63)
+    growths = 0
+    while True:
+        sched = _schedule(K, eps, first_step)
+        run = simulate_diffusion(tables, sched.eta(np.arange(K)), r0, level=target, seed=int(normals))
+        fraction = float(np.mean(np.abs(run.final_rho[0]) >= target))
+        if fraction >= PATH_FRACTION or K > MAX_STEPS or growths >= MAX_GROWTHS:
+            break
+        K, growths = int(math.ceil(1.25 * K)), growths + 1
+    if fraction < PATH_FRACTION:
+        return infeasible(f"with {K:,} steps (the corrected ODE's plan x 1.25^{growths}) only {fraction:.1%} of "
+                          f"diffusion paths end past {target}: runs that start near an unstable equilibrium "
+                          "escape too slowly under decaying steps")
     end = _end(problem, sched, K, starts)
     token_steps = float(runs) * K * problem.L
     seconds = None if seconds_per_token_step is None else token_steps * seconds_per_token_step
-    return RecoveryPlan(True, target, sched, K, runs, starts, end, float(sched.eta(K - 1)), plateau, spread,
+    return RecoveryPlan(True, target, sched, K, runs, starts, end, fraction, float(sched.eta(K - 1)), plateau, spread,
                         float(sched.times(K)[-1]), float(runs) * K, token_steps, seconds, "ok")

@@ -23,6 +23,7 @@ import numpy as np
 from ..theory import PRIORS, Model
 from ..theory.validate import choice, instance, integer, real
 
+from ._executor import current_executor
 from ._init import initial_rho, spawn_generators
 from ._schedule import Schedule
 
@@ -228,6 +229,25 @@ def _run_block(problem, simulator, seed, runs, lo, hi, rho0, etas, record, progr
     return rho, nuisance, obj, wall
 
 
+@dataclass(frozen=True)
+class _Block:
+    """One unit of work: runs ``lo..hi-1`` of ``runs`` (picklable, pure)."""
+
+    problem: Problem
+    simulator: str
+    seed: int
+    runs: int
+    lo: int
+    hi: int
+    rho0: object
+    etas: np.ndarray
+    record: np.ndarray
+
+
+def _run_unit(b: _Block):
+    return _run_block(b.problem, b.simulator, b.seed, b.runs, b.lo, b.hi, b.rho0, b.etas, b.record, None)
+
+
 def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, simulator: str = "reduced",
              rho0=None, seed=None, stride: int = 1, progress=None, workers: int = 1) -> Simulation:
     """Run ``runs`` independent copies of the projected stochastic gradient ascent.
@@ -251,11 +271,15 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
         Record every ``stride`` steps (and the last).
     progress : callable, optional
         Called as ``progress(k)`` after step ``k`` (1-based) for progress display
-        (with ``workers > 1``: by the first block of runs only).
+        (on a cluster: after each block of runs, with ``k`` the finished share of
+        ``steps``).
     workers : int
-        Split the runs into this many blocks simulated in separate processes. Run
-        ``i`` still draws only from the ``i``-th child of ``SeedSequence(seed)``, so the
-        result is bit-identical to ``workers = 1`` (a seed is required).
+        Without an enclosing :func:`sigrec.numerics.executor` block, split the runs
+        into blocks simulated on the process-wide local ``dask.distributed`` cluster
+        of this many workers (started once, then reused); inside such a block, on
+        its executor (docs/design.md section 8). Run ``i`` still draws only from the
+        ``i``-th child of ``SeedSequence(seed)``, so the result is bit-identical to
+        ``workers = 1`` on any cluster (a seed is required for ``workers > 1``).
     """
     instance("problem", problem, Problem)
     instance("schedule", schedule, Schedule)
@@ -271,19 +295,17 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
     workers = integer("workers", workers, 1)
     record = record_indices(steps, stride)
     etas = schedule.eta(np.arange(steps))
-    if workers > 1 and runs > 1:
-        if seed is None:
-            raise ValueError("`seed` is required with `workers > 1` (runs are split by SeedSequence child)")
-        blocks = np.array_split(np.arange(runs), min(workers, runs))
-        import concurrent.futures as cf
-        import multiprocessing as mp
-
-        with cf.ProcessPoolExecutor(len(blocks), mp_context=mp.get_context("fork")) as pool:
-            futures = [pool.submit(_run_block, problem, simulator, seed, runs, b[0], b[-1] + 1, rho0, etas,
-                                   record, None) for b in blocks[1:]]
-            first = _run_block(problem, simulator, seed, runs, blocks[0][0], blocks[0][-1] + 1, rho0, etas,
-                               record, progress)
-            parts = [first] + [f.result() for f in futures]
+    if seed is None and workers > 1:
+        raise ValueError("`seed` is required with `workers > 1` (runs are split by SeedSequence child)")
+    ex = current_executor(workers)
+    if ex.backend != "inline" and runs > 1 and seed is not None:
+        # Blocks of runs as independent units: run i draws only from child i of
+        # SeedSequence(seed), so the split (and the cluster) never changes the result.
+        blocks = np.array_split(np.arange(runs), min(ex.workers, runs))
+        units = [_Block(problem, simulator, seed, runs, int(b[0]), int(b[-1]) + 1, rho0, etas, record)
+                 for b in blocks]
+        done = None if progress is None else (lambda i, n: progress(int(steps * i // n)))
+        parts = ex.map(_run_unit, units, progress=done)
         rho, nuisance, obj = (np.concatenate([p_[i] for p_ in parts]) for i in range(3))
         wall = max(p_[3] for p_ in parts)
     else:

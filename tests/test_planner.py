@@ -29,10 +29,11 @@ def test_plan_is_decisive_and_the_simulation_agrees():
     assert pl.rho - 2 * pl.spread > 0.99 and plan.plateau == pytest.approx(pl.rho, rel=1e-6)
     assert plan.ode_time == pytest.approx(float(plan.schedule.times(plan.steps)[-1]))
     assert plan.token_steps == 24 * plan.steps * SMALL.L
+    assert plan.predicted_fraction >= 0.97
     sim = simulate(SMALL, plan.schedule, steps=plan.steps, runs=200, seed=3)
     final = np.abs(sim.final_rho)
-    # decisive: the runs recover as the plan predicts
-    assert np.mean(final >= 0.99) >= 0.9
+    # decisive: the runs recover as the plan (and its diffusion check) predicts
+    assert np.mean(final >= 0.99) >= 0.95
     # the corrected-ODE mean from the run's own starts predicts the simulated mean
     ends = [abs(predict(SMALL, plan.schedule, plan.steps, float(r0), plan.steps).rho_corrected[-1])
             for r0 in sim.initial_rho[:40]]

@@ -6,7 +6,7 @@ Layout. First-order chain (the limit ODE): :mod:`._lemmas` (Gaussian lemmas),
 :mod:`._derivation` (symbolic derivation), :mod:`._evaluate` (numeric evaluators),
 :mod:`._quadrature` (mpmath cross-checks), :mod:`._conditions` and :mod:`._certify`
 (sign of the field). Finite-step chain (the effective drift): :mod:`._effective_lemmas`,
-:mod:`._effective_derivation`, :mod:`._effective_evaluate`, :mod:`._effective_quadrature`.
+:mod:`._effective_derivation`, :mod:`._effective_evaluate`, :mod:`._effective_quadrature`; its second moment (the diffusion): :mod:`._diffusion`.
 Shared: :mod:`.validate` (public: the input validators), :mod:`._model`,
 :mod:`._symbols` (exported as ``symbols``), :mod:`._calculus`, :mod:`._latex`.
 """
@@ -17,6 +17,14 @@ from ._calculus import central_difference
 from ._certify import Bracket, Certificate, certify
 from ._conditions import MonotoneAnalysis, critical_alpha, monotone_analysis, sparse_threshold
 from ._derivation import Derivation, SparseLimit, derive
+from ._diffusion import (
+    AlignmentVariance,
+    DiffusionDerivation,
+    VarianceQuadrature,
+    alignment_variance,
+    derive_diffusion,
+    variance_quadrature,
+)
 from ._effective_derivation import EffectiveDerivation, derive_effective
 from ._effective_evaluate import (
     EffectiveDrift,
@@ -35,6 +43,12 @@ from ._quadrature import QuadratureResult, cross_check
 from .validate import alignments
 
 __all__ = [
+    "AlignmentVariance",
+    "DiffusionDerivation",
+    "VarianceQuadrature",
+    "alignment_variance",
+    "derive_diffusion",
+    "variance_quadrature",
     "PRIORS",
     "Bracket",
     "Certificate",

@@ -134,7 +134,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     figs = []
     path = ctx.figure("finite_size", case)
     if path is not None:
-        figs.append(figures.finite_size(path, rows, rhos, Cs, slope, slope_se))
+        figs.append(figures.finite_size(path, rows, rhos, Cs, slope, slope_se, model=m0))
     slope_txt = (f"free log-log slope {slope:.2f} +- {slope_se:.2f}" if slope is not None
                  else f"bias resolved at only {int(resolved.sum())}/{len(rows)} points: slope untested "
                       f"(resolving three needs ~{need:.2g} normals, ~{need * rate_s / 60:.2g} CPU-min"

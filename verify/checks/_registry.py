@@ -14,6 +14,7 @@ import fnmatch
 from dataclasses import dataclass
 from typing import Callable
 
+from ._diffusion import check_fluctuations, check_hitting_time, check_splitting
 from ._effective import check_effective_drift
 from ._field import check_monotone, check_phase_boundary, check_stability
 from ._finite import check_finite_size, check_reduced_exact
@@ -75,6 +76,12 @@ REGISTRY: dict[str, Check] = _entries(
           "KS: exact reduced vs full simulator"),
     Check("sga.effective_drift", check_effective_drift, "once", ("sga.effective_drift",),
           "the finite-step corrected ODE tracks the mean iterates"),
+    Check("sga.fluctuations", check_fluctuations, "instance", ("sga.fluctuations",),
+          "diffusion 10-90% band of rho_k vs the exact chain"),
+    Check("sga.hitting_time", check_hitting_time, "instance", ("sga.hitting_time",),
+          "diffusion vs exact median first step with |rho| >= 0.99"),
+    Check("sga.splitting", check_splitting, "instance", ("sga.splitting",),
+          "scale-function splitting probability vs the exact chain (bistable models)"),
 )
 
 

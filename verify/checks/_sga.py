@@ -54,8 +54,8 @@ SIM_BUDGET = {True: 4.0e7, False: 1.2e9}
 MIN_STEPS = 400
 RUNS = {True: 16, False: 32}
 #: token-steps (runs x steps x L) a planned, decisive recovery run may cost, quick / paper
-#: (paper: ~8e9 is the flagship weak-signal case at d = 100, about 4 minutes on 2 cores)
-PLAN_BUDGET = {True: 4.0e7, False: 1.0e10}
+#: (paper: ~1.1e10 is the flagship weak-signal case at d = 100, about 3 minutes on 2 cores)
+PLAN_BUDGET = {True: 4.0e7, False: 1.5e10}
 
 
 # ----------------------------------------------------------------- ode.lyapunov

@@ -110,3 +110,24 @@ def npz_file(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"must be a file, got the folder {str(path)!r}")
     _check_creatable(path, text)
     return path
+
+
+def add_executor_arguments(parser: argparse.ArgumentParser, default_workers=None) -> None:
+    """``--workers N`` and ``--scheduler ADDRESS`` (docs/design.md section 8): where the
+    independent units of the command run. Neither changes a result."""
+    default = "the number of CPUs" if default_workers is None else str(default_workers)
+    parser.add_argument("--workers", type=count("workers"), default=default_workers,
+                        help=f"worker processes of the local dask cluster, one thread each (1 = in-process); "
+                        f"results do not depend on it; default {default}")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="run on an existing dask.distributed cluster (e.g. tcp://127.0.0.1:8786); "
+                        "default $SIGREC_SCHEDULER, else a local cluster of --workers")
+
+
+def executor_from_args(args):
+    """The :func:`sigrec.numerics.executor` context of :func:`add_executor_arguments` flags."""
+    from ...numerics import executor
+
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"`workers` must be >= 1, got {args.workers}")
+    return executor(workers=args.workers, scheduler=args.scheduler)

@@ -18,6 +18,10 @@ def register(sub) -> None:
         "full, d=1000 within 25 percent of d=100, reduced >= 60 percent of its random-number bound).",
     )
     p.add_argument("--quick", action="store_true", help="few steps and one repeat (smoke run)")
+    p.add_argument("--executor", action="store_true",
+                   help="instead: sweep throughput (cells per minute) at 1 and --workers dask workers, and the "
+                   "per-task scheduling overhead against the work of one cell (docs/design.md section 8)")
+    p.add_argument("--workers", type=int, default=2, help="largest worker count for --executor, default 2")
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -56,7 +60,31 @@ def format_report(report) -> str:
     return "\n".join(lines)
 
 
+def format_scaling(report) -> str:
+    """The human-readable report of ``sigrec bench --executor``."""
+    c = report.config
+    rates = ", ".join(f"{w} worker{'s' if w != '1' else ''}: {r:.1f}" for w, r in report.cells_per_minute.items())
+    return "\n".join([
+        f"bench --executor: {report.cells} sweep cells of {c['runs']} runs x {c['steps']} steps (R={c['R']})",
+        f"  cells per minute: {rates} (speedup {report.speedup:.2f})",
+        f"  work per cell {report.work_per_cell_s:.3f} s; scheduling overhead {report.task_overhead_ms:.2f} ms "
+        f"per task ({100 * report.overhead_fraction:.2f}% of a cell), one-task round trip "
+        f"{report.round_trip_ms:.1f} ms",
+    ])
+
+
 def run(args) -> int:
+    if getattr(args, "executor", False):  # callers may pass a Namespace of the older flags
+        from ..studies._scaling import measure_scaling
+
+        if args.workers < 2:
+            raise ValueError(f"`workers` must be >= 2 for --executor, got {args.workers}")
+        scaling = measure_scaling(workers=(1, args.workers), quick=args.quick)
+        if args.json:
+            emit_json(scaling.as_dict())
+        else:
+            print(format_scaling(scaling))
+        return 0
     report = benchmark(quick=args.quick)
     if args.json:
         emit_json(report.as_dict())

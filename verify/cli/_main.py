@@ -17,7 +17,8 @@ import signal
 import sys
 
 #: command modules, in the order they appear in ``sigrec --help``
-COMMANDS = ("field", "certify", "phase", "simulate", "predict", "bench", "reproduce", "notes", "verify")
+COMMANDS = ("field", "certify", "phase", "simulate", "predict", "complexity", "bench", "reproduce", "sweep", "notes",
+            "verify")
 
 
 #: argument strings that are values, not options: negative numbers (also ``-1e-3``,

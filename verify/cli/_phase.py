@@ -9,7 +9,7 @@ from rich.console import Console
 
 from ...theory import PRIORS
 
-from ._args import add_json_flag, add_out_argument
+from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args
 from ._atomic import atomic_folder
 from ._limits import bounded, check_grid, count, limits_text
 from ._output import emit_json, stderr_progress
@@ -32,13 +32,14 @@ def register(sub) -> None:
     p.add_argument("--n-theta", type=count("n-theta"), default=48)
     p.add_argument("--n-alpha", type=count("n-alpha"), default=48)
     add_out_argument(p, "sigrec-report", "output folder")
+    add_executor_arguments(p, default_workers=1)
     add_json_flag(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     check_grid(args.n_theta, args.n_alpha)
-    with stderr_progress() as bar:
+    with executor_from_args(args), stderr_progress() as bar:
         task = bar.add_task("certifying", total=None)
         pd = phase_diagram(args.beta, args.sigma2, args.prior, args.n_theta, args.n_alpha,
                            args.theta_max, args.alpha_min,

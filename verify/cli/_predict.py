@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ...numerics import predict
+from ...numerics import band, predict
 
 from ._args import add_json_flag, add_problem_arguments, finite_float, problem_and_schedule
 from ._guard import quiet_numerics, require_finite
@@ -19,12 +19,16 @@ def register(sub) -> None:
         description="Integrate the limit ODE d rho/dt = F and the corrected ODE "
         "d rho/dt = F + F_1/L - (eta(t)/2) rho E|P g|^2 on the time axis t_k = sum_{j<k} eta_j of the "
         "recursion (same schedule conventions as `sigrec simulate`, k from 0) and report both at "
-        "iterations 0, S, 2S, ..., K.",
+        "iterations 0, S, 2S, ..., K, with the 10-90%% band of rho_k from the diffusion approximation "
+        "(docs/design.md section 1.1).",
         epilog=limits_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_problem_arguments(p)
     p.add_argument("--rho0", type=finite_float, required=True, help="start alignment in [-1, 1]")
     p.add_argument("--stride", type=count("stride"), default=1, help="report every S steps (and the last), default 1")
+    p.add_argument("--band-runs", type=count("runs"), default=2000,
+                   help="diffusion paths for the 10-90%% band (>= 10), default 2000")
+    p.add_argument("--seed", type=count("seed"), default=0, help="seed of the band's diffusion paths, default 0")
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -38,6 +42,9 @@ def run(args) -> int:
         raise ValueError(f"integration failed: {pred.message}")
     require_finite("`eta0`, `k0`, `power` and the model flags", pred.time, pred.eta, pred.rho_plain,
                    pred.rho_corrected)
+    if args.band_runs < 10:
+        raise ValueError(f"`band-runs` must be >= 10, got {args.band_runs!r}")
+    bd = band(problem, schedule, args.steps, args.rho0, stride=args.stride, runs=args.band_runs, seed=args.seed)
     out = {
         "model": problem.model.as_dict(),
         "problem": problem.as_dict(),
@@ -48,13 +55,19 @@ def run(args) -> int:
         "eta": pred.eta.tolist(),
         "rho_plain": pred.rho_plain.tolist(),
         "rho_corrected": pred.rho_corrected.tolist(),
+        "rho_q10": bd.q10.tolist(),
+        "rho_median": bd.q50.tolist(),
+        "rho_q90": bd.q90.tolist(),
+        "rho_mean_diffusion": bd.mean.tolist(),
+        "band": {"runs": bd.runs, "method": bd.method},
     }
     if args.json:
         emit_json(out)
         return 0
     print(f"theta={problem.theta} R={problem.R} L={problem.L} d={problem.d} beta={problem.beta} "
           f"sigma2={problem.sigma2} prior={problem.prior} batch={problem.batch}; schedule {schedule.as_dict()}")
-    print(f"{'step':>8} {'t_k':>10} {'rho_plain':>10} {'rho_corrected':>14}")
-    for k, t, a, b in zip(pred.step, pred.time, pred.rho_plain, pred.rho_corrected):
-        print(f"{int(k):>8} {t:>10.4f} {a:>10.6f} {b:>14.6f}")
+    print(f"{'step':>8} {'t_k':>10} {'rho_plain':>10} {'rho_corrected':>14} {'q10':>9} {'median':>9} {'q90':>9}")
+    for k, t, a, b, lo, me, hi in zip(pred.step, pred.time, pred.rho_plain, pred.rho_corrected, bd.q10, bd.q50, bd.q90):
+        print(f"{int(k):>8} {t:>10.4f} {a:>10.6f} {b:>14.6f} {lo:>9.5f} {me:>9.5f} {hi:>9.5f}")
+    print(f"(q10/median/q90: {bd.runs} diffusion paths, {bd.method})")
     return 0

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ._args import add_json_flag, add_out_argument
+from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args
 from ..suite._environment import environment
 from ._atomic import atomic_folder, relocate
 from ._limits import count
@@ -26,8 +26,7 @@ def register(sub) -> None:
     add_out_argument(p, "sigrec-report", "output folder")
     p.add_argument("--simulator", choices=("reduced", "full"), default="reduced")
     p.add_argument("--seed", type=count("seed"), default=PROTOCOL.seed)
-    p.add_argument("--workers", type=count("workers"), default=PROTOCOL.workers,
-                   help=f"processes to split the runs over (results do not depend on it), default {PROTOCOL.workers}")
+    add_executor_arguments(p, default_workers=PROTOCOL.workers)
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -40,7 +39,7 @@ def run(args) -> int:
     protocol = replace(PROTOCOL, simulator=args.simulator, seed=args.seed, workers=args.workers)
     configs = configurations(args.preset)
     results = []
-    with stderr_progress() as bar:
+    with executor_from_args(args), stderr_progress() as bar:
         for i, (theta, R, N) in enumerate(configs):
             task = bar.add_task(f"theta={theta:g} N={N:,}", total=protocol.steps)
             results.append(run_config(theta, R, N, protocol, seed_offset=i,

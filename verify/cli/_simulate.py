@@ -9,7 +9,8 @@ import numpy as np
 
 from ...numerics import simulate
 
-from ._args import add_json_flag, add_problem_arguments, finite_float, npz_file, problem_and_schedule
+from ._args import (add_executor_arguments, add_json_flag, add_problem_arguments, executor_from_args, finite_float,
+                    npz_file, problem_and_schedule)
 from ._atomic import atomic_file
 from ._guard import quiet_numerics, require_finite
 from ._limits import check_simulation, count, limits_text
@@ -35,8 +36,7 @@ def register(sub) -> None:
     p.add_argument("--stride", type=count("stride"), default=1, help="record rho every STRIDE steps, default 1")
     p.add_argument("--save", metavar="FILE", type=npz_file, default=None,
                    help="write the trajectories to FILE (.npz; the suffix is added if missing)")
-    p.add_argument("--workers", type=count("workers"), default=1,
-                   help="processes to split the runs over (results do not depend on it), default 1")
+    add_executor_arguments(p, default_workers=1)
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -69,9 +69,9 @@ def run(args) -> int:
     try:
         if bar is not None:
             bar.start()
-        with quiet_numerics():
+        with executor_from_args(args), quiet_numerics():
             sim = simulate(problem, schedule, steps=args.steps, runs=args.runs, simulator=args.simulator,
-                           rho0=args.rho0, seed=seed, stride=args.stride, progress=callback, workers=args.workers)
+                           rho0=args.rho0, seed=seed, stride=args.stride, progress=callback)
     finally:
         if bar is not None:
             bar.stop()

@@ -9,7 +9,7 @@ from rich.table import Table
 from dataclasses import replace
 
 from ...theory import PRIORS
-from ._args import add_json_flag, add_out_argument, finite_float
+from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, finite_float
 from ._atomic import atomic_folder
 from ._limits import count
 from ._output import emit_json, stderr_progress
@@ -53,6 +53,7 @@ def register(sub) -> None:
     p.add_argument("--preset", choices=PRESETS, default="quick", help="quick (default) or paper")
     add_out_argument(p, "sigrec-report", "output folder")
     p.add_argument("--seed", type=count("seed"), default=None, help="override the preset's seed")
+    add_executor_arguments(p, default_workers=2)
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -89,7 +90,7 @@ def _config(args) -> SuiteConfig:
 
 def run(args) -> int:
     config = _config(args)
-    with atomic_folder(args.out) as tmp, stderr_progress() as bar:
+    with atomic_folder(args.out) as tmp, executor_from_args(args), stderr_progress() as bar:
         task = bar.add_task("checks", total=None)
 
         def progress(label, done, total):

@@ -17,6 +17,7 @@ import sympy as sp
 from ...theory import compact, derive, display, monotone_analysis, same, symbols, tex
 
 from ._document import GROUP_RULE, Document
+from ._notes_diffusion import diffusion_section
 
 rho, theta, alpha, beta, sigma2, m = (symbols.rho, symbols.theta, symbols.alpha, symbols.beta, symbols.sigma2,
                                       symbols.m)
@@ -614,6 +615,7 @@ def build(out: Path, result=None, schedule=None, extra_sections=(), reproduction
     _filtering_section(doc, found.get(5), counts)
     if result is not None:
         _effective_section(doc, out, result)
+    diffusion_section(doc, out)
     for fn in extra_sections:
         fn(doc, out)
     if reproduction is not None:

@@ -130,7 +130,7 @@ def tracking(path, design, results, fit) -> str:
     return save(fig, path)
 
 
-def finite_size(path, rows, rhos, C_over_L, slope, slope_se) -> str:
+def finite_size(path, rows, rhos, C_over_L, slope, slope_se, model=None) -> str:
     """``|mean - F|`` against ``L`` on log-log axes with the fitted ``C / L``.
 
     Error bars (2 standard errors) whose lower end would reach zero are clipped inside
@@ -151,7 +151,7 @@ def finite_size(path, rows, rhos, C_over_L, slope, slope_se) -> str:
     log_axis(ax, "y")
     ax.set_xlabel(r"$L$ ($\alpha$ fixed)")
     ax.set_ylabel(r"$|\bar g-F|$ (2 SE bars)")
-    _title(ax, "Monte Carlo mean projected gradient against $F$",
+    _title(ax, "Monte Carlo mean projected gradient against $F$" + (f", {params(model)}" if model is not None else ""),
            "free log-log slope " + (f"${slope:.2f}\\pm{slope_se:.2f}$" if slope is not None
                                     else "undetermined (bias below the Monte Carlo error)"))
     ax.legend(frameon=True, framealpha=0.9)

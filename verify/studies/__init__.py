@@ -1,5 +1,5 @@
-"""Studies built on the checks and simulators: the paper's reproduction and the
-certified phase diagram."""
+"""Studies built on the checks and simulators: the paper's reproduction, the
+certified phase diagram and resumable parameter sweeps."""
 
 from ._phase import PhaseDiagram, phase_diagram
 from ._phase import plot as plot_phase
@@ -15,19 +15,28 @@ from ._reproduce import (
 )
 from ._reproduce import PRESETS as REPRODUCE_PRESETS
 from ._reproduce import plot as plot_reproduction
+from ._sweep import SweepResult, SweepSpec, make_spec, run_sweep
+from ._sweep import load as load_sweep
+from ._sweep import plot as plot_sweep
 
 __all__ = [
+    "ConfigResult",
     "PAPER_MEAN_FINAL_ALIGNMENT",
     "PROTOCOL",
-    "REPRODUCE_PRESETS",
-    "ConfigResult",
     "PhaseDiagram",
     "Protocol",
+    "REPRODUCE_PRESETS",
+    "SweepResult",
+    "SweepSpec",
     "configurations",
+    "load_sweep",
+    "make_spec",
     "markdown_table",
     "phase_diagram",
     "plot_phase",
     "plot_reproduction",
+    "plot_sweep",
     "run_config",
+    "run_sweep",
     "write_phase_csv",
 ]

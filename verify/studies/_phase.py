@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...numerics import current_executor
 from ...theory import Model, certify, critical_alpha, sparse_threshold
 
 
@@ -83,29 +84,38 @@ def phase_diagram(beta=1.0, sigma2=1.0, prior="fixed", n_theta=48, n_alpha=48,
     boundary = np.full(n_theta, np.nan)
     boxes = 0
     disagreements = 0
-    total = n_theta * (n_alpha + 1)
-    done = 0
-    for j, t in enumerate(thetas):
+    # one unit per theta column (the sparse cell and every alpha), on the executor of
+    # the enclosing command (docs/design.md section 8); certification is deterministic
+    units = [(float(t), tuple(float(a) for a in alphas), beta, sigma2, prior) for t in thetas]
+    done = None if progress is None else (lambda i, n: progress(i * (n_alpha + 1), n * (n_alpha + 1)))
+    columns = current_executor().map(_column, units, progress=done)
+    for j, (t, (s_status, s_cert, s_boxes, col)) in enumerate(zip(thetas, columns)):
         if prior == "fixed":
             a_c = critical_alpha(t, beta, sigma2)
             boundary[j] = np.nan if a_c is None else a_c
-        c = certify(Model(t, 0.0, beta, sigma2, prior))
-        sparse[j], sparse_cert[j] = c.status, c.certified
-        boxes += c.boxes
-        for i, a in enumerate(alphas):
-            c = certify(Model(t, float(a), beta, sigma2, prior))
-            status[i, j], cert[i, j] = c.status, c.certified
-            boxes += c.boxes
-            if prior == "fixed" and c.status in ("monotone", "bistable"):
+        sparse[j], sparse_cert[j] = s_status, s_cert
+        boxes += s_boxes
+        for i, (a, (c_status, c_cert, c_boxes)) in enumerate(zip(alphas, col)):
+            status[i, j], cert[i, j] = c_status, c_cert
+            boxes += c_boxes
+            if prior == "fixed" and c_status in ("monotone", "bistable"):
                 predicted = "bistable" if (not np.isnan(boundary[j]) and a < boundary[j]) else "monotone"
-                disagreements += predicted != c.status
-            done += 1
-            if progress:
-                progress(done, total)
+                disagreements += predicted != c_status
         if prior == "fixed" and sparse[j] in ("monotone", "bistable"):
             disagreements += sparse[j] != ("bistable" if beta * t > 1 else "monotone")
     return PhaseDiagram(beta, sigma2, prior, thetas, alphas, status, cert, sparse, sparse_cert, boundary,
                         disagreements, boxes)
+
+
+def _column(unit):
+    """Certify one theta column: the sparse cell, then every alpha (one executor unit)."""
+    theta, alphas, beta, sigma2, prior = unit
+    c = certify(Model(theta, 0.0, beta, sigma2, prior))
+    col = []
+    for a in alphas:
+        ca = certify(Model(theta, a, beta, sigma2, prior))
+        col.append((ca.status, bool(ca.certified), ca.boxes))
+    return c.status, bool(c.certified), c.boxes, col
 
 
 def write_csv(pd: PhaseDiagram, path: Path) -> None:

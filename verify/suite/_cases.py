@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-from ..checks import Case
+from ..checks import REGISTRY, Case
 
 PRESETS = ("quick", "paper")
 
 #: stochastic checks that a bistable or symmetric case adds to the field checks
 _BASINS = ("field.*", "ode.lyapunov", "sga.convergence", "sga.filtering")
+#: the diffusion checks (docs/design.md section 1.1); splitting only where the model is bistable
+_DIFFUSION = ("sga.fluctuations", "sga.hitting_time")
+#: every check except the diffusion ones (selected per case in the paper preset, see _with_diffusion)
+_ALL_BUT_DIFFUSION = tuple(k for k in REGISTRY if k not in (*_DIFFUSION, "sga.splitting"))
 
 #: the paper's models (docs/design.md section 5) and the regimes around them
 CASES = (
     Case.from_counts("paper-weak", 0.25, 500, 10_000, 100,
-                     "the paper's weak-signal setting: theta = 0.25, R = 500, N = 10,000"),
+                     "the paper's weak-signal setting: theta = 0.25, R = 500, N = 10,000", checks=_ALL_BUT_DIFFUSION),
     Case.from_counts("paper-bistable", 2.0, 500, 10_000, 3,
                      "the paper's theta = 2 with R = 500, N = 10,000: beta*theta > 1 and alpha < alpha_c, "
                      "so -xi attracts too (d = 3 so that uniform starts reach both basins)", checks=_BASINS),
@@ -29,6 +33,26 @@ CASES = (
          "interior equilibrium at rho* = -1/2"),
     Case("sparse-monotone", 0.5, 0.0, description="sparse regime with beta*theta = 0.5 <= 1: monotone"),
 )
+
+
+def _with_diffusion(cases: tuple) -> tuple:
+    """The paper preset's cases: the quick cases with the diffusion checks selected on the paper's
+    weak-signal model under the reproduction's protocol (``d = 10``, ``eta_k = 45/(k + 250)``) and
+    on the bistable ``theta = 2`` model. The quick preset leaves them out: each simulates the exact
+    chain at ``L = 10,500`` for thousands of steps (several CPU minutes)."""
+    out = []
+    for c in cases:
+        out.append(replace(c, checks=(*c.checks, *_DIFFUSION, "sga.splitting")) if c.name == "paper-bistable" else c)
+        if c.name == "paper-weak":
+            out.append(Case.from_counts(
+                "paper-weak-reproduction", 0.25, 500, 10_000, 10,
+                "the weak-signal model under the reproduction's protocol (d = 10, eta_k = 45/(k + 250)): "
+                "fluctuations and first passage of the diffusion approximation", checks=_DIFFUSION))
+    return tuple(out)
+
+
+#: the paper preset's cases (quick cases plus the diffusion checks)
+PAPER_CASES = _with_diffusion(CASES)
 
 
 @dataclass(frozen=True)
@@ -54,7 +78,7 @@ class SuiteConfig:
             raise ValueError(f"`preset` must be one of {PRESETS}, got {preset!r}")
         if preset == "quick":
             return cls(preset="quick")
-        return cls(preset="paper", quadrature_points=6)
+        return cls(preset="paper", quadrature_points=6, cases=PAPER_CASES)
 
     def with_seed(self, seed: int) -> "SuiteConfig":
         if seed < 0:

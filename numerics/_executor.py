@@ -1,0 +1,269 @@
+"""The one executor: independent units of work on ``dask.distributed`` (docs/design.md section 8).
+
+Every heavy computation (blocks of runs in :func:`simulate`, sweep cells, phase-diagram
+columns, reproduction configurations) is a list of independent *units*, and
+:meth:`Executor.map` runs ``fn(unit)`` for each and returns the results **in unit
+order**. Where a unit runs never changes its result: each unit draws only from
+``SeedSequence(seed, spawn_key=its identity)`` (or, for a block of runs, from the
+children ``SeedSequence(seed).spawn(runs)[i]`` of its own runs), never from the order
+in which the scheduler happens to run it.
+
+Three backends, one interface:
+
+* ``workers = 1`` and no scheduler: in-process, sequential, no cluster started (fast
+  for tests and small jobs);
+* ``workers = N > 1``: a ``dask.distributed.LocalCluster`` of ``N`` worker processes
+  (started on the first unit, not before),
+  one thread each, BLAS single-threaded (the nanny sets ``OMP_NUM_THREADS=1`` and
+  friends, and every block also runs under ``threadpoolctl``). Starting one costs
+  seconds, so one cluster per worker count is kept for the life of the process and
+  reused by every later call;
+* ``scheduler = ADDRESS`` (or the ``SIGREC_SCHEDULER`` environment variable): an
+  existing cluster, e.g. ``dask scheduler`` + ``dask worker`` processes or a
+  dask-jobqueue cluster on Slurm/PBS.
+
+Tasks are submitted with ``retries``; a worker that dies mid-task has its tasks
+rescheduled by the dask scheduler on the surviving workers, so a lost worker neither
+loses nor duplicates a unit (and, units being pure, changes no result).
+
+Inside a dask worker, nested maps run in-process (a unit never starts a cluster).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextvars
+import logging
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from ..theory.validate import integer
+
+#: environment variable naming a scheduler address (``tcp://host:port``)
+SCHEDULER_ENV = "SIGREC_SCHEDULER"
+
+#: retries per task on top of the scheduler's own rescheduling after a lost worker
+TASK_RETRIES = 3
+
+_ACTIVE: contextvars.ContextVar = contextvars.ContextVar("sigrec_executor", default=None)
+#: process-wide local clusters and their clients, keyed by worker count
+_LOCAL: dict = {}
+
+
+def in_worker() -> bool:
+    """True when called from inside a ``dask.distributed`` worker."""
+    try:
+        from distributed import get_worker
+    except ImportError:  # pragma: no cover - dependency
+        return False
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass
+class Executor:
+    """Runs ``fn`` over independent units and returns the results in unit order.
+
+    Attributes
+    ----------
+    backend : {"inline", "local", "scheduler"}
+        In-process, a process-wide ``LocalCluster``, or an existing cluster.
+    client : distributed.Client or None
+        ``None`` for ``"inline"``.
+    address : str or None
+        Scheduler address (``None`` for ``"inline"``).
+    """
+
+    backend: str
+    client: object = None
+    address: str | None = None
+    #: size of the process-wide local cluster, started on first use (``"local"`` only)
+    local_workers: int = 0
+
+    def _connect(self):
+        if self.client is None and self.backend == "local":
+            self.client, self.address = _local(self.local_workers)
+        return self.client
+
+    @property
+    def workers(self) -> int:
+        """Number of workers (1 in-process; the cluster's current count otherwise)."""
+        if self.backend == "inline":
+            return 1
+        client = self._connect()
+        return max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
+
+    def map(self, fn, units, *, progress=None) -> list:
+        """``[fn(u) for u in units]``, computed on this executor.
+
+        Parameters
+        ----------
+        fn : callable
+            A module-level (picklable) function of one unit; it must be pure: its
+            result may depend on the unit only.
+        units : sequence
+            Picklable units of work.
+        progress : callable, optional
+            Called as ``progress(done, total)`` each time a unit finishes.
+
+        Returns
+        -------
+        list
+            The results, in the order of ``units`` whatever the order of completion.
+        """
+        units = list(units)
+        total = len(units)
+        if self.backend == "inline":
+            out = []
+            for i, u in enumerate(units):
+                out.append(fn(u))
+                if progress is not None:
+                    progress(i + 1, total)
+            return out
+        results = [None] * total
+        for done, (i, value) in enumerate(self.as_completed(fn, units), 1):
+            results[i] = value
+            if progress is not None:
+                progress(done, total)
+        return results
+
+    def as_completed(self, fn, units):
+        """Yield ``(index, fn(units[index]))`` as units finish (any order).
+
+        For callers that persist each result as soon as it exists (a resumable
+        sweep); the results themselves still depend on the unit only.
+        """
+        units = list(units)
+        if self.backend == "inline":
+            for i, u in enumerate(units):
+                yield i, fn(u)
+            return
+        from distributed import as_completed
+
+        self._connect()
+        futures = self.client.map(fn, units, pure=False, retries=TASK_RETRIES)
+        index = {f.key: i for i, f in enumerate(futures)}
+        try:
+            with self.client.as_current():
+                finished = as_completed(futures)
+            for fut in finished:
+                # raises the task's own exception if it failed after its retries
+                yield index[fut.key], fut.result()
+                fut.release()
+        finally:
+            for f in futures:
+                f.release()
+
+
+_INLINE = Executor("inline")
+
+
+def _local(workers: int):
+    """``(client, address)`` of the process-wide ``LocalCluster`` of ``workers``
+    single-threaded workers (started on first use, then reused)."""
+    if workers not in _LOCAL:
+        from distributed import Client, LocalCluster
+
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
+                               silence_logs=logging.ERROR, host="127.0.0.1")
+        client = Client(cluster, set_as_default=False)
+        _LOCAL[workers] = (cluster, client)
+        if len(_LOCAL) == 1:
+            atexit.register(shutdown_local)
+    cluster, client = _LOCAL[workers]
+    return client, cluster.scheduler_address
+
+
+def shutdown_local() -> None:
+    """Close every process-wide local cluster (at exit, or explicitly)."""
+    while _LOCAL:
+        _, (cluster, client) = _LOCAL.popitem()
+        try:
+            client.close()
+            cluster.close()
+        except Exception:  # noqa: BLE001 - best effort at interpreter exit
+            pass
+
+
+def resolve_scheduler(scheduler=None):
+    """The scheduler address to use: ``scheduler``, else ``$SIGREC_SCHEDULER``, else ``None``."""
+    if scheduler is None:
+        scheduler = os.environ.get(SCHEDULER_ENV) or None
+    if scheduler is None:
+        return None
+    bad = ValueError(f"`scheduler` must be an address such as tcp://127.0.0.1:8786, got {scheduler!r}")
+    if not isinstance(scheduler, str):
+        raise bad
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    # checked before any Client exists: a Client built on a malformed address fails
+    # late and leaves a half-made object that complains at interpreter exit
+    try:
+        scheme, location = parse_address(scheduler)
+        if scheme in ("tcp", "tls"):
+            _, port = parse_host_port(location)
+            if not 0 < int(port) < 65536:
+                raise ValueError(port)
+    except (ValueError, TypeError):
+        raise bad from None
+    return scheduler
+
+
+@contextmanager
+def executor(workers=None, scheduler=None, *, timeout: float = 10.0):
+    """The executor for one command; active (see :func:`current_executor`) inside the block.
+
+    Parameters
+    ----------
+    workers : int, optional
+        Worker processes of the local cluster; default ``os.cpu_count()``. ``1`` runs
+        in-process without a cluster. Ignored when a scheduler is given.
+    scheduler : str, optional
+        Address of an existing ``dask.distributed`` scheduler; default
+        ``$SIGREC_SCHEDULER``.
+    timeout : float
+        Seconds to wait for the scheduler before ``ValueError``.
+
+    Yields
+    ------
+    Executor
+    """
+    address = resolve_scheduler(scheduler)
+    if address is not None:
+        from distributed import Client
+
+        try:
+            client = Client(address, timeout=timeout, set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            raise ValueError(f"cannot reach the dask scheduler `scheduler` = {address!r}: {exc}") from None
+        ex = Executor("scheduler", client, address)
+    else:
+        n = (os.cpu_count() or 1) if workers is None else integer("workers", workers, 1)
+        ex = _INLINE if n == 1 else Executor("local", local_workers=n)
+        client = None
+    token = _ACTIVE.set(ex)
+    try:
+        yield ex
+    finally:
+        _ACTIVE.reset(token)
+        if client is not None:
+            client.close()
+
+
+def current_executor(workers: int = 1) -> Executor:
+    """The executor a library call should use.
+
+    In-process inside a dask worker; else the executor of the enclosing
+    :func:`executor` block; else the process-wide local cluster of ``workers``
+    workers (in-process for ``workers = 1``).
+    """
+    if in_worker():
+        return _INLINE
+    active = _ACTIVE.get()
+    if active is not None:
+        return active
+    return _INLINE if workers <= 1 else Executor("local", local_workers=workers)

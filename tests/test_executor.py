@@ -1,0 +1,229 @@
+"""The one executor (docs/design.md section 8): unit order, in-process fallback, and a
+real ``dask scheduler`` + two ``dask worker`` processes on 127.0.0.1 that give the same
+bits as a local cluster, even when a worker is killed mid-task."""
+
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from sigrec.numerics import Problem, Schedule, executor, simulate
+from sigrec.verify.cli import main
+
+from ._cluster import TestCluster
+
+
+def _square_after(x):
+    time.sleep(0.05 * (3 - x) if x < 3 else 0)  # later units finish first on a cluster
+    return x * x
+
+
+def test_inline_map_keeps_unit_order_and_reports_progress():
+    seen = []
+    with executor(workers=1) as ex:
+        assert ex.backend == "inline" and ex.workers == 1
+        assert ex.map(_square_after, range(5), progress=lambda d, n: seen.append((d, n))) == [0, 1, 4, 9, 16]
+    assert seen == [(i, 5) for i in range(1, 6)]
+
+
+def test_unreachable_scheduler_is_a_value_error():
+    with pytest.raises(ValueError, match="`scheduler`"):
+        with executor(scheduler="tcp://127.0.0.1:9", timeout=1):
+            pass
+
+
+@pytest.mark.parametrize("address", ["foo", "tcp://127.0.0.1:notaport", "tcp://127.0.0.1:0"])
+def test_malformed_scheduler_address_is_one_error_line(address, capsys, monkeypatch):
+    args = ["simulate", "--theta", "1", "--R", "3", "--L", "10", "--d", "3", "--steps", "2"]
+    for argv in (args + ["--scheduler", address], args):
+        monkeypatch.setenv("SIGREC_SCHEDULER", address)
+        t = time.monotonic()
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error:") and "`scheduler`" in err[0]
+        assert time.monotonic() - t < 5  # refused up front, not after a connection timeout
+
+
+def test_cli_refuses_bad_workers(capsys):
+    code = main(["simulate", "--theta", "1", "--R", "3", "--L", "10", "--d", "3", "--steps", "2", "--workers", "0"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("error:") and "`workers`" in err[0]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = TestCluster(tmp_path_factory.mktemp("dask"), workers=2)
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+_PROBLEM = Problem(theta=2.0, R=20, L=300, d=3, batch=2)
+_SCHEDULE = Schedule(eta0=0.5, k0=10, power=0.75)
+
+
+def test_scheduler_local_cluster_and_inline_agree_bit_for_bit(cluster):
+    ref = simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=7, stride=4)
+    with executor(scheduler=cluster.address) as ex:
+        assert ex.backend == "scheduler" and ex.workers == 2
+        on_cluster = simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=7, stride=4)
+        assert ex.map(_square_after, range(5)) == [0, 1, 4, 9, 16]
+    local = simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=7, stride=4, workers=2)
+    for sim in (on_cluster, local):
+        assert np.array_equal(sim.rho, ref.rho)
+        assert np.array_equal(sim.noise_mass, ref.noise_mass) and np.array_equal(sim.objective, ref.objective)
+
+
+def test_a_different_seed_changes_the_bits(cluster):
+    """The comparison above can fail: another seed gives other numbers on the cluster."""
+    ref = simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=7, stride=4)
+    with executor(scheduler=cluster.address):
+        other = simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=8, stride=4)
+    assert not np.array_equal(other.rho, ref.rho)
+
+
+def test_environment_variable_selects_the_scheduler(cluster, monkeypatch, capsys):
+    args = ["simulate", "--theta", "2", "--R", "20", "--L", "300", "--d", "3", "--steps", "20", "--runs", "4",
+            "--seed", "5", "--json"]
+    assert main(args + ["--workers", "1"]) == 0
+    ref = json.loads(capsys.readouterr().out)
+    monkeypatch.setenv("SIGREC_SCHEDULER", cluster.address)
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["final_rho"] == ref["final_rho"] and out["initial_rho"] == ref["initial_rho"]
+
+
+def test_killing_a_worker_mid_task_changes_nothing(cluster):
+    problem = Problem(theta=2.0, R=100, L=2000, d=3)
+    args = ["--theta", "2", "--R", "100", "--L", "2000", "--d", "3", "--steps", "4000", "--runs", "4",
+            "--seed", "13", "--stride", "1000", "--json"]
+    proc = subprocess.Popen([sys.executable, "-m", "sigrec", "simulate", *args, "--scheduler", cluster.address],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        victim = None
+        with cluster.client() as c:
+            deadline = time.monotonic() + 60
+            while victim is None and time.monotonic() < deadline:
+                busy = {c.scheduler_info()["workers"][a]["name"] for a, tasks in c.processing().items() if tasks}
+                victim = next((n for n in sorted(cluster.workers, reverse=True) if n in busy), None)
+                time.sleep(0.05)
+        assert victim is not None, "no worker ever ran a block"
+        cluster.kill(victim)  # mid-task: the block is lost and rescheduled on the survivor
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        cluster.add_worker()
+    assert proc.returncode == 0, err
+    got = json.loads(out)
+    ref = simulate(problem, Schedule(), steps=4000, runs=4, seed=13, stride=1000)
+    assert got["final_rho"] == ref.final_rho.tolist()
+    assert got["initial_rho"] == ref.initial_rho.tolist()
+    cluster.wait_for_workers(2)
+
+
+# --- sweeps on the real cluster (docs/design.md section 8) -------------------------
+
+from .test_sweep import SMALL, same_store  # noqa: E402
+
+#: cells of about a second each, so that a worker can be killed mid-cell
+SLOWER = ["--theta", "0.5", "2", "--N", "200", "2000", "--R", "50", "--runs", "6", "--steps", "1500", "--seed", "5"]
+
+
+@pytest.fixture(scope="module")
+def slower_reference(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ref")
+    assert main(["sweep", *SLOWER, "--store", str(out / "ref.zarr"), "--out", str(out), "--workers", "1",
+                 "--json"]) == 0
+    return out / "ref.zarr"
+
+
+def _sweep_process(args, store, out, address):
+    return subprocess.Popen([sys.executable, "-m", "sigrec", "sweep", *args, "--store", str(store), "--out",
+                             str(out), "--scheduler", address, "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_sweep_on_the_cluster_equals_two_local_workers(cluster, tmp_path, capsys):
+    assert main(["sweep", *SMALL, "--store", str(tmp_path / "c.zarr"), "--out", str(tmp_path),
+                 "--scheduler", cluster.address, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["computed"] == 4
+    assert main(["sweep", *SMALL, "--store", str(tmp_path / "w.zarr"), "--out", str(tmp_path),
+                 "--workers", "2", "--json"]) == 0
+    capsys.readouterr()
+    same_store(tmp_path / "c.zarr", tmp_path / "w.zarr")
+
+
+def test_killing_a_worker_mid_sweep_changes_nothing(cluster, slower_reference, tmp_path):
+    proc = _sweep_process(SLOWER, tmp_path / "k.zarr", tmp_path, cluster.address)
+    try:
+        victim = None
+        with cluster.client() as c:
+            deadline = time.monotonic() + 120
+            while victim is None and time.monotonic() < deadline and proc.poll() is None:
+                busy = {c.scheduler_info()["workers"][a]["name"] for a, tasks in c.processing().items() if tasks}
+                victim = next((n for n in sorted(cluster.workers, reverse=True) if n in busy), None)
+                time.sleep(0.05)
+        assert victim is not None, "no worker ever ran a cell"
+        cluster.kill(victim)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        cluster.add_worker()
+    assert proc.returncode == 0, err
+    assert json.loads(out)["computed"] == 4  # every cell written exactly once
+    same_store(slower_reference, tmp_path / "k.zarr")
+    cluster.wait_for_workers(2)
+
+
+def test_killing_the_sweep_and_rerunning_resumes(cluster, slower_reference, tmp_path, capsys):
+    import zarr
+
+    store = tmp_path / "r.zarr"
+    proc = _sweep_process(SLOWER, store, tmp_path, cluster.address)
+    try:
+        deadline = time.monotonic() + 180
+        finished = 0
+        while finished == 0 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+            if (store / "done" / ".zarray").exists():
+                finished = int(np.asarray(zarr.open_array(str(store / "done"), mode="r")[...]).sum())
+        assert proc.poll() is None and 0 < finished < 4, "the sweep was not caught mid-way"
+    finally:
+        proc.kill()  # SIGKILL: no clean-up of any kind
+        proc.wait(timeout=30)
+    assert main(["sweep", *SLOWER, "--store", str(store), "--out", str(tmp_path), "--scheduler", cluster.address,
+                 "--json"]) == 0
+    cap = capsys.readouterr()
+    res = json.loads(cap.out)
+    assert res["skipped"] >= finished and res["computed"] == 4 - res["skipped"] and res["computed"] > 0
+    assert f"{res['skipped']} of 4 cells already finished" in cap.err
+    same_store(slower_reference, store)
+
+
+def test_phase_columns_on_two_workers_equal_in_process(tmp_path, capsys):
+    """``sigrec phase`` certifies its theta columns as executor units; same CSV either way."""
+    for w in ("1", "2"):
+        assert main(["phase", "--n-theta", "3", "--n-alpha", "2", "--out", str(tmp_path / w), "--workers", w,
+                     "--json"]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "1" / "phase.csv").read_text() == (tmp_path / "2" / "phase.csv").read_text()
+
+
+def test_bench_executor_needs_two_workers(capsys):
+    assert main(["bench", "--executor", "--workers", "1"]) == 2
+    assert capsys.readouterr().err.strip().startswith("error: `workers`")
+
+
+@pytest.mark.slow
+def test_bench_executor_reports_throughput_and_overhead(capsys):
+    assert main(["bench", "--executor", "--quick", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert set(rep["cells_per_minute"]) == {"1", "2"} and all(v > 0 for v in rep["cells_per_minute"].values())
+    assert rep["cells"] == 8 and 0 < rep["task_overhead_ms"] and rep["work_per_cell_s"] > 0
+    assert rep["overhead_fraction"] == pytest.approx(rep["task_overhead_ms"] / 1e3 / rep["work_per_cell_s"])

@@ -1,0 +1,191 @@
+"""``sigrec sweep`` (docs/design.md section 8): the store, its resumption, its refusal of
+another spec, and the predicted basin measure against an independent route."""
+
+import json
+
+import numpy as np
+import pytest
+import xarray as xr
+from scipy.stats import binomtest
+
+from sigrec.numerics import executor, initial_rho, spawn_generators
+from sigrec.theory import Model, certify
+from sigrec.verify.cli import main
+from sigrec.verify.studies import _sweep as sweep
+
+SMALL = ["--theta", "0.5", "2", "--N", "200", "2000", "--R", "50", "--runs", "6", "--steps", "200", "--seed", "3"]
+
+
+def same_store(a, b) -> None:
+    """Every variable of two stores equal bit for bit (NaN = NaN)."""
+    da, db = xr.open_zarr(a).load(), xr.open_zarr(b).load()
+    assert set(da.data_vars) == set(db.data_vars)
+    assert da.attrs["spec"] == db.attrs["spec"]
+    for name in da.data_vars:
+        assert np.array_equal(da[name].values, db[name].values, equal_nan=True), name
+
+
+def sweep_cli(args, capsys):
+    code = main(["sweep", *args, "--json"])
+    captured = capsys.readouterr()
+    return code, (json.loads(captured.out) if code == 0 else None), captured.err
+
+
+@pytest.mark.parametrize("d", [2, 3, 10])
+@pytest.mark.parametrize("rho_star", [-0.5417, 0.3])
+def test_basin_measure_matches_the_simulators_own_starts(d, rho_star):
+    """The closed form P(rho_0 < rho*) against the starts numerics draws (another route:
+    Beta draws through the per-run generators), within a 4-sigma binomial band."""
+    n = 4000
+    r0 = initial_rho(spawn_generators(d * 1000 + int(100 * (rho_star + 1)), n), d)
+    shape = (d - 1) / 2
+    from scipy.special import betainc
+
+    p = betainc(shape, shape, (1 + rho_star) / 2)
+    assert abs(np.mean(r0 < rho_star) - p) <= 4 * np.sqrt(p * (1 - p) / n) + 1e-12
+    if d == 3:  # uniform on [-1, 1]
+        assert p == pytest.approx((1 + rho_star) / 2, abs=1e-12)
+
+
+def test_minus_basin_uses_the_certified_equilibrium():
+    cert = certify(Model.from_counts(2.0, 500, 10_500))
+    rho_star, p = sweep._minus_basin(cert, 3)
+    assert rho_star == pytest.approx(-0.5417389608, abs=1e-9)
+    assert p == pytest.approx((1 + rho_star) / 2, abs=1e-12)
+    assert sweep._minus_basin(certify(Model(0.5, 0.5)), 3) == (pytest.approx(np.nan, nan_ok=True), 0.0)
+    assert sweep._minus_basin(certify(Model(1.0, 0.5, prior="rademacher")), 7)[1] == pytest.approx(0.5)
+
+
+def test_store_layout_resume_and_refusal(tmp_path, capsys):
+    store = tmp_path / "s.zarr"
+    code, out, _ = sweep_cli(SMALL + ["--store", str(store), "--out", str(tmp_path), "--workers", "1"], capsys)
+    assert code == 0
+    assert {k: out[k] for k in ("cells", "computed", "skipped")} == {"cells": 4, "computed": 4, "skipped": 0}
+    assert out["store"] == str(store) and out["seconds"] > 0 and len(out["figures"]) == 2
+    ds = xr.open_zarr(store)
+    assert dict(ds.sizes) == {"theta": 2, "N": 2, "d": 1, "run": 6}
+    assert ds["theta"].values.tolist() == [0.5, 2.0] and ds["N"].values.tolist() == [200, 2000]
+    assert ds["final_rho"].dims == ("theta", "N", "d", "run")
+    assert ds["done"].values.all()
+    land = ds["landscape"].values[..., 0]
+    assert [[sweep.LANDSCAPES[c] for c in row] for row in land] == [["monotone"] * 2, ["bistable"] * 2]
+    assert np.isnan(ds["rho_star"].values[0]).all() and (ds["rho_star"].values[1] < 0).all()
+    assert (ds["predicted_minus_fraction"].values[0] == 0).all()
+    lo, mf, hi = (ds[k].values for k in ("minus_fraction_lo", "minus_fraction", "minus_fraction_hi"))
+    assert (lo <= mf).all() and (mf <= hi).all()
+    # minus_fraction is the share of negative final rho, read back from the per-run data
+    assert np.array_equal(mf, (ds["final_rho"].values < 0).mean(axis=-1))
+
+    # the same command again: everything skipped, nothing recomputed, the store unchanged
+    code, again, err = sweep_cli(SMALL + ["--store", str(store), "--out", str(tmp_path), "--workers", "1"], capsys)
+    assert code == 0 and (again["computed"], again["skipped"]) == (0, 4)
+    assert "4 of 4 cells already finished" in err
+
+    # another spec: one error line, exit 2, nothing on stdout
+    code = main(["sweep", *SMALL[:-2], "--seed", "4", "--store", str(store), "--out", str(tmp_path), "--json"])
+    cap = capsys.readouterr()
+    lines = cap.err.strip().splitlines()
+    assert code == 2 and cap.out == "" and len(lines) == 1 and lines[0].startswith("error:") and "seed" in lines[0]
+
+
+class _Crash(Exception):
+    pass
+
+
+def test_an_interrupted_sweep_resumes_to_the_same_store(tmp_path):
+    spec = sweep.make_spec(theta=[0.5, 2.0], N=[200, 2000], R=50, runs=6, steps=200, seed=3)
+    full = tmp_path / "full.zarr"
+    with executor(workers=1):
+        sweep.run_sweep(spec, full)
+
+    def crash_after_two(done, total):
+        if done == 2:
+            raise _Crash
+
+    part = tmp_path / "part.zarr"
+    with executor(workers=1), pytest.raises(_Crash):
+        sweep.run_sweep(spec, part, progress=crash_after_two)
+    assert xr.open_zarr(part)["done"].values.sum() == 2
+    with executor(workers=1):
+        res = sweep.run_sweep(spec, part)
+    assert (res.computed, res.skipped) == (2, 2)
+    same_store(full, part)
+
+
+def test_local_cluster_gives_the_same_store(tmp_path, capsys):
+    for w in ("1", "2"):
+        code, out, _ = sweep_cli(SMALL + ["--store", str(tmp_path / f"w{w}.zarr"), "--out", str(tmp_path),
+                                          "--workers", w], capsys)
+        assert code == 0 and out["computed"] == 4
+    same_store(tmp_path / "w1.zarr", tmp_path / "w2.zarr")
+
+
+def test_cell_seeds_come_from_identity_not_position():
+    """Adding a grid value leaves the other cells' streams alone."""
+    a = sweep.make_spec(theta=[0.5, 2.0], N=[200], R=50, runs=2, steps=5)
+    b = sweep.make_spec(theta=[1.0, 2.0], N=[200], R=50, runs=2, steps=5)
+    assert a.identity((1, 0, 0)) == b.identity((1, 0, 0)) and a.identity((0, 0, 0)) != b.identity((0, 0, 0))
+
+
+@pytest.mark.parametrize("bad, word", [
+    (["--theta", "1", "--N", "10", "--alpha", "0.5"], "`N`"),
+    (["--N", "10"], "`theta`"),
+    (["--theta", "1", "1"], "repeated"),
+    (["--theta", "-1"], "`theta`"),
+    (["--theta", "1", "--N", "10", "--R", "5", "--d", "1"], "`d`"),
+    (["--theta", "1", "--alpha", "1e-6", "--L", "100"], "`alpha`"),
+    (["--theta", "1", "--N", "10", "--runs", "0"], "`runs`"),
+])
+def test_bad_input_is_one_error_line(tmp_path, capsys, bad, word):
+    code = main(["sweep", *bad, "--store", str(tmp_path / "x.zarr"), "--out", str(tmp_path), "--workers", "1"])
+    cap = capsys.readouterr()
+    lines = cap.err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("error:") and word in lines[0], cap.err
+    assert not (tmp_path / "x.zarr").exists()
+
+
+def test_not_a_store_is_refused(tmp_path, capsys):
+    (tmp_path / "x.zarr").mkdir()
+    (tmp_path / "x.zarr" / "junk").write_text("x")
+    code = main(["sweep", "--theta", "1", "--N", "10", "--R", "5", "--store", str(tmp_path / "x.zarr"),
+                 "--out", str(tmp_path), "--workers", "1"])
+    assert code == 2 and "not a sigrec sweep store" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_bistable_cell_minus_fraction_matches_the_basin_measure(tmp_path):
+    """theta = 2, R = 500, N = 10,000, d = 3 (rho_0 uniform on [-1, 1]): the simulated -xi
+    fraction agrees with the ODE basin measure (1 + rho*)/2 within its binomial interval,
+    and every run has settled at a pole."""
+    spec = sweep.make_spec(theta=[2.0], N=[10_000], R=500, d=[3], runs=200, steps=1500, seed=11)
+    with executor(workers=2):
+        sweep.run_sweep(spec, tmp_path / "b.zarr")
+    ds = xr.open_zarr(tmp_path / "b.zarr").load().isel(theta=0, N=0, d=0)
+    assert sweep.LANDSCAPES[int(ds["landscape"])] == "bistable"
+    p = float(ds["predicted_minus_fraction"])
+    assert p == pytest.approx((1 + float(ds["rho_star"])) / 2, abs=1e-12)
+    assert (np.abs(ds["final_rho"].values) >= 0.9).all()  # settled: the sign is decided
+    assert float(ds["minus_fraction_lo"]) <= p <= float(ds["minus_fraction_hi"])
+    # the same statement as a test: the binomial count is consistent with p
+    minus = int(round(float(ds["minus_fraction"]) * 200))
+    assert binomtest(minus, 200, p).pvalue > 0.01
+
+
+def test_alpha_grid_with_prior_and_beta_dimensions(tmp_path, capsys):
+    store = tmp_path / "a.zarr"
+    code, out, _ = sweep_cli(["--theta", "2", "--alpha", "0.05", "0.5", "--L", "200", "--d", "3", "5",
+                              "--prior", "fixed", "rademacher", "--beta", "1", "--runs", "2", "--steps", "5",
+                              "--store", str(store), "--out", str(tmp_path), "--workers", "1"], capsys)
+    assert code == 0 and out["cells"] == 8 and out["dims"] == ["theta", "alpha", "d", "beta", "prior"]
+    ds = xr.open_zarr(store)
+    assert ds["prior"].values.tolist() == ["fixed", "rademacher"] and ds["alpha"].values.tolist() == [0.05, 0.5]
+    assert ds["alpha_effective"].sel(alpha=0.05).values.ravel()[0] == 10 / 200
+    # rademacher: rho* = 0 exactly, so half of the uniform starts lie in the basin of -xi
+    assert np.allclose(ds["predicted_minus_fraction"].sel(prior="rademacher").values, 0.5)
+    assert np.all(ds["rho_star"].sel(prior="rademacher").values == 0)
+
+
+def test_presets_build():
+    quick, paper = (sweep.make_spec(**sweep.preset(p)) for p in sweep.PRESETS)
+    assert quick.cells == 4 and quick.runs * quick.steps <= 24 * 800
+    assert paper.dims == ("theta", "N", "d") and paper.shape == (4, 4, 2) and paper.runs == 30

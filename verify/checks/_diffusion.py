@@ -1,0 +1,280 @@
+"""Checks of the diffusion approximation: ``sga.fluctuations``, ``sga.hitting_time``, ``sga.splitting``.
+
+Each compares a prediction of the diffusion of docs/design.md section 1.1
+(``d rho = F_eta dt + sqrt(eta Sigma) dW``, ``Sigma = Var(X | rho)``) with the exact reduced
+chain (section 2) on the case's finite instance.
+
+* ``sga.fluctuations`` (from ``rho0 = 0.1``, the reproduction's schedule
+  ``eta_k = 45/(k + 250)``, slowed down by :func:`schedule_for` where the passage would take fewer
+  than ``MIN_STEPS`` steps): at ``CHECKPOINTS`` steps spread over the predicted passage
+  time, the predicted 10/50/90% quantiles of ``rho_k``. Per run, the fraction of checkpoints
+  at which ``rho_k`` lies inside the predicted 10–90% band (expected 0.8) and below the
+  predicted median (expected 0.5); averaged over runs, each must be within ``Z`` standard
+  errors (per-run averages, so the correlation along a run is accounted for, plus the
+  prediction's own Monte Carlo error). A variance too large or too small moves the coverage
+  away from 0.8.
+* ``sga.hitting_time`` (same runs): the predicted median first step with
+  ``|rho| >= 0.99`` within 10% of the simulated median, and the two first-passage laws not
+  rejected by a two-sample Kolmogorov–Smirnov test at level 0.01 (censored runs at the
+  horizon on both sides).
+* ``sga.splitting`` (bistable models only): from ``rho0 = rho* + w`` with
+  ``w = sqrt(eta Sigma(rho*) / (2 F'(rho*)))`` at a constant step ``eta = 0.1``, the fraction of
+  runs reaching ``b`` before ``a`` against the scale-function probability
+  (:func:`numerics.splitting_probability`), within the 99% binomial (Wilson) interval.
+
+``variance_scale`` (keyword of :func:`fluctuations`, :func:`hitting_time`,
+:func:`splitting`) multiplies ``Sigma`` in the prediction; 1 is the derived value, and the
+tests show that 2 fails.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy.stats import ks_2samp, norm
+
+from ...numerics import (
+    Problem,
+    Schedule,
+    censored_quantile,
+    diffusion_tables,
+    simulate,
+    simulate_diffusion,
+    splitting_probability,
+)
+
+from ._case import Case
+from ._context import CheckContext
+from ._record import CheckRecord
+
+#: the reproduction's schedule (verify/studies/_reproduce.py PROTOCOL)
+SCHEDULE = Schedule(eta0=45.0, k0=250.0, power=1.0)
+RHO0 = 0.1
+TARGET = 0.99
+CHECKPOINTS = 6
+Z = 3.0
+HIT_TOL = 0.10
+KS_LEVEL = 0.01
+SPLIT_ETA = 0.1
+PRED_RUNS = 4000
+#: fewest predicted median steps to the target for the comparison to test the diffusion limit
+MIN_STEPS = 200
+
+
+def schedule_for(problem: Problem, seed: int) -> Schedule:
+    """The reproduction's schedule, slowed down (``eta0`` scaled, ``k0`` and ``power`` kept) until the
+    predicted median first passage takes at least ``MIN_STEPS`` steps.
+
+    The diffusion is a small-step limit: a passage in a handful of steps (the bistable ``theta = 2``
+    model reaches 0.99 in about 10 steps of ``45/(k + 250)``) tests the discreteness, not the noise.
+    """
+    sched = SCHEDULE
+    tab = diffusion_tables(problem)
+    for _ in range(4):
+        run = simulate_diffusion(tab, sched.eta(np.arange(20 * MIN_STEPS)), np.full(500, RHO0), level=TARGET,
+                                 seed=seed, stop_fraction=0.6)
+        med = censored_quantile(run.first_passage[0], 0.5)
+        if not math.isfinite(med) or med >= MIN_STEPS:
+            break
+        sched = Schedule(eta0=sched.eta0 * max(med, 1.0) / (1.5 * MIN_STEPS), k0=sched.k0, power=sched.power)
+    return sched
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Runs of the exact chain and the step cap."""
+
+    runs: int
+    max_steps: int
+    split_runs: int
+
+
+def budget(quick: bool) -> Budget:
+    return Budget(100, 4000, 400) if quick else Budget(400, 12_000, 1000)
+
+
+def _passage(rho: np.ndarray, level: float) -> np.ndarray:
+    """First recorded index with ``|rho| >= level`` per run (``-1``: never), ``rho`` shape (runs, steps+1)."""
+    hit = np.abs(rho) >= level
+    return np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
+
+
+@lru_cache(maxsize=8)
+def _prediction(problem: Problem, schedule: Schedule, rho0: float, horizon: int, seed: int, variance_scale: float):
+    tab = diffusion_tables(problem, variance_scale=variance_scale)
+    run = simulate_diffusion(tab, schedule.eta(np.arange(horizon)), np.full(PRED_RUNS, rho0), level=TARGET, stride=1,
+                             seed=seed)
+    return run.rho[0], run.first_passage[0]
+
+
+@lru_cache(maxsize=4)
+def _exact(problem: Problem, schedule: Schedule, rho0: float, horizon: int, runs: int, seed: int):
+    sim = simulate(problem, schedule, steps=horizon, runs=runs, rho0=rho0, seed=seed, stride=1, workers=2)
+    return sim.rho
+
+
+def _horizon(problem, schedule, rho0, cap, seed, variance_scale):
+    """Predicted 90% passage step (from a short diffusion pilot) x 1.3, or ``None`` beyond ``cap``."""
+    _, hits = _prediction(problem, schedule, rho0, cap, seed, variance_scale)
+    q90 = censored_quantile(hits, 0.9)
+    if not math.isfinite(q90):
+        return None
+    return min(cap, int(math.ceil(1.3 * q90)))
+
+
+def _record(check_id, status, value, threshold, message, details, case, t0):
+    return CheckRecord(check_id, "consistency", status, value, threshold, False, message, details,
+                       case.model.as_dict(), time.perf_counter() - t0)
+
+
+def _inconclusive(check_id, case, cap, t0, what):
+    return _record(check_id, "inconclusive", None, None,
+                   f"the predicted 90% first passage to |rho| >= {TARGET} lies beyond {cap} steps; {what} needs a "
+                   f"longer run (sigrec complexity gives the steps)", {"max_steps": cap}, case, t0)
+
+
+def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
+                 schedule: Schedule | None = None) -> list[CheckRecord]:
+    """``sga.fluctuations``: predicted 10–90% band vs the exact chain (module docstring)."""
+    t0 = time.perf_counter()
+    b = budget_ or budget(ctx.quick)
+    p = case.problem
+    pseed = ctx.seed_for(case.name, "diffusion.prediction")
+    schedule = schedule or schedule_for(p, pseed)
+    horizon = _horizon(p, schedule, RHO0, b.max_steps, pseed, 1.0)
+    if horizon is None:
+        return [_inconclusive("sga.fluctuations", case, b.max_steps, t0, "the band comparison")]
+    pred, _ = _prediction(p, schedule, RHO0, b.max_steps, pseed, float(variance_scale))
+    sim = _exact(p, schedule, RHO0, horizon, b.runs, ctx.seed_for(case.name, "diffusion.exact", horizon))
+    ks = np.unique(np.linspace(0, horizon, CHECKPOINTS + 1)[1:].astype(int))
+    q = np.quantile(pred[:, ks], [0.1, 0.5, 0.9], axis=0)
+    x = sim[:, ks]
+    inside = ((x >= q[0]) & (x <= q[2])).mean(axis=1)
+    below = (x <= q[1]).mean(axis=1)
+    n = x.shape[0]
+    # prediction's own Monte Carlo error on a coverage fraction: binomial with PRED_RUNS
+    cov, med = float(inside.mean()), float(below.mean())
+    se_cov = math.hypot(inside.std(ddof=1) / math.sqrt(n), math.sqrt(0.16 / PRED_RUNS))
+    se_med = math.hypot(below.std(ddof=1) / math.sqrt(n), math.sqrt(0.25 / PRED_RUNS))
+    z_cov, z_med = (cov - 0.8) / max(se_cov, 1e-12), (med - 0.5) / max(se_med, 1e-12)
+    ok = abs(z_cov) <= Z and abs(z_med) <= Z
+    sim_q = np.quantile(x, [0.1, 0.5, 0.9], axis=0)
+    details = {
+        "schedule": schedule.as_dict(), "rho0": RHO0, "runs": n, "prediction_runs": PRED_RUNS, "horizon": horizon,
+        "checkpoints": ks.tolist(), "predicted_q10": q[0].tolist(), "predicted_q50": q[1].tolist(),
+        "predicted_q90": q[2].tolist(), "simulated_q10": sim_q[0].tolist(), "simulated_q50": sim_q[1].tolist(),
+        "simulated_q90": sim_q[2].tolist(), "coverage": cov, "coverage_se": se_cov, "below_median": med,
+        "below_median_se": se_med, "z": Z, "variance_scale": variance_scale,
+        "method": "diffusion on the step grid (Euler-Maruyama, dt = eta_k) vs exact reduced chain",
+    }
+    msg = (f"{n} runs, {ks.size} checkpoints to step {horizon}: inside predicted 10-90% band {cov:.3f} "
+           f"(expected 0.8, z = {z_cov:+.2f}), below predicted median {med:.3f} (expected 0.5, z = {z_med:+.2f})")
+    return [_record("sga.fluctuations", "pass" if ok else "fail", max(abs(z_cov), abs(z_med)), Z, msg, details,
+                    case, t0)]
+
+
+def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
+                 schedule: Schedule | None = None) -> list[CheckRecord]:
+    """``sga.hitting_time``: predicted vs simulated median first passage (module docstring)."""
+    t0 = time.perf_counter()
+    b = budget_ or budget(ctx.quick)
+    p = case.problem
+    pseed = ctx.seed_for(case.name, "diffusion.prediction")
+    schedule = schedule or schedule_for(p, pseed)
+    horizon = _horizon(p, schedule, RHO0, b.max_steps, pseed, 1.0)
+    if horizon is None:
+        return [_inconclusive("sga.hitting_time", case, b.max_steps, t0, "the first-passage comparison")]
+    _, hits_pred = _prediction(p, schedule, RHO0, b.max_steps, pseed, float(variance_scale))
+    sim = _exact(p, schedule, RHO0, horizon, b.runs, ctx.seed_for(case.name, "diffusion.exact", horizon))
+    hits = _passage(sim, TARGET)
+    hp = np.where((hits_pred < 0) | (hits_pred > horizon), horizon + 1, hits_pred)
+    hs = np.where(hits < 0, horizon + 1, hits)
+    m_pred, m_sim = float(np.median(hp)), float(np.median(hs))
+    if m_sim > horizon:
+        return [_inconclusive("sga.hitting_time", case, horizon, t0, "the simulated median")]
+    rel = abs(m_pred - m_sim) / m_sim
+    pval = float(ks_2samp(hp, hs).pvalue)
+    # order-statistic 95% interval of the simulated median
+    n = hs.size
+    lo_i, hi_i = (int(np.clip(np.floor(n / 2 + s * 1.96 * math.sqrt(n) / 2), 0, n - 1)) for s in (-1, 1))
+    srt = np.sort(hs)
+    ok = rel <= HIT_TOL and pval >= KS_LEVEL
+    details = {
+        "schedule": schedule.as_dict(), "rho0": RHO0, "target": TARGET, "runs": n, "horizon": horizon,
+        "predicted_median": m_pred, "simulated_median": m_sim, "simulated_median_interval95": [int(srt[lo_i]),
+                                                                                             int(srt[hi_i])],
+        "predicted_q10": float(np.quantile(hp, 0.1)), "predicted_q90": float(np.quantile(hp, 0.9)),
+        "simulated_q10": float(np.quantile(hs, 0.1)), "simulated_q90": float(np.quantile(hs, 0.9)),
+        "relative_difference": rel, "ks_pvalue": pval, "variance_scale": variance_scale,
+    }
+    msg = (f"median first step with |rho| >= {TARGET}: predicted {m_pred:.0f}, simulated {m_sim:.0f} "
+           f"(95% [{srt[lo_i]}, {srt[hi_i]}], {n} runs), relative difference {rel:.3f} (<= {HIT_TOL}); "
+           f"KS p = {pval:.3g} (>= {KS_LEVEL})")
+    return [_record("sga.hitting_time", "pass" if ok else "fail", rel, HIT_TOL, msg, details, case, t0)]
+
+
+def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
+    p = k / n
+    c = (p + z * z / (2 * n)) / (1 + z * z / n)
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return c - h, c + h
+
+
+def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
+              eta: float = SPLIT_ETA) -> list[CheckRecord]:
+    """``sga.splitting``: simulated fraction reaching ``+xi`` vs the scale function (module docstring)."""
+    t0 = time.perf_counter()
+    b = budget_ or budget(ctx.quick)
+    p = case.problem
+    sched = Schedule.constant(eta)
+    tab = diffusion_tables(p)
+    try:
+        ref = splitting_probability(p, sched, 0.0, tables=tab)
+    except ValueError as exc:
+        return [_record("sga.splitting", "inconclusive", None, None, f"not applicable: {exc}", {}, case, t0)]
+    w = math.sqrt(eta * float(tab.variance(np.array(ref.unstable))) / (2 * ref.rate))
+    rho0 = float(ref.unstable + w)
+    pred = splitting_probability(p, sched, rho0, variance_scale=variance_scale)
+    steps = int(math.ceil(8.0 / (ref.rate * eta)))
+    rho = _exact(p, sched, rho0, steps, b.split_runs, ctx.seed_for(case.name, "sga.splitting", steps))
+    up = np.where((rho >= pred.b).any(axis=1), (rho >= pred.b).argmax(axis=1), steps + 1)
+    down = np.where((rho <= pred.a).any(axis=1), (rho <= pred.a).argmax(axis=1), steps + 1)
+    decided = (up <= steps) | (down <= steps)
+    n = int(decided.sum())
+    k = int((up < down).sum())
+    undecided = b.split_runs - n
+    if n < 0.95 * b.split_runs:
+        return [_record("sga.splitting", "inconclusive", None, None,
+                        f"{undecided} of {b.split_runs} runs undecided after {steps} steps", {"steps": steps}, case,
+                        t0)]
+    zc = float(norm.isf(0.005))
+    lo, hi = _wilson(k, n, zc)
+    ok = lo <= pred.probability <= hi
+    details = {
+        "eta": eta, "rho_star": ref.unstable, "rate": ref.rate, "noise_width": w, "rho0": rho0, "a": pred.a,
+        "b": pred.b, "predicted_plus": pred.probability, "gaussian_plus": pred.gaussian, "runs": b.split_runs,
+        "decided": n, "plus": k, "interval99": [lo, hi], "steps": steps, "variance_scale": variance_scale,
+    }
+    msg = (f"from rho0 = rho* + {w:.3g} = {rho0:.4f} at eta = {eta}: +xi first in {k}/{n} runs "
+           f"(99% [{lo:.3f}, {hi:.3f}]), scale function {pred.probability:.3f}; -xi fraction "
+           f"{1 - k / n:.3f} vs {1 - pred.probability:.3f}")
+    return [_record("sga.splitting", "pass" if ok else "fail", k / n, pred.probability, msg, details, case, t0)]
+
+
+def check_fluctuations(case: Case, ctx: CheckContext) -> list[CheckRecord]:
+    """Registry entry of ``sga.fluctuations``."""
+    return fluctuations(case, ctx)
+
+
+def check_hitting_time(case: Case, ctx: CheckContext) -> list[CheckRecord]:
+    """Registry entry of ``sga.hitting_time``."""
+    return hitting_time(case, ctx)
+
+
+def check_splitting(case: Case, ctx: CheckContext) -> list[CheckRecord]:
+    """Registry entry of ``sga.splitting``."""
+    return splitting(case, ctx)

@@ -1,0 +1,130 @@
+"""``sigrec complexity``: steps (and token collections) to reach ``|rho| >= target``, from the diffusion."""
+
+from __future__ import annotations
+
+import math
+import time
+
+from ...numerics import complexity, diffusion_tables, optimize_schedule, scaling_exponents
+
+from ._args import add_json_flag, add_model_arguments, finite_float
+from ._output import emit_json
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "complexity",
+        help="predicted steps to reach |rho| >= target (median, 90%%) from the diffusion approximation",
+        description="Sample complexity of a finite instance from the diffusion d rho = F_eta dt + "
+        "sqrt(eta Sigma) dW (docs/design.md section 1.1), simulated on the step grid: the median and "
+        "10%%/90%% quantiles of the first step with |rho| >= target, with the plain-ODE crossing step beside "
+        "them. Token collections = steps x batch. Schedule conventions as in `sigrec simulate`.",
+    )
+    add_model_arguments(p, need_alpha=False)
+    p.add_argument("--R", type=int, required=True, help="number of informative tokens")
+    p.add_argument("--L", type=int, required=True, help="number of tokens (R <= L)")
+    p.add_argument("--d", type=int, required=True, help="dimension (>= 2)")
+    p.add_argument("--eta0", type=finite_float, default=0.5, help="step scale, default 0.5")
+    p.add_argument("--k0", type=finite_float, default=10.0, help="step offset (> 0), default 10")
+    p.add_argument("--power", type=finite_float, default=0.75,
+                   help="eta_k = eta0/(k+k0)^power, k from 0; 0 = constant step; default 0.75")
+    p.add_argument("--batch", type=int, default=1, help="token collections averaged per step, default 1")
+    p.add_argument("--rho0", type=finite_float, default=None, help="start alignment in [-1, 1] (default: "
+                   "uniform on the sphere)")
+    p.add_argument("--target", type=finite_float, default=0.99, help="alignment level in (0, 1), default 0.99")
+    p.add_argument("--runs", type=int, default=2000, help="diffusion paths, default 2000")
+    p.add_argument("--horizon", type=int, default=200_000, help="step cap, default 200000")
+    p.add_argument("--seed", type=int, default=0, help="seed of the diffusion paths, default 0")
+    p.add_argument("--optimize", action="store_true",
+                   help="grid-search (eta0, k0, power) minimising the 90%% step, plateau above the target")
+    p.add_argument("--scaling", action="store_true",
+                   help="fit exponents of the median step in d and in L (alpha fixed) over x0.5, x1, x2")
+    add_json_flag(p)
+    p.set_defaults(run=run)
+
+
+def _num(x):
+    return None if x is None or not math.isfinite(x) else x
+
+
+def run(args) -> int:
+    from ._args import problem_and_schedule
+
+    t0 = time.perf_counter()
+    if not 0 < args.target < 1:
+        raise ValueError(f"`target` must lie in (0, 1), got {args.target!r}")
+    if args.rho0 is not None and not -1 <= args.rho0 <= 1:
+        raise ValueError(f"`rho0` must lie in [-1, 1], got {args.rho0!r}")
+    if args.runs < 10:
+        raise ValueError(f"`runs` must be >= 10, got {args.runs!r}")
+    if args.horizon < 1:
+        raise ValueError(f"`horizon` must be >= 1, got {args.horizon!r}")
+    problem, schedule = problem_and_schedule(args)
+    if problem.R < 1:
+        raise ValueError("`R` must be >= 1 (the diffusion needs informative tokens)")
+    tab = diffusion_tables(problem)
+    given = complexity(problem, schedule, args.rho0, args.target, runs=args.runs, horizon=args.horizon,
+                       seed=args.seed, tables=tab)
+    out = {
+        "model": problem.model.as_dict(),
+        "problem": problem.as_dict(),
+        "rho0": args.rho0,
+        "starts": "fixed" if args.rho0 is not None else "uniform on the sphere",
+        "target": args.target,
+        **given.as_dict(),
+        "token_collections_median": _num(given.median_steps * problem.batch),
+        "token_collections_q90": _num(given.q90_steps * problem.batch),
+        "method": "diffusion d rho = F_eta dt + sqrt(eta Sigma) dW sampled on the step grid (docs/design.md "
+                  "section 1.1)",
+    }
+    if args.optimize:
+        search = optimize_schedule(problem, args.rho0, args.target, horizon=min(args.horizon, 200_000),
+                                   seed=args.seed, tables=tab)
+        out["given"] = given.as_dict()
+        out.update(search.best.as_dict())
+        out["token_collections_median"] = _num(search.best.median_steps * problem.batch)
+        out["token_collections_q90"] = _num(search.best.q90_steps * problem.batch)
+        out["search"] = {"candidates": search.candidates, "method": "grid over (first step, k0, power) on common "
+                         "random numbers; the winner re-evaluated on fresh paths", "table": search.table}
+    if args.scaling:
+        sc = scaling_exponents(problem, out_schedule(out, schedule), args.rho0, args.target,
+                               runs=max(200, args.runs // 2), horizon=args.horizon, seed=args.seed)
+        out["scaling"] = {s.parameter: s.as_dict() for s in sc}
+    out["wall_s"] = time.perf_counter() - t0
+    if args.json:
+        emit_json(out)
+        return 0
+    print(f"theta={problem.theta} R={problem.R} L={problem.L} d={problem.d} batch={problem.batch} "
+          f"prior={problem.prior}; start {out['starts']}{'' if args.rho0 is None else f' rho0={args.rho0}'}; "
+          f"target |rho| >= {args.target}")
+    rows = [("given", given.as_dict())]
+    if args.optimize:
+        rows.append(("optimized", search.best.as_dict()))
+    print(f"{'schedule':>10} {'eta0':>9} {'k0':>8} {'power':>6} {'median':>9} {'q10':>9} {'q90':>9} "
+          f"{'plain ODE':>10} {'plateau':>8}")
+    for name, r in rows:
+        s = r["schedule"]
+        print(f"{name:>10} {s['eta0']:>9.4g} {s['k0']:>8.4g} {s['power']:>6.3g} {_fmt(r['median_steps']):>9} "
+              f"{_fmt(r['q10_steps']):>9} {_fmt(r['q90_steps']):>9} {_fmt(r['plain_ode_steps']):>10} "
+              f"{r['plateau']:>8.4f}")
+    if args.scaling:
+        for key, s in out["scaling"].items():
+            pairs = ", ".join(f"{v}: {_fmt(m)}" for v, m in zip(s["values"], s["median_steps"]))
+            print(f"median steps vs {key}: {pairs}; exponent {s['exponent']:.3f}")
+    print(f"({out['wall_s']:.1f} s; quantiles beyond the horizon print as '>{args.horizon}')"
+          if args.horizon else "")
+    return 0
+
+
+def out_schedule(out, schedule):
+    """The schedule the reported numbers refer to (the optimized one with ``--optimize``)."""
+    from ...numerics import Schedule
+
+    s = out["schedule"]
+    if s["kind"] == "constant" or s["power"] == 0:
+        return Schedule.constant(s["eta0"])
+    return Schedule(eta0=s["eta0"], k0=s["k0"], power=s["power"]) if s != schedule.as_dict() else schedule
+
+
+def _fmt(x):
+    return "inf" if x is None else f"{x:.0f}"
