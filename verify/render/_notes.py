@@ -397,7 +397,7 @@ def _stability_section(doc: Document, claim=None, counts=None) -> None:
         if rec:
             sim = (" Within the quick preset's step budget the simulated recovery is "
                    + "; ".join(f"{r['status']} for {_case_math(r['model'], (counts or {}).get(r['case']))} "
-                               f"({_g(100 * r['value'], 2)}% of runs at $|\\rho|\\ge0.99$)" for r in rec)
+                               f"({100 * r['value']:.0f}% of runs at $|\\rho|\\ge0.99$)" for r in rec)
                    + "; budget-limited runs are not evidence against an almost-sure statement.")
         word = ("every interior equilibrium is unstable" if claim.status == "holds"
                 else "a stable interior equilibrium traps runs")
