@@ -44,7 +44,9 @@ def run(args) -> int:
                    pred.rho_corrected)
     if args.band_runs < 10:
         raise ValueError(f"`band-runs` must be >= 10, got {args.band_runs!r}")
-    bd = band(problem, schedule, args.steps, args.rho0, stride=args.stride, runs=args.band_runs, seed=args.seed)
+    with quiet_numerics():
+        bd = band(problem, schedule, args.steps, args.rho0, stride=args.stride, runs=args.band_runs, seed=args.seed)
+    require_finite("`eta0`, `k0`, `power` and the model flags (diffusion band)", bd.q10, bd.q50, bd.q90, bd.mean)
     out = {
         "model": problem.model.as_dict(),
         "problem": problem.as_dict(),
