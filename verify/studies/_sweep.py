@@ -460,30 +460,32 @@ def plot(store, out) -> list[str]:
     fixed = {k: (sl[k].values.item() if k in sl.coords else None) for k in ("beta", "sigma2", "prior", "d")}
     beta = fixed["beta"] if fixed["beta"] is not None else 1.0
     sigma2 = fixed["sigma2"] if fixed["sigma2"] is not None else 1.0
-    label = ", ".join(f"{k}={v}" for k, v in fixed.items() if v is not None)
+    names = {"beta": r"\beta", "sigma2": r"\sigma^2", "d": "d"}
+    label = ", ".join([f"${names[k]}={v}$" for k, v in fixed.items() if v is not None and k in names]
+                      + ([f"{fixed['prior']} prior"] if fixed["prior"] is not None else []))
     paths = []
 
     fig, (a1, a2) = style.figure(ncols=2)
     a1.errorbar(pred[done], sim[done], yerr=[(sim - lo)[done], (hi - sim)[done]], fmt="o", ms=3, capsize=2,
                 label="cells (95% binomial interval)")
     a1.plot([0, 1], [0, 1], "k--", lw=0.8, label="simulated = predicted")
-    a1.set_xlabel("predicted -xi fraction (ODE basin of uniform starts)")
-    a1.set_ylabel("simulated -xi fraction")
+    a1.set_xlabel(r"predicted fraction ending at $-\xi$ (ODE basin of uniform starts)")
+    a1.set_ylabel(r"simulated fraction ending at $-\xi$")
     a1.set_xlim(-0.02, 0.6)
     a1.set_ylim(-0.02, 0.6)
     a1.legend(loc="upper left")
     sc = a2.scatter(np.repeat(thetas, alphas.shape[1])[done.ravel()], alphas[done], c=sim[done], cmap="viridis",
                     vmin=0, vmax=0.5, s=60, edgecolors="k", linewidths=0.4)
-    fig.colorbar(sc, ax=a2, label="simulated -xi fraction")
+    fig.colorbar(sc, ax=a2, label=r"simulated fraction at $-\xi$")
     if (fixed["prior"] or "fixed") == "fixed":
         fine = np.linspace(max(thetas.min(), 1e-3), thetas.max(), 200)
         ac = np.array([np.nan if (c := critical_alpha(t, beta, sigma2)) is None else c for t in fine])
-        a2.plot(fine, ac, "k-", lw=1.2, label="alpha_c(theta): bistable below (certificates agree)")
+        a2.plot(fine, ac, "k-", lw=1.2, label=r"$\alpha_c(\theta)$: bistable below (certificates agree)")
         a2.legend(loc="lower right")
     a2.set_yscale("log")
-    a2.set_xlabel("theta")
-    a2.set_ylabel("alpha = R/L")
-    a2.set_title(f"-xi fraction ({label})")
+    a2.set_xlabel(r"$\theta$")
+    a2.set_ylabel(r"$\alpha=R/L$")
+    a2.set_title(rf"fraction of runs at $-\xi$ ({label})")
     p = out / "sweep-minus-fraction.png"
     paths.append(style.save(fig, p))
 
@@ -492,12 +494,12 @@ def plot(store, out) -> list[str]:
     im = ax.imshow(final.T, origin="lower", aspect="auto", cmap="magma", vmin=0, vmax=1)
     ax.set_xticks(range(len(thetas)), [f"{t:g}" for t in thetas])
     ax.set_yticks(range(len(sl[x_dim])), [f"{v:g}" for v in sl[x_dim].values])
-    ax.set_xlabel("theta")
-    ax.set_ylabel(x_dim)
+    ax.set_xlabel(r"$\theta$")
+    ax.set_ylabel(r"$\alpha$" if x_dim == "alpha" else f"${x_dim}$")
     for (i, j), v in np.ndenumerate(final):
         if np.isfinite(v):
             ax.text(i, j, f"{v:.3f}", ha="center", va="center", fontsize=7, color="w" if v < 0.6 else "k")
-    fig.colorbar(im, ax=ax, label="mean final |rho|")
+    fig.colorbar(im, ax=ax, label=r"mean final $|\rho|$")
     ax.set_title(f"final alignment after {spec['steps']} steps ({label})")
     p = out / "sweep-final-alignment.png"
     paths.append(style.save(fig, p))
