@@ -137,19 +137,34 @@ def _inconclusive(check_id, case, cap, t0, what):
                    f"longer run (sigrec complexity gives the steps)", {"max_steps": cap}, case, t0)
 
 
-def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
-                 schedule: Schedule | None = None) -> list[CheckRecord]:
-    """``sga.fluctuations``: predicted 10–90% band vs the exact chain (module docstring)."""
-    t0 = time.perf_counter()
+def _cap(ctx: CheckContext, budget_: Budget | None) -> int:
+    return (budget_ or budget(ctx.quick)).max_steps
+
+
+def _runs(case: Case, ctx: CheckContext, variance_scale: float, budget_: Budget | None, schedule: Schedule | None):
+    """What ``sga.fluctuations`` and ``sga.hitting_time`` compare, from the same fixed start:
+    ``(schedule, horizon, predicted paths, predicted passages, exact paths)``, or ``None`` when
+    the predicted 90% first passage lies beyond the budget's step cap."""
     b = budget_ or budget(ctx.quick)
     p = case.problem
     pseed = ctx.seed_for(case.name, "diffusion.prediction")
     schedule = schedule or schedule_for(p, pseed)
     horizon = _horizon(p, schedule, RHO0, b.max_steps, pseed, 1.0)
     if horizon is None:
-        return [_inconclusive("sga.fluctuations", case, b.max_steps, t0, "the band comparison")]
-    pred, _ = _prediction(p, schedule, RHO0, b.max_steps, pseed, float(variance_scale))
+        return None
+    pred, hits_pred = _prediction(p, schedule, RHO0, b.max_steps, pseed, float(variance_scale))
     sim = _exact(p, schedule, RHO0, horizon, b.runs, ctx.seed_for(case.name, "diffusion.exact", horizon))
+    return schedule, horizon, pred, hits_pred, sim
+
+
+def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
+                 schedule: Schedule | None = None) -> list[CheckRecord]:
+    """``sga.fluctuations``: predicted 10–90% band vs the exact chain (module docstring)."""
+    t0 = time.perf_counter()
+    runs = _runs(case, ctx, variance_scale, budget_, schedule)
+    if runs is None:
+        return [_inconclusive("sga.fluctuations", case, _cap(ctx, budget_), t0, "the band comparison")]
+    schedule, horizon, pred, _, sim = runs
     ks = np.unique(np.linspace(0, horizon, CHECKPOINTS + 1)[1:].astype(int))
     q = np.quantile(pred[:, ks], [0.1, 0.5, 0.9], axis=0)
     x = sim[:, ks]
@@ -181,15 +196,10 @@ def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
                  schedule: Schedule | None = None) -> list[CheckRecord]:
     """``sga.hitting_time``: predicted vs simulated median first passage (module docstring)."""
     t0 = time.perf_counter()
-    b = budget_ or budget(ctx.quick)
-    p = case.problem
-    pseed = ctx.seed_for(case.name, "diffusion.prediction")
-    schedule = schedule or schedule_for(p, pseed)
-    horizon = _horizon(p, schedule, RHO0, b.max_steps, pseed, 1.0)
-    if horizon is None:
-        return [_inconclusive("sga.hitting_time", case, b.max_steps, t0, "the first-passage comparison")]
-    _, hits_pred = _prediction(p, schedule, RHO0, b.max_steps, pseed, float(variance_scale))
-    sim = _exact(p, schedule, RHO0, horizon, b.runs, ctx.seed_for(case.name, "diffusion.exact", horizon))
+    runs = _runs(case, ctx, variance_scale, budget_, schedule)
+    if runs is None:
+        return [_inconclusive("sga.hitting_time", case, _cap(ctx, budget_), t0, "the first-passage comparison")]
+    schedule, horizon, _, hits_pred, sim = runs
     hits = _passage(sim, TARGET)
     hp = np.where((hits_pred < 0) | (hits_pred > horizon), horizon + 1, hits_pred)
     hs = np.where(hits < 0, horizon + 1, hits)

@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import math
 import tempfile
 from pathlib import Path
 
 from ...theory import PRIORS, Model
 
-from ._limits import bounded, count
-
-
-def finite_float(text: str) -> float:
-    """argparse type: a finite float (``nan``/``inf`` refused)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be finite: {text!r}")
-    return value
+from ._limits import bounded, count, finite_float  # noqa: F401  (finite_float: the commands' float type)
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, need_alpha: bool = True) -> None:

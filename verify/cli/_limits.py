@@ -88,17 +88,23 @@ def count(name: str):
     return parse
 
 
+def finite_float(text: str) -> float:
+    """argparse type: a finite float (``nan``/``inf`` refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be finite: {text!r}")
+    return value
+
+
 def bounded(name: str):
     """argparse type for the float flag ``name``: finite and within :data:`FLOAT_LIMITS`."""
     lo, hi, reason = FLOAT_LIMITS[name]
 
     def parse(text: str) -> float:
-        try:
-            x = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if not math.isfinite(x):
-            raise argparse.ArgumentTypeError(f"must be finite: {text!r}")
+        x = finite_float(text)
         if not lo <= x <= hi:
             raise argparse.ArgumentTypeError(f"`{name}` must lie in [{_fmt(lo)}, {_fmt(hi)}] ({reason}), got {text}")
         return x
