@@ -7,7 +7,7 @@ Layout. First-order chain (the limit ODE): :mod:`._lemmas` (Gaussian lemmas),
 :mod:`._quadrature` (mpmath cross-checks), :mod:`._conditions` and :mod:`._certify`
 (sign of the field). Finite-step chain (the effective drift): :mod:`._effective_lemmas`,
 :mod:`._effective_derivation`, :mod:`._effective_evaluate`, :mod:`._effective_quadrature`; its second moment (the diffusion): :mod:`._diffusion`.
-Shared: :mod:`.validate` (public: the input validators), :mod:`._model`,
+Shared: :mod:`.validate` (public: the input validators), :mod:`._model`, :mod:`._priors` (signal priors),
 :mod:`._symbols` (exported as ``symbols``), :mod:`._calculus`, :mod:`._latex`.
 """
 
@@ -16,7 +16,7 @@ from . import validate
 from ._calculus import central_difference
 from ._certify import Bracket, Certificate, certify
 from ._conditions import MonotoneAnalysis, critical_alpha, monotone_analysis, sparse_threshold
-from ._derivation import Derivation, SparseLimit, derive
+from ._derivation import Derivation, SparseLimit, derive, derive_general
 from ._diffusion import (
     AlignmentVariance,
     DiffusionDerivation,
@@ -39,6 +39,7 @@ from ._evaluate import FieldValues, evaluate, evaluate_mp, pole_exponents, stabl
 from ._latex import Display, compact, display, same, tex, width
 from ._lemmas import Lemma
 from ._model import PRIORS, Model
+from ._priors import FAMILIES, Prior, canonical_prior, parse_prior
 from ._quadrature import QuadratureResult, cross_check
 from .validate import alignments
 
@@ -50,6 +51,11 @@ __all__ = [
     "derive_diffusion",
     "variance_quadrature",
     "PRIORS",
+    "FAMILIES",
+    "Prior",
+    "canonical_prior",
+    "parse_prior",
+    "derive_general",
     "Bracket",
     "Certificate",
     "MonotoneAnalysis",

@@ -7,9 +7,8 @@ import argparse
 
 from rich.console import Console
 
-from ...theory import PRIORS
 
-from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args
+from ._args import PRIOR_HELP, add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, prior_arg
 from ._atomic import atomic_folder
 from ._limits import bounded, check_grid, count, limits_text
 from ._output import emit_json, stderr_progress
@@ -26,7 +25,7 @@ def register(sub) -> None:
     )
     p.add_argument("--beta", type=bounded("beta"), default=1.0)
     p.add_argument("--sigma2", type=bounded("sigma2"), default=1.0)
-    p.add_argument("--prior", choices=PRIORS, default="fixed")
+    p.add_argument("--prior", type=prior_arg, default="fixed", metavar="PRIOR", help=PRIOR_HELP)
     p.add_argument("--theta-max", type=bounded("theta-max"), default=4.0)
     p.add_argument("--alpha-min", type=bounded("alpha-min"), default=1e-4)
     p.add_argument("--n-theta", type=count("n-theta"), default=48)
