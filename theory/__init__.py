@@ -14,8 +14,17 @@ Shared: :mod:`.validate` (public: the input validators), :mod:`._model`, :mod:`.
 from . import _symbols as symbols
 from . import validate
 from ._calculus import central_difference
-from ._certify import Bracket, Certificate, certify
-from ._conditions import MonotoneAnalysis, critical_alpha, monotone_analysis, sparse_threshold
+from ._certify import Bracket, Certificate, certify, pole_signs
+from ._conditions import (
+    GeneralCriteria,
+    MonotoneAnalysis,
+    critical_alpha,
+    general_criteria,
+    monotone_analysis,
+    pole_alpha,
+    sparse_threshold,
+    sparse_threshold_prior,
+)
 from ._derivation import Derivation, SparseLimit, derive, derive_general
 from ._diffusion import (
     AlignmentVariance,
@@ -35,7 +44,7 @@ from ._effective_evaluate import (
     stationary_alignment,
 )
 from ._effective_quadrature import EffectiveQuadrature, effective_quadrature
-from ._evaluate import FieldValues, evaluate, evaluate_mp, pole_exponents, stable_forms_agree
+from ._evaluate import FieldValues, evaluate, evaluate_mp, pole_exponents, pole_exponents_mp, stable_forms_agree
 from ._latex import Display, compact, display, same, tex, width
 from ._lemmas import Lemma
 from ._model import PRIORS, Model
@@ -60,6 +69,12 @@ __all__ = [
     "Certificate",
     "MonotoneAnalysis",
     "certify",
+    "pole_signs",
+    "pole_exponents_mp",
+    "GeneralCriteria",
+    "general_criteria",
+    "pole_alpha",
+    "sparse_threshold_prior",
     "critical_alpha",
     "monotone_analysis",
     "sparse_threshold",

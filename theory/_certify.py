@@ -452,3 +452,28 @@ def certify(model: Model, prec: int = 128, bracket_width: float = 1e-10, min_wid
             sign_function=desc,
             notes=tuple(notes),
         )
+
+
+def pole_signs(model: Model, prec: int = 128) -> tuple[int, int]:
+    """Certified signs of ``F'(+1)`` and ``F'(-1)`` (sparse: of ``F'/alpha``), each in ``{-1, 0, 1}``.
+
+    ``-1`` is a stable pole, ``+1`` an unstable one, ``0`` a sign the ball arithmetic
+    could not decide up to :data:`MAX_PREC` bits (an exact zero: ``theta = 0``, or a
+    root of ``j'`` at the pole such as the sparse fixed prior at ``beta theta = 1``).
+    ``F'(+1) = -2 j'(1)`` and ``F'(-1) = 2 j'(-1)``, and ``j'`` has the sign of the
+    factor certified by :func:`certify` (times ``rho`` for a mean-zero law), so these
+    signs never contradict the certificate, however small the exponent (float64 may
+    round it to ``-0.0``: use them, not the float, for the label).
+    """
+    if model.theta == 0:
+        return 0, 0
+    bits = max(53, int(prec))
+    while True:
+        with _precision(bits):
+            g, _, _, root_at_zero = _general_sign_functions(model)
+            s_plus, s_minus = _sign(g(arb(1))), _sign(g(arb(-1)))
+            if root_at_zero:  # j' = (positive) * rho * k
+                s_minus = -s_minus
+        if (s_plus and s_minus) or bits >= MAX_PREC:
+            return -s_plus, s_minus
+        bits = min(MAX_PREC, bits * 4)

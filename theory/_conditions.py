@@ -278,7 +278,9 @@ def sparse_threshold_prior(prior: str, dps: int = 30) -> float:
     ``0.0`` when ``E s = 0`` (``rho = 0`` is then always an equilibrium).
 
     The first zero of ``g_s(t) = mu1 + t (v + mu1^2)`` left of 0, found by scanning
-    ``[-64, 0]`` and refining with mpmath at ``dps`` digits; ``inf`` if there is none there.
+    ``[-10^4, 0]`` (steps of ``max(1/64, |t|/64)``) and refining with mpmath at ``dps``
+    digits; ``inf`` if there is none there. (As ``t -> -inf`` the tilted law tends to the
+    smallest atom ``s_min``, so for ``s_min > 0`` the zero lies near ``-1/s_min``.)
     """
     import mpmath
 
@@ -293,9 +295,8 @@ def sparse_threshold_prior(prior: str, dps: int = 30) -> float:
             return mu1 + t * (v + mu1 * mu1)
 
         prev = mpmath.mpf(0)
-        step = mpmath.mpf(1) / 64
-        while prev > -64:
-            cur = prev - step
+        while prev > -10_000:
+            cur = prev - max(mpmath.mpf(1) / 64, abs(prev) / 64)
             if g(cur) <= 0:
                 return float(-mpmath.findroot(g, (cur, prev), solver="anderson"))
             prev = cur

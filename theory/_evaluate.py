@@ -232,9 +232,22 @@ def _mp_polys():
 
 
 def pole_exponents(model: Model, dps: int = 30) -> tuple[float, float]:
-    """Closed-form ``F'(+1)`` and ``F'(-1)`` (sparse: of ``F / alpha``), as floats."""
-    with mpmath.workdps(dps):
+    """Closed-form ``F'(+1)`` and ``F'(-1)`` (sparse: of ``F / alpha``), as floats.
+
+    A float may round a tiny exponent to ``-0.0`` or overflow to ``-inf``: for labels
+    use :func:`theory.pole_signs` (ball arithmetic), for printing
+    :func:`pole_exponents_mp` (no exponent limit)."""
+    plus, minus = pole_exponents_mp(model, dps)
+    return float(plus), float(minus)
+
+
+def pole_exponents_mp(model: Model, dps: int = 30) -> tuple:
+    """Closed-form ``F'(+1)`` and ``F'(-1)`` as mpmath numbers at ``dps`` digits (any magnitude)."""
+    x = float(model.beta) * float(model.theta)
+    guard = int(math.ceil(model.prior_law.exponent_bound(x) / math.log(10))) + 10 if not model.sparse else 0
+    with mpmath.workdps(dps + min(guard, _MP_MAX_DPS)):
         _, _, full, sparse = _mpmath_functions(model.prior)
         fn = sparse if model.sparse else full
         plus, minus = fn(*_mp_params(model))
-        return float(plus), float(minus)
+    with mpmath.workdps(dps):
+        return +plus, +minus

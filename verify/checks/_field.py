@@ -7,7 +7,7 @@ import time
 
 import mpmath
 
-from ...theory import Model, evaluate_mp, pole_exponents
+from ...theory import Model, evaluate_mp, pole_exponents_mp, pole_signs
 
 from ..render import figures
 from ._case import Case
@@ -15,8 +15,8 @@ from ._context import CheckContext, certificate
 from ._record import CheckRecord
 
 
-def _classify(x: float) -> str:
-    return "stable" if x < 0 else "unstable" if x > 0 else "neutral"
+#: certified sign of a pole exponent (:func:`theory.pole_signs`) -> label
+_LABEL = {-1: "stable", 1: "unstable", 0: "neutral or undecided"}
 
 
 def check_monotone(case: Case, ctx: CheckContext) -> list[CheckRecord]:
@@ -78,13 +78,15 @@ def check_stability(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     t0 = time.perf_counter()
     model = case.model
     cert = certificate(model)
-    plus, minus = pole_exponents(model)
+    plus_mp, minus_mp = pole_exponents_mp(model)
+    s_plus, s_minus = pole_signs(model)
     with mpmath.workdps(30):
         field = lambda r: evaluate_mp(model, r, dps=mpmath.mp.dps)["field"]
-        num_plus = float(mpmath.diff(field, 1, direction=-1))
-        num_minus = float(mpmath.diff(field, -1, direction=1))
-    scale = max(abs(plus), abs(minus), 1e-300)
-    pole_err = max(abs(plus - num_plus), abs(minus - num_minus)) / scale
+        num_plus_mp = mpmath.diff(field, 1, direction=-1)
+        num_minus_mp = mpmath.diff(field, -1, direction=1)
+        scale = max(abs(plus_mp), abs(minus_mp), mpmath.mpf(10) ** -300)
+        pole_err = float(max(abs(plus_mp - num_plus_mp), abs(minus_mp - num_minus_mp)) / scale)
+    plus, minus, num_plus, num_minus = (float(x) for x in (plus_mp, minus_mp, num_plus_mp, num_minus_mp))
     interior = []
     sign_ok = True
     for e in cert.equilibria:
@@ -93,7 +95,7 @@ def check_stability(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         sign_ok &= ok
         interior.append({"lo": e.lo, "hi": e.hi, "exponent": x, "stability": e.stability, "sign_agrees": ok})
     passed = pole_err < 1e-8 and sign_ok
-    attractors = [p for p, x in (("+xi", plus), ("-xi", minus)) if x < 0]
+    attractors = [p for p, x in (("+xi", s_plus), ("-xi", s_minus)) if x < 0]
     return [CheckRecord(
         id="field.stability",
         kind="consistency",
@@ -102,7 +104,8 @@ def check_stability(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         threshold=1e-8,
         certified=False,
         message=(
-            f"F'(+1) = {plus:.4g} ({_classify(plus)}), F'(-1) = {minus:.4g} ({_classify(minus)}); "
+            f"F'(+1) = {mpmath.nstr(plus_mp, 4)} ({_LABEL[s_plus]}), "
+            f"F'(-1) = {mpmath.nstr(minus_mp, 4)} ({_LABEL[s_minus]}); "
             f"attractors: {', '.join(attractors) or 'none'}"
             + (f"; {len(interior)} interior equilibria, exponent signs agree with the certificate" if interior else "")
         ),
@@ -111,7 +114,7 @@ def check_stability(case: Case, ctx: CheckContext) -> list[CheckRecord]:
             "F_prime_minus": minus,
             "numerical_plus": num_plus,
             "numerical_minus": num_minus,
-            "classification": {"plus": _classify(plus), "minus": _classify(minus)},
+            "classification": {"plus": _LABEL[s_plus], "minus": _LABEL[s_minus]},
             "interior": interior,
             "convergence_rate_near_plus": -plus,
         },

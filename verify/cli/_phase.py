@@ -12,6 +12,7 @@ from ._args import PRIOR_HELP, add_executor_arguments, add_json_flag, add_out_ar
 from ._atomic import atomic_folder
 from ._limits import bounded, check_grid, count, limits_text
 from ._output import emit_json, stderr_progress
+from ...theory import sparse_threshold_prior
 from ..studies._phase import phase_diagram, plot, write_csv
 
 
@@ -56,7 +57,8 @@ def run(args) -> int:
         "counts": counts,
         "all_certified": pd.all_certified,
         "disagreements_with_closed_form": pd.disagreements,
-        "sparse_threshold_theta": 1.0 / pd.beta,
+        # c*/beta; null when the sparse field is monotone for every theta (no zero of (t M')')
+        "sparse_threshold_theta": _finite_or_none(sparse_threshold_prior(pd.prior) / pd.beta),
         "boxes": pd.boxes,
         "csv": str(csv_path), "figure": str(png_path),
     }
@@ -72,3 +74,9 @@ def run(args) -> int:
             f"Wrote {csv_path} and {png_path}."
         )
     return 0
+
+
+def _finite_or_none(x: float):
+    import math
+
+    return x if math.isfinite(x) else None
