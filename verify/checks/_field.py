@@ -127,8 +127,12 @@ def check_phase_boundary(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``field.phase_boundary`` (consistency): the certified landscape agrees with the
     closed forms of ``theory.critical_alpha`` and ``theory.sparse_threshold`` (fixed
     prior: ``alpha_c(theta)``; sparse: ``beta theta = 1`` and ``rho* = -1/(beta theta)``;
-    rademacher: exact root at 0)."""
-    from ...theory import critical_alpha
+    rademacher: exact root at 0). Any other prior (docs/design.md section 1.2): a
+    mean-zero law has the exact root at 0; sparse: ``beta theta > c*`` with the root at
+    ``t = -c*``, i.e. ``rho* = -c*/(beta theta)``; proportional: the pole criterion
+    (``-xi`` attracts, certified sign of ``F'(-1)``), which is a prediction, not a theorem,
+    for the absence of a pair of interior equilibria."""
+    from ...theory import critical_alpha, parse_prior, pole_signs, sparse_threshold_prior
 
     t0 = time.perf_counter()
     model = case.model
@@ -137,9 +141,24 @@ def check_phase_boundary(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     details: dict = {"certified_status": cert.status}
     if model.theta == 0:
         predicted, ok = "degenerate", cert.status == "degenerate"
-    elif model.prior == "rademacher":
+    elif parse_prior(model.prior).mean == 0:
         predicted = "bistable"
         ok = cert.status == "bistable" and len(cert.equilibria) == 1 and cert.equilibria[0].exact
+    elif model.prior != "fixed":
+        if model.sparse:
+            c_star = sparse_threshold_prior(model.prior)
+            details["sparse_threshold_c_star"] = c_star
+            predicted = "bistable" if bt > c_star else "monotone"
+            ok = cert.status == predicted
+            if predicted == "bistable" and ok:
+                e = cert.equilibria[0]
+                ok = len(cert.equilibria) == 1 and e.lo - 1e-9 <= -c_star / bt <= e.hi + 1e-9
+                details["closed_form_equilibrium"] = -c_star / bt
+        else:
+            minus = pole_signs(model)[1]
+            details["pole_minus_sign"] = minus
+            predicted = "bistable" if minus < 0 else "monotone"
+            ok = cert.status == predicted
     elif model.sparse:
         predicted = "bistable" if bt > 1 else "monotone"
         ok = cert.status == predicted
