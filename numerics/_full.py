@@ -2,8 +2,8 @@
 
 Without loss of generality ``xi = e_1`` (the law of the recursion is invariant under
 rotations that move ``xi``). A token collection is ``X = sigma Z + theta s e_1^T``
-on the first ``R`` rows, ``Z`` an ``L x d`` standard Gaussian matrix, ``s_i = 1``
-(fixed prior) or ``±1`` (Rademacher).
+on the first ``R`` rows, ``Z`` an ``L x d`` standard Gaussian matrix, ``s_i`` drawn
+from the signal prior (``s_i = 1`` for the fixed prior; :meth:`theory._priors.Prior.sample`).
 
 Per-sample gradient. With ``u = beta X q``, ``a = softmax(u)``, ``f = X^T a``,
 ``d a_i / d q = beta a_i (x_i - f)`` (softmax Jacobian ``diag(a) - a a^T`` applied
@@ -83,7 +83,7 @@ def draw_tokens(gen: np.random.Generator, out: np.ndarray, problem) -> None:
         if problem.prior == "fixed":
             out[: problem.R, 0] += problem.theta
         else:
-            out[: problem.R, 0] += problem.theta * (2.0 * gen.integers(0, 2, size=problem.R) - 1.0)
+            out[: problem.R, 0] += problem.theta * problem.model.prior_law.sample(gen, problem.R)
 
 
 class FullKernel:

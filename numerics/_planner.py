@@ -44,7 +44,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.stats import beta as beta_law
 
-from ..theory import central_difference, certify, effective_drift, evaluate, pole_exponents, validate
+from ..theory import central_difference, certify, effective_drift, evaluate, pole_signs, validate
 from ._corrected import predict
 from ._diffusion import diffusion_tables, simulate_diffusion, uniform_starts
 from ._schedule import Schedule
@@ -166,7 +166,7 @@ def _plateaus(problem: Problem, eta: float) -> list[tuple[float, float]]:
     An attractor whose zero disappears gives ``(0, inf)``.
     """
     m = problem.model
-    poles = [1.0] + ([-1.0] if pole_exponents(m)[1] < 0 else [])
+    poles = [1.0] + ([-1.0] if pole_signs(m)[1] < 0 else [])
     grid = np.linspace(-1.0, 1.0, 801)
     v = effective_drift(m, grid, eta, problem.d, problem.L, problem.batch).drift
 

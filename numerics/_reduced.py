@@ -79,7 +79,8 @@ and this is one exact transition. ``rho_perp'`` is tracked alongside ``rho'`` so
 there is no out-of-plane part (``t = 0``, ``G = 0``): ``2L`` draws per member.
 
 Draw order per run and batch member (one generator per run): ``n1, n2[, n3]``
-(one call), the ``R`` Rademacher signs if any, ``[chi, chi']``, and for members
+(one call), the ``R`` signal strengths ``s_i`` if the prior is not ``fixed``
+(:meth:`theory._priors.Prior.sample`), ``[chi, chi']``, and for members
 after the first the pair ``(g, chi2_{n_out-1})`` of the batch composition.
 """
 
@@ -113,7 +114,8 @@ class ReducedKernel:
         self.rows = 3 if self.n_out >= 1 else 2
         self.work = np.zeros((runs, self.rows + 1, L))
         self.scratch = np.zeros((runs, 1, L))
-        self.signs = np.empty((runs, problem.R)) if problem.prior == "rademacher" else None
+        self.law = problem.model.prior_law
+        self.signs = np.empty((runs, problem.R)) if problem.prior != "fixed" else None
         self.chi = np.zeros((runs, 2))
         self.compose = np.zeros((runs, 2))
 
@@ -126,7 +128,7 @@ class ReducedKernel:
         for i, gen in enumerate(self.gens):
             gen.standard_normal(out=self.work[i, :rows])
             if self.signs is not None:
-                self.signs[i] = 2.0 * gen.integers(0, 2, size=p.R) - 1.0
+                self.signs[i] = self.law.sample(gen, p.R)
             if n_out >= 1:
                 self.chi[i] = _chi2_pair(gen, n_out)
                 if not first:

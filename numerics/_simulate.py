@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..theory import PRIORS, Model
+from ..theory import Model, canonical_prior
 from ..theory.validate import choice, instance, integer, real
 
 from ._executor import current_executor
@@ -63,7 +63,9 @@ class Problem:
         Inverse temperature ``> 0``.
     sigma2 : float
         Noise variance ``> 0``.
-    prior : {"fixed", "rademacher"}
+    prior : str
+        Signal prior spec (``"fixed"``, ``"rademacher"``, ``"gaussian(mu=1, tau=0.5)"``,
+        ...; see :mod:`theory._priors`), stored canonical.
     batch : int
         Mini-batch size ``B >= 1`` (token collections averaged per step).
     """
@@ -85,7 +87,7 @@ class Problem:
             raise ValueError(f"`R` must satisfy R <= L = {L}, got R = {R}")
         d = integer("d", self.d, 2)
         batch = integer("batch", self.batch, 1)
-        choice("prior", self.prior, PRIORS)
+        object.__setattr__(self, "prior", canonical_prior(self.prior))
         values = dict(theta=theta, R=R, L=L, d=d, batch=batch,
                       beta=real("beta", self.beta, lower=0.0, strict=True),
                       sigma2=real("sigma2", self.sigma2, lower=0.0, strict=True))

@@ -7,16 +7,25 @@ Layout. First-order chain (the limit ODE): :mod:`._lemmas` (Gaussian lemmas),
 :mod:`._quadrature` (mpmath cross-checks), :mod:`._conditions` and :mod:`._certify`
 (sign of the field). Finite-step chain (the effective drift): :mod:`._effective_lemmas`,
 :mod:`._effective_derivation`, :mod:`._effective_evaluate`, :mod:`._effective_quadrature`; its second moment (the diffusion): :mod:`._diffusion`.
-Shared: :mod:`.validate` (public: the input validators), :mod:`._model`,
+Shared: :mod:`.validate` (public: the input validators), :mod:`._model`, :mod:`._priors` (signal priors),
 :mod:`._symbols` (exported as ``symbols``), :mod:`._calculus`, :mod:`._latex`.
 """
 
 from . import _symbols as symbols
 from . import validate
 from ._calculus import central_difference
-from ._certify import Bracket, Certificate, certify
-from ._conditions import MonotoneAnalysis, critical_alpha, monotone_analysis, sparse_threshold
-from ._derivation import Derivation, SparseLimit, derive
+from ._certify import Bracket, Certificate, certify, pole_signs
+from ._conditions import (
+    GeneralCriteria,
+    MonotoneAnalysis,
+    critical_alpha,
+    general_criteria,
+    monotone_analysis,
+    pole_alpha,
+    sparse_threshold,
+    sparse_threshold_prior,
+)
+from ._derivation import Derivation, SparseLimit, derive, derive_general
 from ._diffusion import (
     AlignmentVariance,
     DiffusionDerivation,
@@ -35,10 +44,11 @@ from ._effective_evaluate import (
     stationary_alignment,
 )
 from ._effective_quadrature import EffectiveQuadrature, effective_quadrature
-from ._evaluate import FieldValues, evaluate, evaluate_mp, pole_exponents, stable_forms_agree
+from ._evaluate import FieldValues, evaluate, evaluate_mp, pole_exponents, pole_exponents_mp, stable_forms_agree
 from ._latex import Display, compact, display, same, tex, width
 from ._lemmas import Lemma
 from ._model import PRIORS, Model
+from ._priors import FAMILIES, Prior, canonical_prior, parse_prior
 from ._quadrature import QuadratureResult, cross_check
 from .validate import alignments
 
@@ -50,10 +60,21 @@ __all__ = [
     "derive_diffusion",
     "variance_quadrature",
     "PRIORS",
+    "FAMILIES",
+    "Prior",
+    "canonical_prior",
+    "parse_prior",
+    "derive_general",
     "Bracket",
     "Certificate",
     "MonotoneAnalysis",
     "certify",
+    "pole_signs",
+    "pole_exponents_mp",
+    "GeneralCriteria",
+    "general_criteria",
+    "pole_alpha",
+    "sparse_threshold_prior",
     "critical_alpha",
     "monotone_analysis",
     "sparse_threshold",

@@ -249,6 +249,8 @@ def _sinhc(x: arb) -> arb:
 
 def _sign_functions(model: Model):
     """(g, dg, description, exact_root_at_zero) for the model; see module doc."""
+    if model.prior not in ("fixed", "rademacher"):
+        return _general_sign_functions(model)
     th, al, be, s2 = (arb(v) for v in (model.theta, model.alpha, model.beta, model.sigma2))
     b = be * th
     if model.prior == "fixed":
@@ -287,6 +289,92 @@ def _sign_functions(model: Model):
         return be * s2 * (m_over_rho + mp) + th * m_over_rho * mp
 
     return k, None, "j'/(2 theta rho) = beta sigma2 (m/rho + m') + theta (m/rho) m'", True
+
+
+def _general_sign_functions(model: Model):
+    """(g, dg, description, exact_root_at_zero) for any prior, from its tilted law.
+
+    With ``t = b rho``, informative mass ``w`` and the tilted mean ``mu1``, variance ``v``
+    and third central moment ``k3`` of ``s`` (:meth:`theory._priors.Prior.tilted_ball`):
+    ``m = w mu1``, ``m' = b w K`` with ``K = (1 - w) mu1^2 + v``, and
+
+        j' / (2 theta w) = g = mu1 A + beta sigma2 t K,   A = beta theta^2 w K + beta sigma2.
+
+    Sparse: ``j'_s / (2 beta sigma2 theta M_s(t)) = g = mu1 + t (v + mu1^2)``. When
+    ``E s = 0`` exactly, ``mu1(t) = t r(t)`` with ``r(t) = mu1(t)/t = v(xi)`` for some
+    ``xi`` between 0 and ``t`` (mean value theorem: on a ball that contains 0, ``r`` is
+    enclosed by ``v`` on the ball; elsewhere by the quotient), so ``g = t k`` with ``k = r A + beta sigma2 K`` (sparse:
+    ``k = r + v + mu1^2``): ``rho = 0`` is an exact root and ``k`` is certified instead.
+    """
+    law = model.prior_law
+    th, al, be, s2 = (arb(v) for v in (model.theta, model.alpha, model.beta, model.sigma2))
+    b = be * th
+    c = be * s2
+    mean_zero = law.mean == 0
+
+    def r_of(t):
+        """``mu1(t)/t`` for a mean-zero law: the quotient where the ball excludes 0, else the
+        variance on the ball (it contains 0 and t, so it holds the mean-value point)."""
+        if t > 0 or t < 0:
+            return law.tilted_ball(t)[1] / t
+        return law.tilted_ball(t)[2]
+
+    if model.sparse:
+        if mean_zero:
+            def k(X):
+                t = b * X
+                _, mu1, v, _ = law.tilted_ball(t)
+                return r_of(t) + v + mu1 * mu1
+
+            return k, None, "j'_s / (2 beta^2 sigma2 theta^2 M_s rho) = mu1/t + v + mu1^2 (t = beta theta rho)", True
+
+        def g(X):
+            t = b * X
+            _, mu1, v, _ = law.tilted_ball(t)
+            return mu1 + t * (v + mu1 * mu1)
+
+        def dg(X):
+            t = b * X
+            _, mu1, v, k3 = law.tilted_ball(t)
+            return b * (2 * v + mu1 * mu1 + t * (k3 + 2 * mu1 * v))
+
+        return g, dg, "j'_s / (2 beta sigma2 theta M_s) = mu1 + t (v + mu1^2) (t = beta theta rho)", False
+
+    shift = None if model.alpha == 1.0 else al.log() - (1 - al).log()
+
+    def parts(t):
+        log_m, mu1, v, k3 = law.tilted_ball(t)
+        if shift is None:
+            w, wbar = arb(1) + 0 * t, arb(0) + 0 * t
+        else:
+            logit = log_m + shift
+            w, wbar = 1 / (1 + (-logit).exp()), 1 / (1 + logit.exp())
+        K = wbar * mu1 * mu1 + v
+        A = be * th * th * w * K + c
+        return mu1, v, k3, w, wbar, K, A
+
+    if mean_zero:
+        def k(X):
+            t = b * X
+            mu1, v, k3, w, wbar, K, A = parts(t)
+            return r_of(t) * A + c * K
+
+        return k, None, "j' / (2 beta theta^2 w rho) = (mu1/t) A + beta sigma2 K", True
+
+    def g(X):
+        t = b * X
+        mu1, v, k3, w, wbar, K, A = parts(t)
+        return mu1 * A + c * t * K
+
+    def dg(X):
+        t = b * X
+        mu1, v, k3, w, wbar, K, A = parts(t)
+        dw = w * wbar * mu1
+        dK = -dw * mu1 * mu1 + 2 * wbar * mu1 * v + k3
+        dA = be * th * th * (dw * K + w * dK)
+        return b * (v * A + mu1 * dA + c * (K + t * dK))
+
+    return g, dg, "j' / (2 theta w) = mu1 A + beta sigma2 t K, K = (1 - w) mu1^2 + v, A = beta theta^2 w K + beta sigma2", False
 
 
 #: the largest working precision :func:`certify` accepts, in bits
@@ -364,3 +452,28 @@ def certify(model: Model, prec: int = 128, bracket_width: float = 1e-10, min_wid
             sign_function=desc,
             notes=tuple(notes),
         )
+
+
+def pole_signs(model: Model, prec: int = 128) -> tuple[int, int]:
+    """Certified signs of ``F'(+1)`` and ``F'(-1)`` (sparse: of ``F'/alpha``), each in ``{-1, 0, 1}``.
+
+    ``-1`` is a stable pole, ``+1`` an unstable one, ``0`` a sign the ball arithmetic
+    could not decide up to :data:`MAX_PREC` bits (an exact zero: ``theta = 0``, or a
+    root of ``j'`` at the pole such as the sparse fixed prior at ``beta theta = 1``).
+    ``F'(+1) = -2 j'(1)`` and ``F'(-1) = 2 j'(-1)``, and ``j'`` has the sign of the
+    factor certified by :func:`certify` (times ``rho`` for a mean-zero law), so these
+    signs never contradict the certificate, however small the exponent (float64 may
+    round it to ``-0.0``: use them, not the float, for the label).
+    """
+    if model.theta == 0:
+        return 0, 0
+    bits = max(53, int(prec))
+    while True:
+        with _precision(bits):
+            g, _, _, root_at_zero = _general_sign_functions(model)
+            s_plus, s_minus = _sign(g(arb(1))), _sign(g(arb(-1)))
+            if root_at_zero:  # j' = (positive) * rho * k
+                s_minus = -s_minus
+        if (s_plus and s_minus) or bits >= MAX_PREC:
+            return -s_plus, s_minus
+        bits = min(MAX_PREC, bits * 4)

@@ -166,3 +166,168 @@ def _critical_m_function():
 def sparse_threshold(beta_value: float = 1.0) -> float:
     """Critical signal strength of the sparse regime, ``theta* = 1 / beta``."""
     return 1.0 / float(beta_value)
+
+
+# ----------------------------------------------------------------------------------
+# any prior: the criteria in terms of the tilted law of s
+
+#: stand-ins for the informative mass ``w`` and the tilted mean and variance of ``s``
+#: at ``t = beta theta rho`` (see :func:`general_criteria`)
+w_mass, mu1_t, var_t, t_tilt = sp.symbols("w mu1 v t", real=True)
+
+
+@dataclass(frozen=True)
+class GeneralCriteria:
+    """The sign of ``j'`` for any prior, through the tilted law of ``s`` (sympy objects).
+
+    With ``t = beta theta rho``, ``M = M_s(t)``, the informative mass
+    ``w = alpha M / (alpha M + 1 - alpha)``, the tilted mean ``mu1 = M'/M`` and variance
+    ``v = M''/M - mu1^2 >= 0``:
+
+    Attributes
+    ----------
+    m, m_prime : sympy.Expr
+        ``m = w mu1`` and ``m' = beta theta w ((1 - w) mu1^2 + v)`` (proved equal to the
+        derived ones for an unspecified ``M_s``).
+    sign_factor : sympy.Expr
+        ``g = j' / (2 theta w) = mu1 A + beta sigma2 t K`` with ``K = (1 - w) mu1^2 + v``
+        and ``A = beta theta^2 w K + beta sigma2``.
+    sparse_sign_factor : sympy.Expr
+        ``g_s = j'_s / (2 beta sigma2 theta M) = mu1 + t (v + mu1^2) = (t M')' / M``.
+    pole_quadratic : sympy.Expr
+        ``g`` at ``rho = -1`` as a quadratic in the informative mass ``w`` (``mu1, v`` at
+        ``t = -beta theta``): ``F'(-1) = 2 j'(-1)`` has its sign.
+    alpha_from_mass : sympy.Expr
+        ``alpha`` in terms of ``w`` at ``rho = -1``: ``w / (w + M (1 - w))``.
+    statements : tuple of str
+    remaining : str
+    """
+
+    m: object
+    m_prime: object
+    sign_factor: object
+    sparse_sign_factor: object
+    pole_quadratic: object
+    alpha_from_mass: object
+    statements: tuple
+    remaining: str
+
+
+@lru_cache(maxsize=None)
+def general_criteria() -> GeneralCriteria:
+    """Derive the general-prior criteria and prove the identities they rest on (sympy).
+
+    Raises ``AssertionError`` if an identity fails (a wrong derivation would).
+    """
+    from ._derivation import derive_general
+    from ._lemmas import MGF, mgf_derivative
+
+    g_der = derive_general()
+    t = beta * theta * rho
+    M0, M1, M2 = (mgf_derivative(n, t) for n in range(3))
+    w_of = alpha * M0 / (alpha * M0 + 1 - alpha)
+    mu1_of, var_of = M1 / M0, M2 / M0 - (M1 / M0) ** 2
+    K = (1 - w_mass) * mu1_t**2 + var_t
+    m_form = w_mass * mu1_t
+    mp_form = beta * theta * w_mass * K
+    subs = {w_mass: w_of, mu1_t: mu1_of, var_t: var_of}
+    for derived, form in ((g_der.m, m_form), (g_der.m_prime, mp_form)):
+        if sp.simplify(derived - form.subs(subs)) != 0:
+            raise AssertionError(f"tilted form {form} does not match the derivation")
+    A = beta * theta**2 * w_mass * K + beta * sigma2
+    g = mu1_t * A + beta * sigma2 * t_tilt * K
+    slope = g_der.slope_poly.subs({m: m_form, m1: mp_form})
+    if sp.simplify(slope - 2 * theta * w_mass * g.subs(t_tilt, t)) != 0:
+        raise AssertionError("j' != 2 theta w g")
+    g_s = mu1_t + t_tilt * (var_t + mu1_t**2)
+    tt = sp.Symbol("t", real=True)
+    if sp.simplify(g_der.sparse.slope - 2 * beta * sigma2 * theta * M0 * g_s.subs(subs).subs(t_tilt, t)) != 0:
+        raise AssertionError("j'_s != 2 beta sigma2 theta M g_s")
+    check = sp.diff(tt * MGF(tt).diff(tt), tt) / MGF(tt) - g_s.subs(
+        {mu1_t: MGF(tt).diff(tt) / MGF(tt), var_t: MGF(tt).diff(tt, 2) / MGF(tt) - (MGF(tt).diff(tt) / MGF(tt)) ** 2,
+         t_tilt: tt})
+    if sp.simplify(check) != 0:
+        raise AssertionError("g_s != (t M')'/M")
+    pole = sp.expand(g.subs(t_tilt, -beta * theta))
+    statements = (
+        "m = w mu1 and m' = beta theta w ((1 - w) mu1^2 + v), with w the informative mass and "
+        "mu1, v the mean and variance of s under the law tilted by exp(t s), t = beta theta rho",
+        "j' = 2 theta w g, g = mu1 A + beta sigma2 t K, K = (1 - w) mu1^2 + v >= 0, "
+        "A = beta theta^2 w K + beta sigma2 > 0",
+        "E s > 0: mu1 increases (mu1' = v >= 0), so mu1(t) >= E s > 0 for rho >= 0 and every term "
+        "of g is positive: no equilibrium with rho >= 0, +xi attracts",
+        "E s = 0: mu1(t) = t r(t) with r = v(xi) > 0 (mean value theorem), g = t (r A + beta sigma2 K): "
+        "j' has the sign of rho, rho = 0 is the only interior equilibrium (unstable), both poles attract",
+        "rho = 0 is an equilibrium iff E s = 0 (j'(0) = 2 theta alpha E s (beta sigma2 + ...) otherwise)",
+        "sparse regime: j'_s = 2 beta sigma2 theta (t M_s'(t))' (t = beta theta rho); for E s > 0 it is "
+        "monotone iff beta theta <= c*, c* the first zero of (t M_s')' left of t = 0 "
+        "(fixed and bernoulli(p): c* = 1)",
+        "F'(-1) = 2 j'(-1) has the sign of g(-1), a quadratic Q(w) in the informative mass at rho = -1; "
+        "w increases from 0 to 1 with alpha, so -xi attracts exactly for alpha with Q(w(alpha)) < 0, and "
+        "alpha = w / (w + M_s(-beta theta) (1 - w)) at a root of Q plays the role of alpha_c "
+        "(Q(0) = beta sigma2 g_s(-beta theta): the sparse criterion is its alpha -> 0 end)",
+    )
+    remaining = ("for E s > 0, whether g can vanish inside (-1, 0) without a sign change at rho = -1 (two "
+                 "interior equilibria); the interval check decides it model by model")
+    return GeneralCriteria(m_form, mp_form, g, g_s, pole, w_mass / (w_mass + M0.subs(rho, -1) * (1 - w_mass)),
+                           statements, remaining)
+
+
+def sparse_threshold_prior(prior: str, dps: int = 30) -> float:
+    """``c*`` of ``prior``: the sparse field is monotone iff ``beta theta <= c*`` (``E s > 0``);
+    ``0.0`` when ``E s = 0`` (``rho = 0`` is then always an equilibrium).
+
+    The first zero of ``g_s(t) = mu1 + t (v + mu1^2)`` left of 0, found by scanning
+    ``[-10^4, 0]`` (steps of ``max(1/64, |t|/64)``) and refining with mpmath at ``dps``
+    digits; ``inf`` if there is none there. (As ``t -> -inf`` the tilted law tends to the
+    smallest atom ``s_min``, so for ``s_min > 0`` the zero lies near ``-1/s_min``.)
+    """
+    import mpmath
+
+    from ._priors import parse_prior
+
+    law = parse_prior(prior)
+    if law.mean == 0:
+        return 0.0
+    with mpmath.workdps(dps):
+        def g(t):
+            _, mu1, v = law.tilted_mp(mpmath.mpf(t))
+            return mu1 + t * (v + mu1 * mu1)
+
+        prev = mpmath.mpf(0)
+        while prev > -10_000:
+            cur = prev - max(mpmath.mpf(1) / 64, abs(prev) / 64)
+            if g(cur) <= 0:
+                return float(-mpmath.findroot(g, (cur, prev), solver="anderson"))
+            prev = cur
+    return math.inf
+
+
+def pole_alpha(model_or_prior, theta_value=None, beta_value=1.0, sigma2_value=1.0) -> list[float]:
+    """The informative fractions ``alpha`` in ``(0, 1)`` where ``F'(-1)`` changes sign, for any
+    prior (the roots of the pole quadratic mapped to ``alpha``), in increasing order.
+
+    For the fixed prior with ``beta theta > 1`` this is ``[alpha_c]``.
+    """
+    if isinstance(model_or_prior, Model):
+        prior, t, b, s2 = (model_or_prior.prior, model_or_prior.theta, model_or_prior.beta,
+                           model_or_prior.sigma2)
+    else:
+        prior, t, b, s2 = model_or_prior, float(theta_value), float(beta_value), float(sigma2_value)
+    import mpmath
+
+    from ._priors import parse_prior
+
+    law = parse_prior(prior)
+    with mpmath.workdps(30):
+        log_m, mu1, v = law.tilted_mp(mpmath.mpf(-b * t))
+        w = sp.Symbol("w")
+        crit = general_criteria()
+        Q = sp.Poly(crit.pole_quadratic.subs({mu1_t: sp.Float(mu1, 30), var_t: sp.Float(v, 30), beta: b,
+                                             theta: t, sigma2: s2, w_mass: w}), w)
+        out = []
+        for root in Q.nroots(n=30):
+            if root.is_real and 0 < root < 1:
+                wc = mpmath.mpf(str(root))
+                out.append(float(wc / (wc + mpmath.exp(log_m) * (1 - wc))))
+        return sorted(out)

@@ -31,10 +31,9 @@ from functools import lru_cache
 
 import sympy as sp
 
-from ._lemmas import Lemma, informative_lemmas, tilted_first_moment, tilted_mean
-from ._model import PRIORS
+from ._lemmas import Lemma, informative_lemmas, informative_lemmas_general, tilted_first_moment, tilted_mean
+from ._priors import canonical_prior
 from ._symbols import alpha, m, m1, rho, theta
-from .validate import choice
 
 
 @dataclass(frozen=True)
@@ -92,12 +91,34 @@ def _norm2(c_xi, c_q):
     return c_xi**2 + c_q**2 + 2 * rho * c_xi * c_q
 
 
-@lru_cache(maxsize=None)
 def derive(prior: str) -> Derivation:
-    """Run the derivation for ``prior`` in ``{"fixed", "rademacher"}`` (cached)."""
-    choice("prior", prior, PRIORS)
+    """Run the derivation for the prior spec ``prior`` (cached per canonical spec).
+
+    ``"fixed"``, ``"rademacher"``, ``"gaussian(mu=1, tau=0.5)"``, ... (see
+    :mod:`theory._priors`); :func:`derive_general` is the same derivation with the
+    prior's MGF left unspecified.
+    """
+    return _derive(canonical_prior(prior))
+
+
+@lru_cache(maxsize=None)
+def derive_general() -> Derivation:
+    """The derivation for any prior: the MGF ``M_s`` of ``s`` stays an unspecified function.
+
+    Substituting a family's MGF (:func:`theory._lemmas.specialise`) gives that family's
+    :func:`derive` (tested for every family, including the fixed and symmetric priors).
+    """
+    return _compose("M_s", informative_lemmas_general())
+
+
+@lru_cache(maxsize=None)
+def _derive(prior: str) -> Derivation:
+    return _compose(prior, informative_lemmas(prior))
+
+
+def _compose(prior: str, informative) -> Derivation:
     lem_mean, lem_moment = tilted_mean(), tilted_first_moment()
-    inf_mean, inf_moment = informative_lemmas(prior)
+    inf_mean, inf_moment = informative
 
     # Step 2: ratio limit of the softmax-pooled output.
     num_xi = alpha * inf_moment.rhs[0] + (1 - alpha) * lem_moment.rhs[0]

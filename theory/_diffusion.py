@@ -57,9 +57,10 @@ import sympy as sp
 
 from ._effective_derivation import derive_effective
 from ._effective_quadrature import effective_quadrature
-from ._model import PRIORS, Model
+from ._model import Model
+from ._priors import canonical_prior
 from ._symbols import ARGS, B_batch, L_tok, eta, rho
-from .validate import alignments, choice, instance, integer, real
+from .validate import alignments, instance, integer, real
 
 #: symbols and functions of the splitting formula (printing and verification only)
 _a, _b, _c, _r, _u, _rho0 = sp.symbols("a b c r v rho_0", real=True)
@@ -109,10 +110,13 @@ def _splitting_formula():
     return s, split, bool(ok)
 
 
-@lru_cache(maxsize=None)
 def derive_diffusion(prior: str) -> DiffusionDerivation:
-    """The diffusion objects for ``prior`` (cached; reuses :func:`derive_effective`)."""
-    choice("prior", prior, PRIORS)
+    """The diffusion objects for the prior spec ``prior`` (cached; reuses :func:`derive_effective`)."""
+    return _derive_diffusion(canonical_prior(prior))
+
+
+@lru_cache(maxsize=None)
+def _derive_diffusion(prior: str) -> DiffusionDerivation:
     e = derive_effective(prior)
     var = (1 - rho**2) * e.in_plane_variance / (L_tok * B_batch)
     if sp.simplify(var - e.alignment_noise) != 0:  # one definition, two routes to it
@@ -214,7 +218,7 @@ def variance_quadrature(prior: str, params: dict, dps: int = 40) -> VarianceQuad
     the reported ``rel_diff`` is the route's maximum over ``V_o, V_p, A2, <gbar, e_perp>``
     computed at ``dps`` digits (an upper bound for ``V_p``).
     """
-    choice("prior", prior, PRIORS)
+    prior = canonical_prior(prior)
     dps = integer("dps", dps, 40)
     q = effective_quadrature(prior, params, dps=dps)
     factor = 1.0 - float(params["rho"]) ** 2

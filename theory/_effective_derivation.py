@@ -98,9 +98,8 @@ import sympy as sp
 
 from ._derivation import derive
 from ._effective_lemmas import KIND_WEIGHTS, centred_tilted_moment, mixture, tilted_expectation
-from ._model import PRIORS
+from ._priors import canonical_prior
 from ._symbols import B_batch, L_tok, X_inc, Y_inc, beta, dim, eta, rho, rho_perp, sigma2, x1, x2
-from .validate import choice
 
 #: placeholders of the polynomial layer of the influence function
 _f1, _f2, _D = sp.symbols("f1 f2 D", real=True)
@@ -201,10 +200,14 @@ def _close_rho_perp(expr):
     return expr.subs(rho_perp, sp.sqrt(1 - rho**2))
 
 
-@lru_cache(maxsize=None)
 def derive_effective(prior: str) -> EffectiveDerivation:
-    """Run the finite-step derivation for ``prior`` (cached; about 15 s the first time)."""
-    choice("prior", prior, PRIORS)
+    """Run the finite-step derivation for the prior spec ``prior`` (cached per canonical
+    spec; seconds the first time)."""
+    return _derive_effective(canonical_prior(prior))
+
+
+@lru_cache(maxsize=None)
+def _derive_effective(prior: str) -> EffectiveDerivation:
     series, drift = step_expansion()
     lemmas = tuple(centred_tilted_moment(n) for n in range(5))
 

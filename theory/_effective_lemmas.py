@@ -16,7 +16,8 @@ such expectation factorises into one-dimensional integrals
 
 obtained from the centred lemma ``int y^n exp(c y) phi_sigma2(y) dy``
 (:func:`centred_tilted_moment`, sympy integration) by the shift ``x = mu + y``.
-The prior on ``s`` is averaged by a finite sum.
+The prior on ``s`` is averaged by a finite sum over its atoms (finite laws), or through
+its moment generating function: ``E_s s^n exp(c s) = M_s^{(n)}(c)``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from ._lemmas import PRIOR_LAWS, Lemma
+from ._lemmas import Lemma, mgf_derivative, prior_law, specialise
 from ._symbols import alpha, beta, rho, rho_perp, s, sigma2, theta, x1, x2
 
 #: tilt and integration variable of the one-dimensional lemmas
@@ -44,11 +45,12 @@ def centred_tilted_moment(n: int) -> Lemma:
     return Lemma(f"tilted_moment[{n}]", f"E y^{n} exp(c y), y ~ N(0, sigma2)", integral, rhs)
 
 
-def _tilted_1d(n: int, c, mu):
-    """``E x^n exp(c x)`` for ``x ~ N(mu, sigma2)``: shift ``x = mu + y`` and use the lemmas."""
+def _tilted_1d(n: int, c, mu, tilt: bool = True):
+    """``E x^n exp(c x)`` for ``x ~ N(mu, sigma2)``: shift ``x = mu + y`` and use the lemmas
+    (without the factor ``exp(c mu)`` when ``tilt`` is false)."""
     poly = sp.Poly(sp.expand((mu + _x) ** n), _x)
     out = sum(coef * centred_tilted_moment(k).rhs.subs(_c, c) for (k,), coef in poly.terms())
-    return sp.exp(c * mu) * out
+    return sp.exp(c * mu) * out if tilt else out
 
 
 def tilted_expectation(poly, k: int, kind: str, prior: str):
@@ -56,15 +58,22 @@ def tilted_expectation(poly, k: int, kind: str, prior: str):
 
     ``<q, x> = rho x1 + rho_perp x2`` with ``x1 ~ N(theta s, sigma2)`` (informative;
     nuisance: mean 0) and ``x2 ~ N(0, sigma2)`` independent; the prior on the sign
-    ``s`` is averaged by a finite sum. ``k = 2`` is the second-order tilting.
+    ``s`` is averaged by a finite sum (finite laws) or through the MGF (any law;
+    ``prior=None`` leaves the MGF ``M_s`` unspecified). ``k = 2`` is the second-order tilting.
     """
     P = sp.Poly(sp.expand(poly), x1, x2)
-    total = 0
+    total = 0  # without the factor exp(k beta rho theta s): a polynomial in s
     for (a, b), coef in P.terms():
-        total += coef * _tilted_1d(a, k * beta * rho, theta * s) * _tilted_1d(b, k * beta * rho_perp, 0)
+        total += coef * _tilted_1d(a, k * beta * rho, theta * s, tilt=False) * _tilted_1d(b, k * beta * rho_perp, 0)
     if kind == "nuisance":
         return total.subs(s, 0)
-    return sum(p * total.subs(s, v) for v, p in PRIOR_LAWS[prior].items())
+    at = k * beta * rho * theta
+    law = prior_law(prior) if prior is not None else None
+    if law is not None:
+        return sum(p * (sp.exp(at * s) * total).subs(s, v) for v, p in law.items())
+    by_power = sp.Poly(sp.expand(total), s)
+    general = sum(coef * mgf_derivative(n, at) for (n,), coef in by_power.terms())
+    return general if prior is None else specialise(general, prior)
 
 
 def mixture(poly, k: int, prior: str):

@@ -4,11 +4,13 @@ Two layers, both produced by ``sympy.lambdify``:
 
 * the *polynomial layer* ``j(rho, m)``, ``j'(rho, m, m')`` (``objective_poly`` and
   ``slope_poly`` of :class:`theory._derivation.Derivation`), which is bounded
-  whenever ``m`` is;
+  whenever ``m`` is, and the same for every prior (the pooled ``q``-coefficient is
+  ``beta sigma2`` whatever the law of ``s``);
 * the *coefficient layer* ``m(rho)``, ``m'(rho)`` and the nuisance mass, in an
-  algebraically equivalent form that never forms ``exp(beta theta rho)`` on its own
-  (log-odds / ``tanh``-``sech`` forms). The equivalence with the derived expressions
-  is checked by sympy in :func:`stable_forms_agree` (and by the tests).
+  algebraically equivalent form that never forms ``M_s(beta theta rho)`` on its own:
+  the informative mass as a logistic of ``log M_s`` and the tilted mean and variance
+  of ``s`` (log-sum-exp), one form for every prior. The equivalence with the derived
+  expressions is checked by sympy in :func:`stable_forms_agree` (and by the tests).
 
 The mpmath evaluator lambdifies the derived expressions directly: mpmath has an
 unbounded exponent range, so no rewriting is needed, at any precision.
@@ -27,6 +29,7 @@ from scipy.special import expit
 
 from ._derivation import derive
 from ._model import Model
+from ._priors import parse_prior
 from ._symbols import ARGS, alpha, beta, m, m1, rho, theta
 from .validate import alignments
 
@@ -46,39 +49,32 @@ class FieldValues:
     noise_mass: np.ndarray
 
 
-def _logit():
-    """Log-odds of the fixed-prior informative mass, ``beta theta rho + log(alpha/(1-alpha))``."""
-    return beta * theta * rho + sp.log(alpha) - sp.log(1 - alpha)
-
-
 def _stable_coefficients(prior: str):
-    """Overflow-free sympy forms of ``m``, ``m'`` and the nuisance mass.
+    """Overflow-free sympy forms of ``m``, ``m'`` and the nuisance mass, for any prior.
 
-    Fixed prior: with the log-odds ``l = beta theta rho + log(alpha / (1 - alpha))``,
-    ``m = expit(l)``, ``m' = beta theta m (1 - m)`` and nuisance mass ``1 - m``.
-    Rademacher: divide numerator and denominator by ``cosh(beta theta rho)``.
+    With ``t = beta theta rho``, the informative mass ``w = alpha M / (alpha M + 1 - alpha)``
+    (``M = M_s(t)``), the tilted mean ``mu1 = M'/M`` and variance ``v = M''/M - mu1^2``:
+    ``m = w mu1``, ``m' = beta theta w ((1 - w) mu1^2 + v)`` and nuisance mass ``1 - w``.
+    Numerically ``w = expit(log alpha + log M - log(1 - alpha))`` and ``log M, mu1, v``
+    come from :meth:`theory._priors.Prior.tilted` (log-sum-exp), so nothing overflows
+    before the objective itself does. Fixed prior: ``mu1 = 1, v = 0`` (logistic ``m``);
+    Rademacher: ``mu1 = tanh t, v = sech^2 t``.
     """
     x = beta * theta * rho
-    if prior == "fixed":
-        logit = _logit()
-        w = 1 / (1 + sp.exp(-logit))
-        wbar = 1 / (1 + sp.exp(logit))
-        return w, beta * theta * w * wbar, wbar
-    sech = sp.sech(x)
-    den = alpha + (1 - alpha) * sech
-    q = alpha / den  # in [0, 1]: never forms den**2, which underflows for tiny alpha
-    nm = (1 - alpha) * sech / den
-    return (
-        q * sp.tanh(x),
-        beta * theta * q * (q * sech**2 + nm),
-        nm,
-    )
+    M = parse_prior(prior).mgf(_t)
+    mu1 = sp.diff(M, _t) / M
+    var = sp.diff(M, _t, 2) / M - mu1**2
+    w = 1 / (1 + (1 - alpha) / (alpha * M))
+    return tuple(e.subs(_t, x) for e in (w * mu1, beta * theta * w * ((1 - w) * mu1**2 + var), 1 - w))
+
+
+_t = sp.Symbol("t", real=True)
 
 
 def stable_forms_agree(prior: str) -> bool:
     """Sympy proof that the stable forms equal the derived ``m``, ``m'``, nuisance mass."""
     d = derive(prior)
-    stable = _stable_coefficients(prior)
+    stable = _stable_coefficients(d.prior)
     for derived, form in zip((d.m, d.m_prime, d.noise_mass), stable):
         diff = sp.simplify((derived - form).rewrite(sp.exp))
         if diff != 0:
@@ -86,50 +82,37 @@ def stable_forms_agree(prior: str) -> bool:
     return True
 
 
-def _np_sech(x):
-    """``1 / cosh(x)`` without overflow."""
-    e = np.exp(-np.abs(x))
-    return 2 * e / (1 + e * e)
-
-
 @lru_cache(maxsize=None)
-def _numpy_functions(prior: str):
-    d = derive(prior)
-    w, wp, nm = _stable_coefficients(prior)
-    if prior == "fixed":
-        # m = expit(logit): lambdify the log-odds, apply scipy's expit
-        coef = sp.lambdify(ARGS, _logit(), modules="numpy")
-    else:
-        coef = sp.lambdify(ARGS, (w, wp, nm), modules=[{"sech": _np_sech}, "numpy"])
+def _numpy_functions():
+    """The prior-free polynomial layer ``j(rho, m)``, ``j'(rho, m, m')`` (same for every prior)."""
+    d = derive("fixed")
     poly_j = sp.lambdify((rho, m, *ARGS[1:]), d.objective_poly, modules="numpy")
     poly_s = sp.lambdify((rho, m, m1, *ARGS[1:]), d.slope_poly, modules="numpy")
-    sparse = sp.lambdify(ARGS, (d.sparse.objective, d.sparse.slope), modules="numpy")
-    return coef, poly_j, poly_s, sparse
+    return poly_j, poly_s
 
 
 def _coefficients_numpy(model: Model, r: np.ndarray):
-    """``m, m', nuisance mass`` in float64 without overflow (proportional regime)."""
-    coef = _numpy_functions(model.prior)[0]
-    a, b, t, s2 = model.alpha, model.beta, model.theta, model.sigma2
-    if model.prior == "fixed":
-        if a == 1.0:  # no nuisance tokens: m = 1 identically
-            return np.ones_like(r), np.zeros_like(r), np.zeros_like(r)
-        logit = coef(r, t, a, b, s2)
+    """``m, m', nuisance mass`` in float64 without overflow (proportional regime), from the
+    tilted law of the prior (see :func:`_stable_coefficients`)."""
+    a, b, t = model.alpha, model.beta, model.theta
+    log_m, mu1, var = model.prior_law.tilted(b * t * r)
+    if a == 1.0:  # no nuisance tokens: w = 1
+        w, wbar = np.ones_like(r), np.zeros_like(r)
+    else:
+        logit = log_m + np.log(a) - np.log1p(-a)
         w, wbar = expit(logit), expit(-logit)
-        return w, b * t * w * wbar, wbar
-    # Rademacher, the form of _stable_coefficients in an order whose factors stay in
-    # [0, 1] (q = alpha/den, sech, nuisance mass): no overflow, and no 0/0 when
-    # alpha is tiny (den**2 would underflow)
-    # (log-odds form: q = expit(log alpha - log((1 - alpha) sech)), so that the
-    # nuisance mass stays accurate where sech underflows)
+    return w * mu1, b * t * (w * wbar * mu1 * mu1 + w * var), wbar
+
+
+def _sparse_numpy(model: Model, r: np.ndarray):
+    """The ``1/alpha``-rescaled sparse objective and slope: ``2 beta sigma2 theta rho M'(t)``
+    and ``2 beta sigma2 theta (M'(t) + t M''(t))`` with ``t = beta theta rho``."""
+    b, t, s2 = model.beta, model.theta, model.sigma2
     x = b * t * r
-    ax = np.abs(x)
-    sech = _np_sech(x)
-    with np.errstate(divide="ignore"):  # alpha = 1: log(0) = -inf, q = 1, nuisance mass 0
-        log_nuisance = np.log1p(-a) - ax + np.log(2.0) - np.log1p(np.exp(-2 * ax))
-        log_odds = np.log(a) - log_nuisance
-    q, nm = expit(log_odds), expit(-log_odds)
-    return q * np.tanh(x), b * t * q * (q * sech * sech + nm), nm
+    log_m, mu1, var = model.prior_law.tilted(x)
+    scale = np.exp(log_m)  # the true size of the rescaled field (inf beyond float64)
+    c = 2 * b * s2 * t
+    return c * r * scale * mu1, c * scale * (mu1 + x * (var + mu1 * mu1))
 
 
 def evaluate(model: Model, rho_values) -> FieldValues:
@@ -147,13 +130,12 @@ def evaluate(model: Model, rho_values) -> FieldValues:
         Arrays of the shape of ``rho_values``.
     """
     r = alignments("rho", rho_values)
-    _, poly_j, poly_s, sparse = _numpy_functions(model.prior)
+    poly_j, poly_s = _numpy_functions()
     # numpy scalars, so that an overflow gives inf (checked below), never OverflowError
     a, b, t, s2 = (np.float64(v) for v in (model.alpha, model.beta, model.theta, model.sigma2))
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
         if model.sparse:
-            # exp(beta theta rho) is the true size of the rescaled field here
-            obj, slope = sparse(r, t, a, b, s2)
+            obj, slope = _sparse_numpy(model, r)
             nm = np.ones_like(r)
         else:
             w, wp, nm = _coefficients_numpy(model, r)
@@ -205,7 +187,7 @@ def evaluate_mp(model: Model, rho_value, dps: int = 50) -> dict:
         r = mpmath.mpf(rho_value)
         params = _mp_params(model)
     x = abs(float(model.beta) * float(model.theta) * float(abs(r)))
-    guard = int(math.ceil(x / math.log(10))) + 10 if not model.sparse else 0
+    guard = int(math.ceil(model.prior_law.exponent_bound(x) / math.log(10))) + 10 if not model.sparse else 0
     work = dps + guard
     with mpmath.workdps(max(dps, work) if work <= _MP_MAX_DPS else dps + 10):
         full, sparse, _, _ = _mpmath_functions(model.prior)
@@ -223,28 +205,49 @@ def evaluate_mp(model: Model, rho_value, dps: int = 50) -> dict:
 _MP_MAX_DPS = 5000
 
 
-@lru_cache(maxsize=None)
 def _mp_stable(prior: str):
-    """mpmath objective, slope, field, nuisance mass from the stable coefficient forms."""
-    d = derive(prior)
-    coef = sp.lambdify(ARGS, _stable_coefficients(prior), modules="mpmath")
-    poly = sp.lambdify((rho, m, m1, *ARGS[1:]), (d.objective_poly, d.slope_poly), modules="mpmath")
+    """mpmath objective, slope, field, nuisance mass from the stable coefficient forms
+    (the tilted law of :func:`_stable_coefficients`, at the working precision)."""
+    law = parse_prior(prior)
+    poly_j, poly_s = _mp_polys()
 
     def values(r, t, a, b, s2):
-        if prior == "fixed" and a == 1:  # no nuisance tokens: m = 1, m' = 0 (log(1 - alpha) = -inf)
-            w, wp, nm = mpmath.mpf(1), mpmath.mpf(0), mpmath.mpf(0)
+        log_m, mu1, var = law.tilted_mp(b * t * r)
+        if a == 1:  # no nuisance tokens: w = 1
+            w = mpmath.mpf(1)
         else:
-            w, wp, nm = coef(r, t, a, b, s2)
-        obj, slope = poly(r, w, wp, t, a, b, s2)
-        return obj, slope, (1 - r * r) * slope, nm
+            w = 1 / (1 + mpmath.exp(mpmath.log(1 - a) - mpmath.log(a) - log_m))
+        wm, wp, nm = w * mu1, b * t * w * ((1 - w) * mu1 * mu1 + var), 1 - w
+        slope = poly_s(r, wm, wp, t, a, b, s2)
+        return poly_j(r, wm, t, a, b, s2), slope, (1 - r * r) * slope, nm
 
     return values
 
 
+@lru_cache(maxsize=None)
+def _mp_polys():
+    d = derive("fixed")
+    return (sp.lambdify((rho, m, *ARGS[1:]), d.objective_poly, modules="mpmath"),
+            sp.lambdify((rho, m, m1, *ARGS[1:]), d.slope_poly, modules="mpmath"))
+
+
 def pole_exponents(model: Model, dps: int = 30) -> tuple[float, float]:
-    """Closed-form ``F'(+1)`` and ``F'(-1)`` (sparse: of ``F / alpha``), as floats."""
-    with mpmath.workdps(dps):
+    """Closed-form ``F'(+1)`` and ``F'(-1)`` (sparse: of ``F / alpha``), as floats.
+
+    A float may round a tiny exponent to ``-0.0`` or overflow to ``-inf``: for labels
+    use :func:`theory.pole_signs` (ball arithmetic), for printing
+    :func:`pole_exponents_mp` (no exponent limit)."""
+    plus, minus = pole_exponents_mp(model, dps)
+    return float(plus), float(minus)
+
+
+def pole_exponents_mp(model: Model, dps: int = 30) -> tuple:
+    """Closed-form ``F'(+1)`` and ``F'(-1)`` as mpmath numbers at ``dps`` digits (any magnitude)."""
+    x = float(model.beta) * float(model.theta)
+    guard = int(math.ceil(model.prior_law.exponent_bound(x) / math.log(10))) + 10 if not model.sparse else 0
+    with mpmath.workdps(dps + min(guard, _MP_MAX_DPS)):
         _, _, full, sparse = _mpmath_functions(model.prior)
         fn = sparse if model.sparse else full
         plus, minus = fn(*_mp_params(model))
-        return float(plus), float(minus)
+    with mpmath.workdps(dps):
+        return +plus, +minus

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .validate import choice, integer, real
+from ._priors import FAMILIES, Prior, canonical_prior, parse_prior
+from .validate import integer, real
 
-PRIORS = ("fixed", "rademacher")
+#: the prior families (a model's ``prior`` is a spec of one of them, see :mod:`theory._priors`)
+PRIORS = FAMILIES
 
 
 @dataclass(frozen=True)
@@ -29,8 +31,10 @@ class Model:
         Inverse temperature of the softmax, ``beta > 0``.
     sigma2 : float
         Noise variance of each token coordinate, ``sigma2 > 0``.
-    prior : {"fixed", "rademacher"}
-        Law of the signal sign ``s_i``.
+    prior : str
+        Law of the signal strength ``s_i`` of informative tokens, as a prior spec
+        (``"fixed"``, ``"rademacher"``, ``"gaussian(mu=1, tau=0.5)"``, ...; see
+        :mod:`theory._priors`); stored in its canonical form.
     """
 
     theta: float
@@ -46,7 +50,7 @@ class Model:
             ("beta", real("beta", self.beta, lower=0.0, strict=True)),
             ("sigma2", real("sigma2", self.sigma2, lower=0.0, strict=True)),
         )
-        choice("prior", self.prior, PRIORS)
+        object.__setattr__(self, "prior", canonical_prior(self.prior))
         for name, value in values:
             object.__setattr__(self, name, value)
 
@@ -63,6 +67,11 @@ class Model:
     def sparse(self) -> bool:
         """True in the sparse regime (``alpha = 0``, field rescaled by ``1/alpha``)."""
         return self.alpha == 0.0
+
+    @property
+    def prior_law(self) -> Prior:
+        """The parsed :class:`theory._priors.Prior` of ``prior``."""
+        return parse_prior(self.prior)
 
     def as_dict(self) -> dict:
         out = asdict(self)

@@ -10,7 +10,11 @@ one-dimensional Gaussian integrals
     I_k(c, mu) = int x^k exp(c x) phi_sigma2(x - mu) dx,   k = 0, 1,
 
 computed by ``mpmath.quad`` (tanh-sinh, split at the integrand's peak) at ``dps``
-digits. The symbolic side is the lambdified derivation at the same precision.
+digits. The prior on ``s`` is averaged over its atoms for a finite law; for a
+Gaussian prior ``s ~ N(mu, tau^2)`` the informative coordinate ``x1 = theta s + y``
+is itself ``N(theta mu, sigma2 + theta^2 tau^2)`` (a convolution, not the MGF route
+of the derivation), integrated the same way. The symbolic side is the lambdified
+derivation at the same precision.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ import numpy as np
 import sympy as sp
 
 from ._derivation import derive
-from ._lemmas import PRIOR_LAWS, informative_lemmas, tilted_first_moment, tilted_mean
+from ._lemmas import informative_lemmas, tilted_first_moment, tilted_mean
+from ._priors import canonical_prior, parse_prior
 from ._symbols import ARGS
 
 
@@ -86,6 +91,8 @@ def _lam(expr):
 
 def quadrature_point(prior: str, p: dict, dps: int) -> list[QuadratureComparison]:
     """Compare every lemma and the composed limit at one parameter point ``p``."""
+    prior = canonical_prior(prior)
+    law_obj = parse_prior(prior)
     out = []
     with mpmath.workdps(dps + 10):
         r, t, a, b, s2 = (mpmath.mpf(p[k]) for k in ("rho", "theta", "alpha", "beta", "sigma2"))
@@ -93,10 +100,10 @@ def quadrature_point(prior: str, p: dict, dps: int) -> list[QuadratureComparison
         rho_perp = mpmath.sqrt(1 - r * r)
         memo = {}
 
-        def I(k, c, mu=0):  # each distinct integral is computed once per point
-            key = (k, c, mu)
+        def I(k, c, mu=0, var=None):  # each distinct integral is computed once per point
+            key = (k, c, mu, var)
             if key not in memo:
-                memo[key] = gaussian_integral(k, c, mu, s2)
+                memo[key] = gaussian_integral(k, c, mu, s2 if var is None else var)
             return memo[key]
 
         def add(name, sym, quad):
@@ -110,11 +117,15 @@ def quadrature_point(prior: str, p: dict, dps: int) -> list[QuadratureComparison
         add("tilted_first_moment", _plane([_lam(c)(*args) for c in tilted_first_moment().rhs], r), n1)
 
         # informative token x = theta s xi + z: x1 ~ N(theta s, sigma2), x2 ~ N(0, sigma2)
-        law = PRIOR_LAWS[prior]
-        i0 = sum(mpmath.mpf(pr) * I(0, b * r, t * v) for v, pr in law.items()) * I(0, b * rho_perp)
+        if law_obj.support is not None:
+            # (probability, mean of x1, variance of x1) over the atoms of s
+            law = [(_mpq(q), t * _mpq(v), None) for v, q in law_obj.support]
+        else:
+            law = [(mpmath.mpf(1), t * _mpq(law_obj.mu), s2 + (t * _mpq(law_obj.tau)) ** 2)]
+        i0 = sum(pr * I(0, b * r, mu, var) for pr, mu, var in law) * I(0, b * rho_perp)
         i1 = (
-            sum(mpmath.mpf(pr) * I(1, b * r, t * v) for v, pr in law.items()) * I(0, b * rho_perp),
-            sum(mpmath.mpf(pr) * I(0, b * r, t * v) for v, pr in law.items()) * I(1, b * rho_perp),
+            sum(pr * I(1, b * r, mu, var) for pr, mu, var in law) * I(0, b * rho_perp),
+            sum(pr * I(0, b * r, mu, var) for pr, mu, var in law) * I(1, b * rho_perp),
         )
         lem_mean, lem_moment = informative_lemmas(prior)
         add(f"informative_mean[{prior}]", [_lam(lem_mean.rhs)(*args)], [i0])
@@ -128,6 +139,11 @@ def quadrature_point(prior: str, p: dict, dps: int) -> list[QuadratureComparison
         add(f"objective[{prior}]", [_lam(d.objective)(*args)], [f_quad[0] ** 2 + f_quad[1] ** 2])
         add(f"noise_mass[{prior}]", [_lam(d.noise_mass)(*args)], [(1 - a) * n0 / den])
     return out
+
+
+def _mpq(value):
+    """A fraction as an mpf at the working precision."""
+    return mpmath.mpf(value.numerator) / value.denominator
 
 
 def random_parameters(rng: np.random.Generator, n: int) -> list[dict]:

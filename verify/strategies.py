@@ -23,7 +23,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from ..numerics import Problem, Schedule
-from ..theory import PRIORS, Model
+from ..theory import FAMILIES, Model, canonical_prior
 
 __all__ = ["models", "problems", "schedules", "simulation_configs"]
 
@@ -43,9 +43,40 @@ def _floats(spec, *, log=False):
     return st.floats(lo, hi, allow_nan=False, allow_infinity=False)
 
 
+@st.composite
+def priors(draw, families=FAMILIES):
+    """Canonical prior specs (see :mod:`theory._priors`) from ``families``, with parameters:
+    ``rademacher(p)`` with ``p`` in ``[1/2, 1]``, ``bernoulli(p)``, ``gaussian(mu, tau)`` with
+    ``mu, tau`` in ``[0, 3]``, ``discrete`` with 2 to 4 integer atoms in ``[-3, 3]`` (mean
+    ``>= 0``, as every prior must have). Exact rationals, so a spec names one law."""
+    family = draw(st.sampled_from(tuple(families)))
+    if family == "fixed":
+        return "fixed"
+    if family == "rademacher":
+        return canonical_prior(f"rademacher(p={draw(st.integers(50, 100))}/100)")
+    if family == "bernoulli":
+        return canonical_prior(f"bernoulli(p={draw(st.integers(1, 100))}/100)")
+    if family == "gaussian":
+        mu, tau = draw(st.integers(0, 30)), draw(st.integers(0, 30))
+        if mu == tau == 0:
+            mu = 10
+        return canonical_prior(f"gaussian(mu={mu}/10, tau={tau}/10)")
+    values = draw(st.lists(st.integers(-3, 3), min_size=2, max_size=4, unique=True))
+    weights = draw(st.lists(st.integers(1, 9), min_size=len(values), max_size=len(values)))
+    total = sum(weights)
+    if sum(v * w for v, w in zip(values, weights)) < 0:
+        values = [-v for v in values]
+    if all(v == 0 for v in values):
+        values = [1, 2][: len(values)] if len(values) == 2 else values
+    probs = ", ".join(f"{w}/{total}" for w in weights)
+    return canonical_prior(f"discrete(values=[{', '.join(map(str, values))}], probs=[{probs}])")
+
+
 def _priors(prior):
     if prior is None:
-        return st.sampled_from(PRIORS)
+        return st.sampled_from(("fixed", "rademacher"))
+    if prior == "any":
+        return priors()
     if isinstance(prior, str):
         return st.just(prior)
     return st.sampled_from(list(prior))
@@ -58,6 +89,8 @@ def models(draw, theta=(0.0, 20.0), alpha=(1e-6, 1.0), beta=(0.05, 10.0), sigma2
 
     ``alpha`` is drawn log-uniformly in its range; with probability ``sparse`` the
     sparse regime ``alpha = 0`` is drawn instead (set ``sparse=0`` to exclude it).
+    ``prior``: ``None`` draws ``fixed`` or ``rademacher``, ``"any"`` any family with
+    parameters (:func:`priors`), a spec or a list of specs draws from those.
     """
     a = 0.0 if sparse and draw(st.floats(0, 1)) < sparse else draw(_floats(alpha, log=True))
     return Model(theta=draw(_floats(theta)), alpha=a, beta=draw(_floats(beta, log=True)),

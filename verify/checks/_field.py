@@ -7,7 +7,7 @@ import time
 
 import mpmath
 
-from ...theory import Model, evaluate_mp, pole_exponents
+from ...theory import Model, evaluate_mp, pole_exponents_mp, pole_signs
 
 from ..render import figures
 from ._case import Case
@@ -15,8 +15,8 @@ from ._context import CheckContext, certificate
 from ._record import CheckRecord
 
 
-def _classify(x: float) -> str:
-    return "stable" if x < 0 else "unstable" if x > 0 else "neutral"
+#: certified sign of a pole exponent (:func:`theory.pole_signs`) -> label
+_LABEL = {-1: "stable", 1: "unstable", 0: "neutral or undecided"}
 
 
 def check_monotone(case: Case, ctx: CheckContext) -> list[CheckRecord]:
@@ -78,13 +78,15 @@ def check_stability(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     t0 = time.perf_counter()
     model = case.model
     cert = certificate(model)
-    plus, minus = pole_exponents(model)
+    plus_mp, minus_mp = pole_exponents_mp(model)
+    s_plus, s_minus = pole_signs(model)
     with mpmath.workdps(30):
         field = lambda r: evaluate_mp(model, r, dps=mpmath.mp.dps)["field"]
-        num_plus = float(mpmath.diff(field, 1, direction=-1))
-        num_minus = float(mpmath.diff(field, -1, direction=1))
-    scale = max(abs(plus), abs(minus), 1e-300)
-    pole_err = max(abs(plus - num_plus), abs(minus - num_minus)) / scale
+        num_plus_mp = mpmath.diff(field, 1, direction=-1)
+        num_minus_mp = mpmath.diff(field, -1, direction=1)
+        scale = max(abs(plus_mp), abs(minus_mp), mpmath.mpf(10) ** -300)
+        pole_err = float(max(abs(plus_mp - num_plus_mp), abs(minus_mp - num_minus_mp)) / scale)
+    plus, minus, num_plus, num_minus = (float(x) for x in (plus_mp, minus_mp, num_plus_mp, num_minus_mp))
     interior = []
     sign_ok = True
     for e in cert.equilibria:
@@ -93,7 +95,7 @@ def check_stability(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         sign_ok &= ok
         interior.append({"lo": e.lo, "hi": e.hi, "exponent": x, "stability": e.stability, "sign_agrees": ok})
     passed = pole_err < 1e-8 and sign_ok
-    attractors = [p for p, x in (("+xi", plus), ("-xi", minus)) if x < 0]
+    attractors = [p for p, x in (("+xi", s_plus), ("-xi", s_minus)) if x < 0]
     return [CheckRecord(
         id="field.stability",
         kind="consistency",
@@ -102,7 +104,8 @@ def check_stability(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         threshold=1e-8,
         certified=False,
         message=(
-            f"F'(+1) = {plus:.4g} ({_classify(plus)}), F'(-1) = {minus:.4g} ({_classify(minus)}); "
+            f"F'(+1) = {mpmath.nstr(plus_mp, 4)} ({_LABEL[s_plus]}), "
+            f"F'(-1) = {mpmath.nstr(minus_mp, 4)} ({_LABEL[s_minus]}); "
             f"attractors: {', '.join(attractors) or 'none'}"
             + (f"; {len(interior)} interior equilibria, exponent signs agree with the certificate" if interior else "")
         ),
@@ -111,7 +114,7 @@ def check_stability(case: Case, ctx: CheckContext) -> list[CheckRecord]:
             "F_prime_minus": minus,
             "numerical_plus": num_plus,
             "numerical_minus": num_minus,
-            "classification": {"plus": _classify(plus), "minus": _classify(minus)},
+            "classification": {"plus": _LABEL[s_plus], "minus": _LABEL[s_minus]},
             "interior": interior,
             "convergence_rate_near_plus": -plus,
         },
@@ -124,8 +127,12 @@ def check_phase_boundary(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``field.phase_boundary`` (consistency): the certified landscape agrees with the
     closed forms of ``theory.critical_alpha`` and ``theory.sparse_threshold`` (fixed
     prior: ``alpha_c(theta)``; sparse: ``beta theta = 1`` and ``rho* = -1/(beta theta)``;
-    rademacher: exact root at 0)."""
-    from ...theory import critical_alpha
+    rademacher: exact root at 0). Any other prior (docs/design.md section 1.2): a
+    mean-zero law has the exact root at 0; sparse: ``beta theta > c*`` with the root at
+    ``t = -c*``, i.e. ``rho* = -c*/(beta theta)``; proportional: the pole criterion
+    (``-xi`` attracts, certified sign of ``F'(-1)``), which is a prediction, not a theorem,
+    for the absence of a pair of interior equilibria."""
+    from ...theory import critical_alpha, parse_prior, pole_signs, sparse_threshold_prior
 
     t0 = time.perf_counter()
     model = case.model
@@ -134,9 +141,24 @@ def check_phase_boundary(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     details: dict = {"certified_status": cert.status}
     if model.theta == 0:
         predicted, ok = "degenerate", cert.status == "degenerate"
-    elif model.prior == "rademacher":
+    elif parse_prior(model.prior).mean == 0:
         predicted = "bistable"
         ok = cert.status == "bistable" and len(cert.equilibria) == 1 and cert.equilibria[0].exact
+    elif model.prior != "fixed":
+        if model.sparse:
+            c_star = sparse_threshold_prior(model.prior)
+            details["sparse_threshold_c_star"] = c_star
+            predicted = "bistable" if bt > c_star else "monotone"
+            ok = cert.status == predicted
+            if predicted == "bistable" and ok:
+                e = cert.equilibria[0]
+                ok = len(cert.equilibria) == 1 and e.lo - 1e-9 <= -c_star / bt <= e.hi + 1e-9
+                details["closed_form_equilibrium"] = -c_star / bt
+        else:
+            minus = pole_signs(model)[1]
+            details["pole_minus_sign"] = minus
+            predicted = "bistable" if minus < 0 else "monotone"
+            ok = cert.status == predicted
     elif model.sparse:
         predicted = "bistable" if bt > 1 else "monotone"
         ok = cert.status == predicted

@@ -385,8 +385,10 @@ def check_filtering(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         figs.append(figures.nuisance_mass(path, m, rho_k, measured, at1))
     if m.prior == "fixed":
         formula = "(1-alpha)/(alpha e^(beta theta) + 1 - alpha)"
-    else:
+    elif m.prior == "rademacher":
         formula = "(1-alpha) sech(beta theta)/(alpha + (1-alpha) sech(beta theta))"
+    else:
+        formula = "(1-alpha)/(alpha M_s(beta theta) + 1 - alpha), M_s the MGF of the prior"
     return [
         CheckRecord(id="sga.filtering", kind="consistency", status="pass" if ok else "fail",
                     value=mean, threshold=tol, certified=False,

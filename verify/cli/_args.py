@@ -6,7 +6,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from ...theory import PRIORS, Model
+from ...theory import Model, canonical_prior
 
 from ._limits import bounded, count, finite_float  # noqa: F401  (finite_float: the commands' float type)
 
@@ -20,7 +20,20 @@ def add_model_arguments(parser: argparse.ArgumentParser, need_alpha: bool = True
         )
     parser.add_argument("--beta", type=finite_float, default=1.0, help="inverse temperature (> 0), default 1")
     parser.add_argument("--sigma2", type=finite_float, default=1.0, help="noise variance (> 0), default 1")
-    parser.add_argument("--prior", choices=PRIORS, default="fixed", help="signal prior, default fixed")
+    parser.add_argument("--prior", type=prior_arg, default="fixed", metavar="PRIOR", help=PRIOR_HELP)
+
+
+#: the help text of every --prior flag
+PRIOR_HELP = ("signal prior: fixed (default), rademacher or rademacher(p), bernoulli(p), gaussian(mu, tau), "
+              "discrete(values=[...], probs=[...]); quote it in the shell")
+
+
+def prior_arg(text: str) -> str:
+    """``argparse`` type of ``--prior``: the canonical spec, or one clear message."""
+    try:
+        return canonical_prior(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("`prior` ", "", 1)) from None
 
 
 def model_from_args(args) -> Model:

@@ -6,7 +6,11 @@ import argparse
 
 from rich.console import Console
 
-from ...theory import certify, pole_exponents
+import math
+
+import mpmath
+
+from ...theory import certify, pole_exponents_mp, pole_signs
 
 from ._args import add_json_flag, add_model_arguments, model_from_args
 from ._limits import count, limits_text
@@ -30,15 +34,17 @@ def register(sub) -> None:
 def run(args) -> int:
     model = model_from_args(args)
     cert = certify(model, prec=args.prec)
-    plus, minus = pole_exponents(model)
-    doc = {
-        "model": model.as_dict(),
-        **cert.as_dict(),
-        "poles": {
-            "plus": {"exponent": plus, "stability": _classify(plus)},
-            "minus": {"exponent": minus, "stability": _classify(minus)},
-        },
-    }
+    # the labels come from ball arithmetic (they never contradict the certificate); the
+    # values from mpmath, printed at any magnitude (float64 may round them to -0 or -inf)
+    signs = pole_signs(model, prec=args.prec)
+    values = pole_exponents_mp(model)
+    poles = {}
+    for key, sign, value in zip(("plus", "minus"), signs, values):
+        as_float = float(value)
+        poles[key] = {"stability": _LABEL[sign], "exponent_text": mpmath.nstr(value, 6)}
+        if math.isfinite(as_float) and (as_float != 0 or value == 0):
+            poles[key]["exponent"] = as_float
+    doc = {"model": model.as_dict(), **cert.as_dict(), "poles": poles}
     if args.json:
         emit_json(doc)
         return 0
@@ -52,15 +58,12 @@ def run(args) -> int:
         out.print(f"  interior equilibrium {where}: {e.stability}")
     for lo, hi in cert.undecided:
         out.print(f"  undecided on [{lo:.12g}, {hi:.12g}]")
-    out.print(f"  F'(+1) = {plus:.6g} ({_classify(plus)}),  F'(-1) = {minus:.6g} ({_classify(minus)})")
+    out.print(f"  F'(+1) = {poles['plus']['exponent_text']} ({poles['plus']['stability']}),  "
+              f"F'(-1) = {poles['minus']['exponent_text']} ({poles['minus']['stability']})")
     for n in cert.notes:
         out.print(f"  note: {n}")
     return 0
 
 
-def _classify(exponent: float) -> str:
-    if exponent < 0:
-        return "stable"
-    if exponent > 0:
-        return "unstable"
-    return "neutral"
+#: certified sign of a pole exponent -> label (0: zero or not decided at MAX_PREC bits)
+_LABEL = {-1: "stable", 1: "unstable", 0: "neutral or undecided"}

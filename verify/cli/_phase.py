@@ -7,12 +7,12 @@ import argparse
 
 from rich.console import Console
 
-from ...theory import PRIORS
 
-from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args
+from ._args import PRIOR_HELP, add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, prior_arg
 from ._atomic import atomic_folder
 from ._limits import bounded, check_grid, count, limits_text
 from ._output import emit_json, stderr_progress
+from ...theory import sparse_threshold_prior
 from ..studies._phase import phase_diagram, plot, write_csv
 
 
@@ -26,7 +26,7 @@ def register(sub) -> None:
     )
     p.add_argument("--beta", type=bounded("beta"), default=1.0)
     p.add_argument("--sigma2", type=bounded("sigma2"), default=1.0)
-    p.add_argument("--prior", choices=PRIORS, default="fixed")
+    p.add_argument("--prior", type=prior_arg, default="fixed", metavar="PRIOR", help=PRIOR_HELP)
     p.add_argument("--theta-max", type=bounded("theta-max"), default=4.0)
     p.add_argument("--alpha-min", type=bounded("alpha-min"), default=1e-4)
     p.add_argument("--n-theta", type=count("n-theta"), default=48)
@@ -57,7 +57,8 @@ def run(args) -> int:
         "counts": counts,
         "all_certified": pd.all_certified,
         "disagreements_with_closed_form": pd.disagreements,
-        "sparse_threshold_theta": 1.0 / pd.beta,
+        # c*/beta; null when the sparse field is monotone for every theta (no zero of (t M')')
+        "sparse_threshold_theta": _finite_or_none(sparse_threshold_prior(pd.prior) / pd.beta),
         "boxes": pd.boxes,
         "csv": str(csv_path), "figure": str(png_path),
     }
@@ -73,3 +74,9 @@ def run(args) -> int:
             f"Wrote {csv_path} and {png_path}."
         )
     return 0
+
+
+def _finite_or_none(x: float):
+    import math
+
+    return x if math.isfinite(x) else None

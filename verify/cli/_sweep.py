@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from ...theory import PRIORS
 
-from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, finite_float
+from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, finite_float, prior_arg
 from ._output import emit_json, stderr_progress
 from ..studies._sweep import PRESETS, make_spec, plot, preset, run_sweep
 
@@ -37,7 +36,9 @@ def register(sub) -> None:
                    "flags given as well override the preset's")
     for name, kind, text in _LISTS:
         p.add_argument(f"--{name}", type=kind, nargs="+", default=None, help=text)
-    p.add_argument("--prior", choices=PRIORS, nargs="+", default=None, help="signal priors (a dimension when given)")
+    p.add_argument("--prior", type=prior_arg, nargs="+", default=None, metavar="PRIOR",
+                   help="signal priors (a dimension when given), each as in simulate: fixed, rademacher(p), "
+                        "bernoulli(p), gaussian(mu, tau), discrete(values=[...], probs=[...])")
     for name, kind, text in _SCALARS:
         p.add_argument(f"--{name}", type=kind, default=None, help=text)
     p.add_argument("--store", required=True, metavar="PATH", help="Zarr store (created, or resumed)")

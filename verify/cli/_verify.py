@@ -8,8 +8,7 @@ from rich.table import Table
 
 from dataclasses import replace
 
-from ...theory import PRIORS
-from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, finite_float
+from ._args import PRIOR_HELP, add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, finite_float, prior_arg
 from ._atomic import atomic_folder
 from ._limits import count
 from ._output import emit_json, stderr_progress
@@ -41,7 +40,7 @@ def register(sub) -> None:
     own.add_argument("--d", type=count("d"), help="dimension of a simulated case (>= 2)")
     own.add_argument("--beta", type=finite_float, help="inverse temperature (> 0), default 1")
     own.add_argument("--sigma2", type=finite_float, help="noise variance (> 0), default 1")
-    own.add_argument("--prior", choices=PRIORS, help="signal prior, default fixed")
+    own.add_argument("--prior", type=prior_arg, metavar="PRIOR", help=PRIOR_HELP)
     own.add_argument("--name", help="the case's name in the report (default: mine)")
     p.add_argument("--cases", metavar="FILE.toml", help="several cases of your own: one [[case]] table each "
                    "(keys name, theta, R, L or N, d or alpha, beta, sigma2, prior, checks, description)")

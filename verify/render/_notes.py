@@ -18,6 +18,7 @@ from ...theory import compact, derive, display, monotone_analysis, same, symbols
 
 from ._document import GROUP_RULE, Document
 from ._notes_diffusion import diffusion_section
+from ._notes_priors import priors_section
 
 rho, theta, alpha, beta, sigma2, m = (symbols.rho, symbols.theta, symbols.alpha, symbols.beta, symbols.sigma2,
                                       symbols.m)
@@ -616,6 +617,7 @@ def build(out: Path, result=None, schedule=None, extra_sections=(), reproduction
     if result is not None:
         _effective_section(doc, out, result)
     diffusion_section(doc, out)
+    priors_section(doc, out)
     for fn in extra_sections:
         fn(doc, out)
     if reproduction is not None:

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ...numerics import flow_map
-from ...theory import evaluate, pole_exponents
+from ...theory import evaluate, pole_signs
 
 from .style import PLUS, errorbar_log, figure, legend_below, log_axis, params, runs_by_basin, save, title as _title
 
@@ -26,7 +26,7 @@ def field(model, cert, path, title: str = "") -> str:
     fig, ax = figure()
     ax.plot(r, v.field, "C0-", lw=1.4)
     ax.axhline(0, color="k", lw=0.6)
-    plus, minus = pole_exponents(model)
+    plus, minus = pole_signs(model)
     for x, ex in ((1.0, plus), (-1.0, minus)):
         ax.plot([x], [0], "o", ms=7, mfc="C2" if ex < 0 else "white", mec="C2", clip_on=False,
                 label=("attracting pole" if ex < 0 else "repelling pole"))

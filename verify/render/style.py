@@ -110,7 +110,9 @@ def params(model=None, problem=None, schedule=None, **extra) -> str:
     parts += [f"{names.get(k, k)}={_n(v)}" for k, v in extra.items()]
     text = "$" + "$, $".join(parts) + "$" if parts else ""
     prior = getattr(src, "prior", "fixed")
-    return text + (", Rademacher prior" if prior == "rademacher" else "")
+    if prior == "fixed":
+        return text
+    return text + (", Rademacher prior" if prior == "rademacher" else f", prior {prior}")
 
 
 def log_axis(ax, axis: str = "y") -> None:

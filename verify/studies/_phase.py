@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ...numerics import current_executor
-from ...theory import Model, certify, critical_alpha, sparse_threshold
+from ...theory import Model, certify, critical_alpha, parse_prior, pole_alpha, pole_signs, sparse_threshold_prior
 
 
 #: every status :func:`theory.certify` can return
@@ -89,22 +89,36 @@ def phase_diagram(beta=1.0, sigma2=1.0, prior="fixed", n_theta=48, n_alpha=48,
     units = [(float(t), tuple(float(a) for a in alphas), beta, sigma2, prior) for t in thetas]
     done = None if progress is None else (lambda i, n: progress(i * (n_alpha + 1), n * (n_alpha + 1)))
     columns = current_executor().map(_column, units, progress=done)
+    c_star = sparse_threshold_prior(prior)
+    mean_zero = parse_prior(prior).mean == 0
     for j, (t, (s_status, s_cert, s_boxes, col)) in enumerate(zip(thetas, columns)):
-        if prior == "fixed":
-            a_c = critical_alpha(t, beta, sigma2)
-            boundary[j] = np.nan if a_c is None else a_c
+        boundary[j] = _boundary(prior, t, beta, sigma2)
         sparse[j], sparse_cert[j] = s_status, s_cert
         boxes += s_boxes
         for i, (a, (c_status, c_cert, c_boxes)) in enumerate(zip(alphas, col)):
             status[i, j], cert[i, j] = c_status, c_cert
             boxes += c_boxes
-            if prior == "fixed" and c_status in ("monotone", "bistable"):
-                predicted = "bistable" if (not np.isnan(boundary[j]) and a < boundary[j]) else "monotone"
+            if c_status in ("monotone", "bistable"):
+                if prior == "fixed":
+                    predicted = "bistable" if (not np.isnan(boundary[j]) and a < boundary[j]) else "monotone"
+                else:  # the pole criterion: -xi attracts (or rho = 0 is an equilibrium)
+                    minus = pole_signs(Model(float(t), float(a), beta, sigma2, prior))[1]
+                    predicted = "bistable" if mean_zero or minus < 0 else "monotone"
                 disagreements += predicted != c_status
-        if prior == "fixed" and sparse[j] in ("monotone", "bistable"):
-            disagreements += sparse[j] != ("bistable" if beta * t > 1 else "monotone")
+        if sparse[j] in ("monotone", "bistable"):
+            disagreements += sparse[j] != ("bistable" if beta * t > c_star else "monotone")
     return PhaseDiagram(beta, sigma2, prior, thetas, alphas, status, cert, sparse, sparse_cert, boundary,
                         disagreements, boxes)
+
+
+def _boundary(prior: str, theta: float, beta: float, sigma2: float) -> float:
+    """The closed-form ``alpha_c`` (fixed prior) or the single sign change of ``F'(-1)`` in
+    ``alpha`` (any prior; NaN when there is none or more than one)."""
+    if prior == "fixed":
+        a_c = critical_alpha(theta, beta, sigma2)
+        return np.nan if a_c is None else a_c
+    roots = pole_alpha(prior, theta, beta, sigma2)
+    return roots[0] if len(roots) == 1 else np.nan
 
 
 def _column(unit):
@@ -136,7 +150,8 @@ def plot(pd: PhaseDiagram, path: Path) -> None:
     """The certified landscape over ``(theta, alpha)`` (PNG at ``path`` and a PDF next to it).
 
     Cells: monotone, bistable, undecided, degenerate; the closed-form ``alpha_c(theta)``
-    (fixed prior) and the sparse threshold ``beta theta = 1`` on top. The title names the
+    (fixed prior; for another prior the sign change of ``F'(-1)`` in ``alpha``) and the
+    sparse threshold ``beta theta = c*`` on top. The title names the
     prior and the parameters; the legend, not the title, explains the colours.
     """
     from matplotlib.colors import ListedColormap
@@ -158,13 +173,16 @@ def plot(pd: PhaseDiagram, path: Path) -> None:
     ax.set_yscale("log")
     handles = [Patch(color=colours[codes[k]], label=k) for k in ("monotone", "bistable", "undecided")
                if (pd.status == k).any()]
-    if pd.prior == "fixed":
-        fine = np.linspace(pd.thetas[0], pd.thetas[-1], 400)
-        ac = [critical_alpha(t, pd.beta, pd.sigma2) for t in fine]
-        ac = np.array([np.nan if a is None else a for a in ac])
-        handles += ax.plot(fine, ac, "k-", lw=1.5, label=r"closed form $\alpha_c(\theta)$")
-    ts = sparse_threshold(pd.beta)
-    handles.append(ax.axvline(ts, color="k", ls="--", lw=1, label=rf"$\beta\theta=1$ (sparse threshold)"))
+    fine = np.linspace(pd.thetas[0], pd.thetas[-1], 400 if pd.prior == "fixed" else 120)
+    ac = np.array([_boundary(pd.prior, t, pd.beta, pd.sigma2) for t in fine])
+    if np.isfinite(ac).any():
+        label = (r"closed form $\alpha_c(\theta)$" if pd.prior == "fixed"
+                 else r"pole criterion: $F'(-1)=0$")
+        handles += ax.plot(fine, ac, "k-", lw=1.5, label=label)
+    c_star = sparse_threshold_prior(pd.prior)
+    if 0 < c_star < math.inf:
+        handles.append(ax.axvline(c_star / pd.beta, color="k", ls="--", lw=1,
+                                  label=rf"$\beta\theta={c_star:.4g}$ (sparse threshold)"))
     ax.set_xlabel(r"$\theta$")
     ax.set_ylabel(r"$\alpha=R/L$")
     ax.set_title(f"certified landscape, {pd.prior} prior, " + params_text(beta=pd.beta, sigma2=pd.sigma2))

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from ...numerics import Problem, Schedule, basins, current_executor, flow_map, predict, simulate
-from ...theory import PRIORS, certify, critical_alpha, evaluate
+from ...theory import canonical_prior, certify, critical_alpha, evaluate
 from ...theory.validate import choice, integer, real
 from ..checks import derive_seed
 
@@ -155,7 +155,7 @@ def make_spec(*, theta, N=None, alpha=None, d=None, beta=None, sigma2=None, prio
         "d": lambda v: integer("d", v, 2),
         "beta": lambda v: real("beta", v, lower=0.0, strict=True),
         "sigma2": lambda v: real("sigma2", v, lower=0.0, strict=True),
-        "prior": lambda v: choice("prior", v, PRIORS),
+        "prior": canonical_prior,
     }
     grid = []
     for name in PARAMETERS:

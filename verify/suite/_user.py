@@ -11,7 +11,7 @@ TOML schema: one ``[[case]]`` table per case::
     # alpha = 0.1          # ... or alpha alone (0 = sparse regime): a theory-only case
     beta = 1.0             # optional, default 1
     sigma2 = 1.0           # optional, default 1
-    prior = "fixed"        # optional: fixed or rademacher
+    prior = "fixed"        # optional: fixed, rademacher, "gaussian(mu=1, tau=0.5)", ...
     checks = ["field.*"]   # optional: ids or families; default every applicable check
     description = "..."    # optional
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from ...theory import validate
+from ...theory import canonical_prior, validate
 from ..checks import Case, select
 
 _KEYS = {"name", "theta", "alpha", "R", "L", "N", "d", "beta", "sigma2", "prior", "checks", "description"}
@@ -58,7 +58,7 @@ def make_case(name: str | None = None, *, theta, alpha=None, R=None, L=None, N=N
         select(checks)  # unknown ids are refused here, with the list of known ones
         case = Case(name or "case", float(validate.real("theta", theta)), float(validate.real("alpha", alpha)),
                     beta=float(validate.real("beta", beta)), sigma2=float(validate.real("sigma2", sigma2)),
-                    prior=prior, R=R, L=L, d=d, description=description, checks=checks)
+                    prior=canonical_prior(prior), R=R, L=L, d=d, description=description, checks=checks)
         case.model  # validates theta, alpha, beta, sigma2, prior
     except ValueError as exc:
         raise ValueError(f"{pre}{exc}") from None
