@@ -27,20 +27,32 @@ BUDGET = {True: 4.0e7, False: 4.0e9}
 #: standard errors at which a bias counts as resolved, and the draws are planned for
 RESOLVED_SE = 3.0
 SIGMAS = 3.5
+#: ... and the second pass, planned from measured values, aims higher (a bias expected at 3.5
+#: standard errors stays below 3 in a third of the draws; at 4.5 in one in fifteen)
+SIGMAS_MEASURED = 4.5
+#: alignments among which the check picks the one where the bias is cheapest to resolve
+RHO_GRID = (-0.7, -0.5, -0.3, 0.3, 0.5, 0.7, 0.9)
 
 
 def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``finite_size.rate``: Monte Carlo mean of ``<P_q g, xi>`` at finite ``(R, L, d)`` vs ``F(rho)``.
 
     Uses ``(theta, alpha = R/L, beta, sigma2, prior, d)`` of the case; ``L`` runs over
-    ``L_0 2^j`` (``j = 0..4``, 1.2 decades) from ``L_0 = max(16, 10 / alpha)`` (``R ~ 10``:
+    ``L_0 2^{j/2}`` (``j = 0..4``, 0.6 decades) from ``L_0 = max(16, 10 / alpha)`` (``R ~ 10``:
     below that the error is pre-asymptotic, flat in ``L``)
-    at (as nearly as integers allow) the same ``alpha``; at ``rho = 0.5``. Samples: one
-    step of the exact reduced chain with a tiny step (:func:`._common.one_step_increments`).
-    Draws per ``L`` are planned from the leading-order theory of the bias
-    (``theory.effective_drift``: ``E X = F + C/L``, per-draw variance ``v1/L``):
-    ``n_L = 3.5^2 v1 L / C^2`` resolves the bias at 3.5 standard errors; the budget
-    (:data:`BUDGET`) is spent on the smallest ``L`` first, and scaled up when it allows more.
+    at (as nearly as integers allow) the same ``alpha``, at the ``rho`` of :data:`RHO_GRID`
+    where the leading-order theory makes the bias cheapest to resolve (largest ``C^2/v1``).
+    Samples: one step of the exact reduced chain with a tiny step
+    (:func:`._common.one_step_increments`). Draws are planned in two passes: first from the
+    leading-order theory of the bias (``theory.effective_drift``: ``E X = F + C/L``, per-draw
+    variance ``v1/L``, so ``n_L = 3.5^2 v1 L / C^2`` resolves it at 3.5 standard errors), with
+    at most a third of the budget (:data:`BUDGET`); then, since that theory is only asymptotic
+    (at ``d/L`` of order one the measured bias can be half of it), from the ``C`` and variances
+    measured in pass one, aiming at 4.5 standard errors, on the smallest unresolved sizes
+    first, with the rest of the budget.
+    (Coupling the sizes by common random numbers does not help here: ``X_L`` fluctuates
+    mainly through the linear term of its own ``L`` tokens, so nested prefixes share little
+    of the noise of ``X_L - X_{2L}`` while halving its signal.)
 
     Verdict. The error ``err(L) = mean - F`` is fitted by ``err = C / L`` (weighted by
     the standard errors) and, on the ``L`` where ``|err| > 3 SE`` (bias resolved), by a
@@ -57,48 +69,88 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     quick = ctx.quick
     m0 = problem.model
     alpha = problem.R / problem.L
-    # the O(1/L) regime needs many informative tokens: start at R ~ 10
+    # the O(1/L) regime needs many informative tokens: start at R ~ 10; sizes a factor
+    # sqrt(2) apart (resolving a point costs ~ L^2 normals, so the three smallest sizes
+    # cost a third of what doubling would)
     L0 = max(16, int(math.ceil(10 / alpha))) if alpha > 0 else 16
-    Ls = [L0 * 2**j for j in range(5)]
-    rhos = [0.5]
+    Ls = sorted({int(round(L0 * 2 ** (j / 2))) for j in range(5)})
     budget = BUDGET[quick]
-    # draws per L from the theory of the bias: E X = F + C(rho)/L + ... with per-draw variance
-    # v1(rho)/L (theory.effective_drift at L = 1), so resolving the bias at SIGMAS standard errors
-    # takes n_L = SIGMAS^2 v1 L / C^2 draws (3 L normals each)
-    plan = {}
-    for rho in rhos:
-        eff = effective_drift(m0, rho, 1e-12, problem.d, 1.0)
-        C_pred, v1 = float(eff.finite_L), float(eff.noise)
-        desired = [SIGMAS**2 * v1 * L / max(C_pred**2, 1e-300) for L in Ls]
-        plan[rho] = {"C_predicted": C_pred, "variance_times_L": v1, "desired": desired,
-                     "normals_to_resolve_3": 3 * sum(L * n for L, n in zip(Ls[:3], desired[:3]))}
-    share = budget / len(rhos)
-    counts = {}
-    for rho in rhos:
-        desired = plan[rho]["desired"]
-        total = 3 * sum(L * n for L, n in zip(Ls, desired))
-        if total <= share:
-            counts[rho] = [int(max(200, n * share / total)) for n in desired]
-        else:
-            left, ns = share, []
-            for L, n in zip(Ls, desired):
-                k = int(max(200, min(n, left / (3 * L))))
-                ns.append(k)
-                left = max(0.0, left - 3 * L * k)
-            counts[rho] = ns
+    # the alignment where the bias is easiest to resolve: largest C^2 / v1 by the theory
+    # (E X = F + C(rho)/L, per-draw variance v1(rho)/L)
+    theory = {}
+    for r in RHO_GRID:
+        eff = effective_drift(m0, r, 1e-12, problem.d, 1.0)
+        theory[r] = (float(eff.finite_L), float(eff.noise))
+    rho = max(RHO_GRID, key=lambda r: theory[r][0] ** 2 / max(theory[r][1], 1e-300))
+    rhos = [rho]
+    C_pred, v1 = theory[rho]
+    desired = [SIGMAS**2 * v1 * L / max(C_pred**2, 1e-300) for L in Ls]
+    plan = {rho: {"C_predicted": C_pred, "variance_times_L": v1, "chosen_from": sorted(RHO_GRID),
+                  "normals_to_resolve_3": 3 * sum(L * n for L, n in zip(Ls[:3], desired[:3]))}}
+    cfgs = {L: scaled_problem(problem, L) for L in Ls}
+    acc = {L: [0.0, 0.0, 0, 0.0] for L in Ls}  # sum, sum of squares, count, seconds
+
+    def draw(L, n, stage):
+        n = int(n)
+        if n <= 0:
+            return
+        t1 = time.perf_counter()
+        x, _ = one_step_increments(cfgs[L], rho, n, ctx.seed_for(case.name, "finite_size.rate", L, repr(rho), stage))
+        a = acc[L]
+        a[0] += float(x.sum())
+        a[1] += float((x * x).sum())
+        a[2] += n
+        a[3] += time.perf_counter() - t1
+
+    def spend(wanted, left):
+        """Draws per L: ``wanted`` in order (smallest L first) while ``left`` normals last."""
+        out = []
+        for L, n in zip(Ls, wanted):
+            k = int(max(0, min(n, left / (3 * L))))
+            out.append(k)
+            left -= 3 * L * k
+        return out
+
+    # pass 1: the theory's plan, with at most a third of the budget (at least 200 draws per L)
+    first = spend([max(200.0, n) for n in desired], budget / 3)
+    for L, n in zip(Ls, first):
+        draw(L, max(200, n), 1)
+    Fs = {L: float(evaluate(cfgs[L].model, rho).field) for L in Ls}
+
+    def stats(L):
+        s1, s2, n, _ = acc[L]
+        mean = s1 / n
+        var = max(s2 / n - mean * mean, 0.0) * n / (n - 1)
+        return mean, math.sqrt(var / n), var
+
+    # pass 2: the leading-order theory is only asymptotic (at d/L of order 1 the measured bias
+    # can be half of it): re-plan from what pass 1 measured and spend the rest of the budget
+    # on the smallest sizes whose bias is not yet resolved
+    used = sum(3 * L * acc[L][2] for L in Ls)
+    errs = {L: stats(L)[0] - Fs[L] for L in Ls}
+    w = {L: 1 / stats(L)[1] ** 2 for L in Ls}
+    C_meas = sum(w[L] * errs[L] / L for L in Ls) / sum(w[L] / L**2 for L in Ls)
+    C_use = max(abs(C_meas), 0.25 * abs(C_pred))  # a bias measured as ~0 would ask for infinite draws
+    wanted = []
+    for L in Ls:
+        mean, se, var = stats(L)
+        resolved_now = abs(errs[L]) > RESOLVED_SE * se
+        need = SIGMAS_MEASURED**2 * var / max((C_use / L) ** 2, 1e-300) - acc[L][2]
+        wanted.append(0.0 if resolved_now else max(0.0, need))
+    second = spend(wanted, max(0.0, budget - used))
+    for L, n in zip(Ls, second):
+        draw(L, n, 2)
+    plan[rho]["C_measured_pass1"] = C_meas
+    plan[rho]["normals_pass1"] = used
+    plan[rho]["normals_total"] = sum(3 * L * acc[L][2] for L in Ls)
+    plan[rho]["normals_to_resolve_3_measured"] = 3 * sum(
+        L * SIGMAS**2 * stats(L)[2] / max((C_use / L) ** 2, 1e-300) for L in Ls[:3])
     Fmax = float(np.max(np.abs(evaluate(m0, np.linspace(-1, 1, 401)).field)))
     rows = []
-    for rho in rhos:
-        for j, L in enumerate(Ls):
-            cfg = scaled_problem(problem, L)
-            n = counts[rho][j]
-            t1 = time.perf_counter()
-            x, _ = one_step_increments(cfg, rho, n, ctx.seed_for(case.name, "finite_size.rate", L, repr(rho)))
-            dt = time.perf_counter() - t1
-            Fv = float(evaluate(cfg.model, rho).field)
-            rows.append({"rho": rho, "L": L, "R": cfg.R, "n": n, "mean": float(x.mean()), "F": Fv,
-                         "err": float(x.mean()) - Fv, "se": float(x.std(ddof=1) / math.sqrt(n)),
-                         "predicted_err": plan[rho]["C_predicted"] / L, "seconds": dt})
+    for L in Ls:
+        mean, se, _ = stats(L)
+        rows.append({"rho": rho, "L": L, "R": cfgs[L].R, "n": acc[L][2], "mean": mean, "F": Fs[L],
+                     "err": mean - Fs[L], "se": se, "predicted_err": C_pred / L, "seconds": acc[L][3]})
     Larr = np.array([r["L"] for r in rows], float)
     err = np.array([r["err"] for r in rows])
     se = np.array([r["se"] for r in rows])
@@ -129,7 +181,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     # nothing measured is never a pass: with fewer than three resolved points the rate is untested
     decided = slope is not None
     status = ("pass" if ok else "fail") if decided else ("fail" if not ok else "inconclusive")
-    need = max(plan[r]["normals_to_resolve_3"] for r in rhos)
+    need = max(max(plan[r]["normals_to_resolve_3"], plan[r]["normals_to_resolve_3_measured"]) for r in rhos)
     rate_s = sum(r["seconds"] for r in rows) / max(1.0, 3 * sum(r["L"] * r["n"] for r in rows))
     figs = []
     path = ctx.figure("finite_size", case)
