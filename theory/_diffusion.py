@@ -57,6 +57,7 @@ import sympy as sp
 
 from ._effective_derivation import derive_effective
 from ._effective_quadrature import effective_quadrature
+from ._cache import cached_lambdify
 from ._model import Model
 from ._priors import canonical_prior
 from ._symbols import ARGS, B_batch, L_tok, eta, rho
@@ -129,7 +130,9 @@ def _derive_diffusion(prior: str) -> DiffusionDerivation:
 
 @lru_cache(maxsize=None)
 def _lam(prior: str):
-    return sp.lambdify(ARGS, derive_diffusion(prior).in_plane_variance, modules="numpy", cse=True)
+    prior = canonical_prior(prior)
+    return cached_lambdify(f"in-plane-variance|{prior}",
+                           lambda: (ARGS, derive_diffusion(prior).in_plane_variance, {"cse": True}))
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-import sympy as sp
 from scipy.optimize import brentq
 
+from ._cache import cached_lambdify
 from ._calculus import central_difference
 from ._effective_derivation import derive_effective
+from ._priors import canonical_prior
 from ._evaluate import evaluate
 from ._model import Model
 from ._symbols import ARGS, dim
@@ -40,12 +41,21 @@ _H = 1e-6
 
 @lru_cache(maxsize=None)
 def _numpy_functions(prior: str):
-    e = derive_effective(prior)
-    exprs = (e.out_of_plane_variance, e.in_plane_variance, e.weight_square, e.mean_perp, *e.self_interaction)
-    j1 = (e.finite_L_objective, e.finite_L_field)
-    lam = sp.lambdify(ARGS, exprs, modules="numpy", cse=True)
-    lam_j = sp.lambdify((*ARGS, dim), j1, modules="numpy", cse=True)
-    return lam, lam_j
+    """The lambdified finite-step coefficients (from the disk cache of generated code when the
+    theory is unchanged: :mod:`theory._cache`; the derivation runs only on a miss)."""
+    prior = canonical_prior(prior)
+
+    def moments():
+        e = derive_effective(prior)
+        exprs = (e.out_of_plane_variance, e.in_plane_variance, e.weight_square, e.mean_perp, *e.self_interaction)
+        return ARGS, exprs, {"cse": True}
+
+    def finite_l():
+        e = derive_effective(prior)
+        return (*ARGS, dim), (e.finite_L_objective, e.finite_L_field), {"cse": True}
+
+    return (cached_lambdify(f"effective-moments|{prior}", moments),
+            cached_lambdify(f"effective-finite-L|{prior}", finite_l))
 
 
 def _check_model(model) -> Model:
