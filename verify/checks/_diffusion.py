@@ -94,9 +94,9 @@ class Budget:
 
 
 def budget(quick: bool) -> Budget:
-    # paper: 200 runs put a coverage fraction within +-0.03 (1 SE) and keep the two checks
+    # paper: 160 runs put a coverage fraction within +-0.032 (1 SE) and keep the two checks
     # on the reproduction case near 3 minutes on 2 cores
-    return Budget(100, 4000, 400) if quick else Budget(200, 12_000, 500)
+    return Budget(100, 4000, 400) if quick else Budget(160, 12_000, 300)
 
 
 def _passage(rho: np.ndarray, level: float) -> np.ndarray:

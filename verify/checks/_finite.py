@@ -47,9 +47,10 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     leading-order theory of the bias (``theory.effective_drift``: ``E X = F + C/L``, per-draw
     variance ``v1/L``, so ``n_L = 3.5^2 v1 L / C^2`` resolves it at 3.5 standard errors), with
     at most a third of the budget (:data:`BUDGET`); then, since that theory is only asymptotic
-    (at ``d/L`` of order one the measured bias can be half of it), from the ``C`` and variances
-    measured in pass one, aiming at 4.5 standard errors, on the smallest unresolved sizes
-    first, with the rest of the budget.
+    (at ``d/L`` of order one the measured bias can be half of it), in up to three more passes
+    from the ``C`` (one standard error below its estimate) and variances measured so far,
+    aiming at 4.5 standard errors, on the smallest unresolved sizes first, until three sizes
+    resolve the bias or the budget is spent.
     (Coupling the sizes by common random numbers does not help here: ``X_L`` fluctuates
     mainly through the linear term of its own ``L`` tokens, so nested prefixes share little
     of the noise of ``X_L - X_{2L}`` while halving its signal.)
@@ -123,25 +124,31 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         var = max(s2 / n - mean * mean, 0.0) * n / (n - 1)
         return mean, math.sqrt(var / n), var
 
-    # pass 2: the leading-order theory is only asymptotic (at d/L of order 1 the measured bias
-    # can be half of it): re-plan from what pass 1 measured and spend the rest of the budget
-    # on the smallest sizes whose bias is not yet resolved
-    used = sum(3 * L * acc[L][2] for L in Ls)
-    errs = {L: stats(L)[0] - Fs[L] for L in Ls}
-    w = {L: 1 / stats(L)[1] ** 2 for L in Ls}
-    C_meas = sum(w[L] * errs[L] / L for L in Ls) / sum(w[L] / L**2 for L in Ls)
-    C_use = max(abs(C_meas), 0.25 * abs(C_pred))  # a bias measured as ~0 would ask for infinite draws
-    wanted = []
-    for L in Ls:
-        mean, se, var = stats(L)
-        resolved_now = abs(errs[L]) > RESOLVED_SE * se
-        need = SIGMAS_MEASURED**2 * var / max((C_use / L) ** 2, 1e-300) - acc[L][2]
-        wanted.append(0.0 if resolved_now else max(0.0, need))
-    second = spend(wanted, max(0.0, budget - used))
-    for L, n in zip(Ls, second):
-        draw(L, n, 2)
+    # passes 2-4: the leading-order theory is only asymptotic (at d/L of order one the measured
+    # bias can be half of it): re-plan from what was measured (C at one standard error below its
+    # estimate, so that a high first estimate does not starve the sizes) and spend on the smallest
+    # sizes whose bias is not yet resolved, half of what is left per pass, all of it in the last
+    C_meas = None
+    for stage in (2, 3, 4):
+        errs = {L: stats(L)[0] - Fs[L] for L in Ls}
+        se_L = {L: stats(L)[1] for L in Ls}
+        resolved_now = {L for L in Ls if abs(errs[L]) > RESOLVED_SE * se_L[L]}
+        w = {L: 1 / se_L[L] ** 2 for L in Ls}
+        norm = sum(w[L] / L**2 for L in Ls)
+        C_fit = sum(w[L] * errs[L] / L for L in Ls) / norm
+        if C_meas is None:
+            C_meas = C_fit
+        if len(resolved_now) >= 3:
+            break
+        C_use = max(abs(C_fit) - 1 / math.sqrt(norm), 0.25 * abs(C_pred))  # never plan for a bias ~0
+        wanted = [0.0 if L in resolved_now else
+                  max(0.0, SIGMAS_MEASURED**2 * stats(L)[2] / (C_use / L) ** 2 - acc[L][2]) for L in Ls]
+        left = budget - sum(3 * L * acc[L][2] for L in Ls)
+        for L, n in zip(Ls, spend(wanted, left if stage == 4 else left / 2)):
+            draw(L, n, stage)
+    C_use = max(abs(C_meas), 0.25 * abs(C_pred))
     plan[rho]["C_measured_pass1"] = C_meas
-    plan[rho]["normals_pass1"] = used
+    plan[rho]["normals_pass1"] = sum(3 * L * n for L, n in zip(Ls, [max(200, n) for n in first]))
     plan[rho]["normals_total"] = sum(3 * L * acc[L][2] for L in Ls)
     plan[rho]["normals_to_resolve_3_measured"] = 3 * sum(
         L * SIGMAS**2 * stats(L)[2] / max((C_use / L) ** 2, 1e-300) for L in Ls[:3])

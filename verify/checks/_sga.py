@@ -52,7 +52,7 @@ RECOVERY_FRACTION = 0.9
 SIM_BUDGET = {True: 4.0e7, False: 1.2e9}
 #: fewest steps a convergence run takes when the budget allows (see default_schedule)
 MIN_STEPS = 400
-RUNS = {True: 16, False: 32}
+RUNS = {True: 16, False: 20}
 #: token-steps (runs x steps x L) a planned, decisive recovery run may cost, quick / paper
 #: (paper: ~1.1e10 is the flagship weak-signal case at d = 100, about 3 minutes on 2 cores)
 PLAN_BUDGET = {True: 4.0e7, False: 1.5e10}
@@ -249,7 +249,7 @@ def _ambiguity_band(m, eq, problem, sched, seed) -> float:
 def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``sga.convergence``: recovery (condition) and agreement with the ODE basins (consistency).
 
-    Runs ``16`` (quick) / ``32`` runs of the reduced chain at the given ``(R, L, d)`` from
+    Runs ``16`` (quick) / ``20`` runs of the reduced chain at the given ``(R, L, d)`` from
     ``q_0`` uniform on the sphere with :func:`default_schedule`. Condition "recovery":
     at least :data:`RECOVERY_FRACTION` of the runs end with ``|rho| >= 0.99``; when the
     simulated ODE time is shorter than the ODE needs and recovery is not seen, the
