@@ -180,8 +180,9 @@ def hostile_argv(draw, tmp: Path):
     return argv
 
 
-class _Timeout(Exception):
-    pass
+class _Timeout(BaseException):
+    """The per-case hang guard. A ``BaseException``, like ``KeyboardInterrupt``: ``main``
+    turns every ``Exception`` into an ``error:`` line, which would hide a hang."""
 
 
 def _alarm(signum, frame):

@@ -420,3 +420,50 @@ def test_require_finite_refuses_overflow():
 def test_phase_extreme_beta_refused_up_front(capsys, tmp_path, argv):
     # found by the fuzzer: OverflowError traceback in the closed-form boundary / a run of minutes
     _refused(capsys, argv + ["--out", str(tmp_path / "p")], argv[1])
+
+
+# 7. unexpected exceptions: one line, never a traceback ----------------------------------
+
+def _boom(exc):
+    def run(args):
+        raise exc
+    return run
+
+
+@pytest.mark.parametrize("exc", [ZeroDivisionError("float division by zero"), OverflowError("(34, 'Result too large')"),
+                                 FloatingPointError("overflow encountered"), RecursionError("maximum recursion depth"),
+                                 MemoryError(), RuntimeError("solver\nfailed\n  badly")])
+def test_unexpected_exception_is_one_error_line(capsys, monkeypatch, exc):
+    from sigrec.verify.cli import _predict
+
+    monkeypatch.setattr(_predict, "run", _boom(exc))
+    code = main(PRED + ["--json"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "", (code, out, err)
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"error: internal error in predict: {type(exc).__name__}: "), lines[0]
+    assert lines[0].endswith("(please report this with the command line)"), lines[0]
+    assert " ".join(str(exc).split()) in lines[0]
+    assert "Traceback" not in err
+
+
+def test_unexpected_exception_while_parsing_names_the_command(capsys, monkeypatch):
+    import sigrec.verify.cli._args as args_mod
+
+    def broken(text):
+        raise ZeroDivisionError("in a type check")
+
+    monkeypatch.setattr(args_mod, "count", lambda name: broken)  # the parser is built on every call
+    code = main(PRED)
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.splitlines() == ["error: internal error in predict: ZeroDivisionError: in a type check "
+                                "(please report this with the command line)"], err
+
+
+def test_interrupt_still_exits_130(capsys, monkeypatch):
+    from sigrec.verify.cli import _predict
+
+    monkeypatch.setattr(_predict, "run", _boom(KeyboardInterrupt()))
+    _interrupted(capsys, PRED)
