@@ -16,10 +16,21 @@ The drift has the form ``A(rho) - eta B(rho)`` with ``A``, ``B`` free of ``eta``
 both are tabulated once on a grid of ``rho`` and interpolated by cubic splines
 (the derived expressions are large; the spline error at the default grid is below
 ``1e-9`` of the drift scale, far under Monte Carlo error).
+
+Stiffness. ``A`` and ``B`` grow like ``exp(c beta^2)`` at small ``L`` (``|B'|`` is about
+``1e11`` at ``beta = 4, L = 4``), and the corrected ODE then relaxes to the zero of
+``F_eta`` on a time scale far below the horizon. An explicit solver would need of the
+order of ``Lip x horizon`` steps (``1e10`` there: minutes to hours), so when
+``Lip x horizon`` (``Lip = max |A'| + eta_max |B'|`` on the grid) exceeds
+:data:`STIFF` the ODE is solved by the implicit ``Radau`` method with the spline
+Jacobian; below it (every shipped configuration, ``Lip x horizon <= 3e3``) by ``DOP853``
+as before. Either way the work is bounded by :data:`MAX_EVALUATIONS` drift evaluations;
+beyond it the integration reports failure instead of running on.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,6 +46,11 @@ from ._simulate import Problem, record_indices
 
 #: rho grid of the drift tables
 GRID = 1601
+#: ``Lip x horizon`` above which the corrected ODE is solved implicitly (module docstring);
+#: an explicit solver needs about ``Lip x horizon / 3`` steps, a few seconds at this value
+STIFF = 2e4
+#: drift evaluations one integration may use (a guard: ordinary problems use < 1e4)
+MAX_EVALUATIONS = 10**6
 
 
 @dataclass(frozen=True)
@@ -58,6 +74,18 @@ class CorrectedDrift:
     def __call__(self, rho, eta):
         """``F_eta(rho)`` (broadcast)."""
         return self.A(rho) - np.asarray(eta) * self.B(rho)
+
+    def slope(self, rho, eta):
+        """``d F_eta / d rho`` (broadcast), from the splines."""
+        return self.A(rho, 1) - np.asarray(eta) * self.B(rho, 1)
+
+    def lipschitz(self, eta_max: float) -> float:
+        """``max |A'| + eta_max max |B'|`` over the grid and its midpoints: a bound on
+        ``|d F_eta / d rho|`` for ``0 <= eta <= eta_max`` (``inf`` when it overflows)."""
+        x = self.A.x
+        r = np.concatenate([x, 0.5 * (x[1:] + x[:-1])])
+        with np.errstate(over="ignore", invalid="ignore"):
+            return float(np.max(np.abs(self.A(r, 1))) + eta_max * np.max(np.abs(self.B(r, 1))))
 
 
 def corrected_drift(problem: Problem, *, finite_L: bool = True, drag_scale: float = 1.0,
@@ -146,22 +174,50 @@ class Prediction:
         }
 
 
+class _TooMuchWork(Exception):
+    pass
+
+
 def integrate_corrected(drift: CorrectedDrift, schedule: Schedule, steps: int, rho0: float, t_eval,
                         *, rtol: float = 1e-9, atol: float = 1e-12):
-    """Integrate ``d rho/dt = F_eta(t)(rho)`` from ``rho0`` and sample at ``t_eval`` (solve_ivp result)."""
+    """Integrate ``d rho/dt = F_eta(t)(rho)`` from ``rho0`` and sample at ``t_eval``.
+
+    Returns ``(rho, success, message)``; ``rho`` is ``nan`` when the integration fails
+    (also after :data:`MAX_EVALUATIONS` drift evaluations). ``DOP853``, or ``Radau`` with
+    the spline Jacobian when the problem is stiff (module docstring).
+    """
     eta_t = _eta_of_t(schedule, steps)
     t_eval = np.asarray(t_eval, dtype=float)
+    calls = [0]
 
     def rhs(t, y):
+        calls[0] += 1
+        if calls[0] > MAX_EVALUATIONS:
+            raise _TooMuchWork
         r = min(max(y[0], -1.0), 1.0)
         return [float(drift(r, eta_t(t)))]
+
+    def jac(t, y):
+        if not -1.0 <= y[0] <= 1.0:
+            return [[0.0]]  # the drift is constant beyond the clamp
+        return [[float(drift.slope(y[0], eta_t(t)))]]
 
     span = (0.0, float(t_eval[-1]))
     if span[1] == 0.0:
         return np.full(t_eval.shape, rho0), True, "zero horizon"
     # max_step: resolve the schedule's variation of eta (a few steps' worth of time)
     max_step = max(span[1] / 200.0, 1e-6)
-    sol = solve_ivp(rhs, span, [rho0], method="DOP853", t_eval=t_eval, rtol=rtol, atol=atol, max_step=max_step)
+    eta_max = float(schedule.eta(np.zeros(1))[0])  # eta_k does not increase with k
+    lip = drift.lipschitz(eta_max)
+    # an overflowing bound (eta0 near the float limit) has no usable Jacobian either;
+    # the explicit solver then stops at once or the caller refuses the non-finite result
+    stiff = math.isfinite(lip) and lip * span[1] > STIFF
+    options = {"method": "Radau", "jac": jac} if stiff else {"method": "DOP853"}
+    try:
+        sol = solve_ivp(rhs, span, [rho0], t_eval=t_eval, rtol=rtol, atol=atol, max_step=max_step, **options)
+    except _TooMuchWork:
+        return (np.full(t_eval.shape, np.nan), False,
+                f"more than {MAX_EVALUATIONS} drift evaluations ({options['method']}, horizon t = {span[1]:.3g})")
     y = sol.y[0] if sol.success else np.full(t_eval.shape, np.nan)
     return y, bool(sol.success), sol.message
 

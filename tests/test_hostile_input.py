@@ -408,6 +408,13 @@ def test_predict_intermediate_overflow_is_silent(capsys, extra):
     assert _all_finite(data)
 
 
+def test_predict_integration_failure_is_one_line_naming_the_flags(capsys, monkeypatch):
+    import sigrec.numerics._corrected as corrected
+
+    monkeypatch.setattr(corrected, "MAX_EVALUATIONS", 100)
+    _refused(capsys, PRED + ["--json"], "`eta0`", "`power`", "more than 100 drift evaluations")
+
+
 def test_require_finite_refuses_overflow():
     from sigrec.verify.cli._guard import require_finite
 
