@@ -422,6 +422,30 @@ def test_require_finite_refuses_overflow():
         require_finite("`eta0`", [1.0, float("inf")])
 
 
+@pytest.mark.parametrize("sigma2", ["1e308", "1e20"])
+def test_predict_huge_sigma2_refused_naming_it(capsys, sigma2):
+    # found by the fuzzer: OverflowError (Python-float sigma2**2 in the lambdified E|P g|^2)
+    argv = ["predict", "--theta", "0", "--sigma2", sigma2, "--R", "1", "--L", "3", "--d", "2", "--steps", "1",
+            "--power", "0", "--rho0", "0", "--json"]
+    _refused(capsys, argv, "`sigma2`", f"sigma2={float(sigma2)!r}", "too large for float64")
+
+
+def test_effective_overflow_is_a_value_error_naming_the_scales():
+    from sigrec.theory import alignment_variance, effective_drift, gradient_second_moment
+
+    model = Model(0.0, 1 / 3, 1.0, 1e308, "fixed")
+    for call in (lambda: gradient_second_moment(model, [0.0, 0.5], 2, 3),
+                 lambda: effective_drift(model, [0.0, 0.5], 0.5, 2, 3),
+                 lambda: alignment_variance(model, [0.0, 0.5], 3)):
+        with pytest.raises(ValueError, match="`theta`, `beta` or `sigma2` is too large for float64"):
+            call()
+
+
+def test_field_overflow_names_sigma2_not_only_theta(capsys):
+    line = _refused(capsys, ["field", "--theta", "1", "--alpha", "0.5", "--sigma2", "1e308", "--rho", "0"], "`sigma2`")
+    assert "sigma2=1e+308" in line
+
+
 @pytest.mark.parametrize("argv", [["phase", "--beta", "1e308"], ["phase", "--beta", "1e308", "--prior", "rademacher"],
                                   ["phase", "--sigma2", "1e-320"]])
 def test_phase_extreme_beta_refused_up_front(capsys, tmp_path, argv):
