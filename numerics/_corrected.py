@@ -22,15 +22,23 @@ Stiffness. ``A`` and ``B`` grow like ``exp(c beta^2)`` at small ``L`` (``|B'|`` 
 ``F_eta`` on a time scale far below the horizon. An explicit solver would need of the
 order of ``Lip x horizon`` steps (``1e10`` there: minutes to hours), so when
 ``Lip x horizon`` (``Lip = max |A'| + eta_max |B'|`` on the grid) exceeds
-:data:`STIFF` the ODE is solved by the implicit ``Radau`` method with the spline
-Jacobian; below it (every shipped configuration, ``Lip x horizon <= 3e3``) by ``DOP853``
-as before. Either way the work is bounded by :data:`MAX_EVALUATIONS` drift evaluations;
-beyond it the integration reports failure instead of running on.
+:data:`STIFF` the ODE is solved by the implicit methods of :data:`STIFF_METHODS` with the
+spline Jacobian, the next one when a method fails; below it (every shipped
+configuration, ``Lip x horizon <= 3e3``) by ``DOP853`` as before. ``LSODA`` comes first:
+at an equilibrium near ``rho = 0`` the spline's rounding (``eps |B|`` at the
+neighbouring nodes) exceeds the first Newton correction, and the convergence test of
+scipy's ``Radau`` and ``BDF`` then shrinks the step without end, while ``LSODA``
+accepts a correction below the tolerance at once; ``Radau`` (one step, no history)
+copes better with the kinks of ``eta(t)`` of a long decaying schedule. Each attempt
+stops after :data:`MAX_EVALUATIONS` drift evaluations and counts as failed, so an
+integration never runs on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,8 +57,11 @@ GRID = 1601
 #: ``Lip x horizon`` above which the corrected ODE is solved implicitly (module docstring);
 #: an explicit solver needs about ``Lip x horizon / 3`` steps, a few seconds at this value
 STIFF = 2e4
-#: drift evaluations one integration may use (a guard: ordinary problems use < 1e4)
-MAX_EVALUATIONS = 10**6
+#: implicit methods for a stiff corrected ODE, tried in this order (module docstring)
+STIFF_METHODS = ("LSODA", "Radau")
+#: drift evaluations one solver attempt may use (a guard; shipped configurations use
+#: at most about 2e4, the stiff cases of the tests below 1e5; about 5 s at 2e5)
+MAX_EVALUATIONS = 2 * 10**5
 
 
 @dataclass(frozen=True)
@@ -183,8 +194,9 @@ def integrate_corrected(drift: CorrectedDrift, schedule: Schedule, steps: int, r
     """Integrate ``d rho/dt = F_eta(t)(rho)`` from ``rho0`` and sample at ``t_eval``.
 
     Returns ``(rho, success, message)``; ``rho`` is ``nan`` when the integration fails
-    (also after :data:`MAX_EVALUATIONS` drift evaluations). ``DOP853``, or ``Radau`` with
-    the spline Jacobian when the problem is stiff (module docstring).
+    (an attempt also fails after :data:`MAX_EVALUATIONS` drift evaluations). ``DOP853``,
+    or the methods of :data:`STIFF_METHODS` with the spline Jacobian when the problem is
+    stiff (module docstring).
     """
     eta_t = _eta_of_t(schedule, steps)
     t_eval = np.asarray(t_eval, dtype=float)
@@ -212,14 +224,28 @@ def integrate_corrected(drift: CorrectedDrift, schedule: Schedule, steps: int, r
     # an overflowing bound (eta0 near the float limit) has no usable Jacobian either;
     # the explicit solver then stops at once or the caller refuses the non-finite result
     stiff = math.isfinite(lip) and lip * span[1] > STIFF
-    options = {"method": "Radau", "jac": jac} if stiff else {"method": "DOP853"}
-    try:
-        sol = solve_ivp(rhs, span, [rho0], t_eval=t_eval, rtol=rtol, atol=atol, max_step=max_step, **options)
-    except _TooMuchWork:
-        return (np.full(t_eval.shape, np.nan), False,
-                f"more than {MAX_EVALUATIONS} drift evaluations ({options['method']}, horizon t = {span[1]:.3g})")
-    y = sol.y[0] if sol.success else np.full(t_eval.shape, np.nan)
-    return y, bool(sol.success), sol.message
+    # solve_ivp wants increasing times; repeated ones (t_k + eta_k == t_k in float64) share a value
+    ts, back = np.unique(t_eval, return_inverse=True)
+    failures = []
+    for method in STIFF_METHODS if stiff else ("DOP853",):
+        calls[0] = 0
+        # first step 1 / Lip: LSODA starts with functional (Adams) iterations, which diverge
+        # for h Lip >> 1 and end the run before it switches to BDF
+        options = {"jac": jac, "first_step": 1.0 / lip} if stiff else {}
+        try:
+            # LSODA reports its failures as UserWarnings too: they go into the message
+            with warnings.catch_warnings(record=True) if stiff else contextlib.nullcontext([]) as caught:
+                if stiff:
+                    warnings.simplefilter("always", UserWarning)
+                sol = solve_ivp(rhs, span, [rho0], method=method, t_eval=ts, rtol=rtol, atol=atol,
+                                max_step=max_step, **options)
+        except _TooMuchWork:
+            failures.append(f"{method}: more than {MAX_EVALUATIONS} drift evaluations")
+            continue
+        if sol.success:
+            return sol.y[0][back], True, sol.message
+        failures.append(f"{method}: {' '.join([sol.message] + [str(w.message) for w in caught])}")
+    return np.full(t_eval.shape, np.nan), False, f"{'; '.join(failures)} (horizon t = {span[1]:.3g})"
 
 
 def predict(problem: Problem, schedule: Schedule, steps: int, rho0: float, stride: int = 1, *,

@@ -150,6 +150,19 @@ def test_predict_non_stiff_is_the_explicit_solve_bit_for_bit():
     assert ok and np.array_equal(y, ref.y[0])
 
 
+@pytest.mark.parametrize("methods", [("LSODA",), ("Radau",)])
+def test_stiff_solvers_agree_with_the_explicit_one(monkeypatch, methods):
+    import sigrec.numerics._corrected as corrected
+
+    problem = Problem(theta=1.0, R=1, L=4, d=2, beta=2.0)  # Lip x horizon ~ 8e3: DOP853 still copes
+    sch = Schedule(eta0=0.5, k0=10.0, power=0.75)
+    explicit = predict(problem, sch, 20, 0.3, 2).rho_corrected
+    monkeypatch.setattr(corrected, "STIFF", 0.0)
+    monkeypatch.setattr(corrected, "STIFF_METHODS", methods)
+    implicit = predict(problem, sch, 20, 0.3, 2).rho_corrected
+    np.testing.assert_allclose(implicit, explicit, rtol=0, atol=1e-8)
+
+
 def test_corrected_ode_work_is_bounded(monkeypatch):
     import sigrec.numerics._corrected as corrected
 

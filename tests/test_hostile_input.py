@@ -415,6 +415,61 @@ def test_predict_integration_failure_is_one_line_naming_the_flags(capsys, monkey
     _refused(capsys, PRED + ["--json"], "`eta0`", "`power`", "more than 100 drift evaluations")
 
 
+class _Hang(BaseException):
+    """A hang guard (``main`` turns every ``Exception`` into an ``error:`` line)."""
+
+
+def _json_within(capsys, argv, seconds=60):
+    """:func:`_json`, failing instead of hanging after ``seconds`` (a hang guard)."""
+    import signal
+
+    def alarm(signum, frame):
+        raise _Hang
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return _json(capsys, argv)
+    except _Hang:
+        pytest.fail(f"no answer within {seconds} s: {argv!r}")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("extra", [
+    # found by the fuzzer: at an equilibrium at rho = 0 the spline's rounding broke Radau's
+    # Newton test and it crawled at steps of 1e-167 (numerics/_corrected.py, LSODA first)
+    ["--eta0", "0.5", "--k0", "1e12", "--power", "0.75"],
+    ["--eta0", "0.5", "--power", "0", "--steps", "5"],
+])
+def test_predict_stiff_equilibrium_at_zero(capsys, extra):
+    argv = ["predict", "--theta", "50", "--sigma2", "10", "--prior", "rademacher", "--R", "1", "--L", "4", "--d", "4",
+            "--steps", "1", "--rho0", "0"] + extra
+    data = _json_within(capsys, argv)
+    assert _all_finite(data)
+    assert max(abs(x) for x in data["rho_corrected"]) < 1e-12  # F_eta is odd here: the zero is rho = 0
+
+
+def test_predict_repeated_times_share_a_value(capsys):
+    # found by the fuzzer: eta_0 = 0.5 / 1e-120 swamps the later steps, t_1 == t_2 == t_3 in
+    # float64, and solve_ivp refused the t_eval ("Values in `t_eval` are not properly sorted")
+    argv = ["predict", "--theta", "1", "--R", "1", "--L", "3", "--d", "2", "--steps", "3", "--eta0", "0.5",
+            "--k0", "1e-12", "--power", "10", "--rho0", "0.3"]
+    data = _json_within(capsys, argv)
+    assert _all_finite(data)
+    assert data["time"][1] == data["time"][3]
+    for key in ("rho_plain", "rho_corrected"):
+        assert data[key][1] == data[key][2] == data[key][3], key
+
+
+def test_integrate_accepts_repeated_times():
+    from sigrec.numerics import integrate
+
+    traj = integrate(Model(1.0, 0.5), 0.3, [0.0, 1.0, 1.0, 2.0])
+    assert traj.success and traj.rho[1] == traj.rho[2] and traj.rho[0] < traj.rho[1] < traj.rho[3]
+
+
 def test_require_finite_refuses_overflow():
     from sigrec.verify.cli._guard import require_finite
 
