@@ -496,6 +496,20 @@ def test_effective_overflow_is_a_value_error_naming_the_scales():
             call()
 
 
+@pytest.mark.parametrize("theta", ["1e308", "700"])
+def test_certify_pole_exponent_overflow_refused_not_null(capsys, theta):
+    # found by the fuzzer: F'(+1) = -exp(~2 beta theta) became -inf, printed as "exponent": null
+    _refused(capsys, ["certify", "--theta", theta, "--alpha", "0", "--prec", "53", "--json"], "`theta`", "F'(+1)")
+
+
+def test_certify_underflowed_pole_exponent_keeps_its_sign(capsys):
+    # F'(-1) underflows to -0.0 at theta = 800: still a stable pole, not a neutral one
+    data = _json(capsys, ["certify", "--theta", "800", "--alpha", "0.5", "--prec", "53"])
+    assert _all_finite(data)
+    assert data["poles"]["minus"] == {"exponent": 0.0, "stability": "stable"}
+    assert data["poles"]["plus"]["stability"] == "stable"
+
+
 def test_field_overflow_names_sigma2_not_only_theta(capsys):
     line = _refused(capsys, ["field", "--theta", "1", "--alpha", "0.5", "--sigma2", "1e308", "--rho", "0"], "`sigma2`")
     assert "sigma2=1e+308" in line

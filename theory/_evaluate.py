@@ -241,10 +241,14 @@ def _mp_stable(prior: str):
     return values
 
 
-def pole_exponents(model: Model, dps: int = 30) -> tuple[float, float]:
-    """Closed-form ``F'(+1)`` and ``F'(-1)`` (sparse: of ``F / alpha``), as floats."""
+def pole_exponents(model: Model, dps: int = 30, *, exact: bool = False) -> tuple:
+    """Closed-form ``F'(+1)`` and ``F'(-1)`` (sparse: of ``F / alpha``), as floats, or
+    with ``exact=True`` as mpmath numbers (no exponent limit: their sign is right where
+    the floats overflow to ``-inf`` or underflow to ``-0.0``)."""
     with mpmath.workdps(dps):
         _, _, full, sparse = _mpmath_functions(model.prior)
         fn = sparse if model.sparse else full
         plus, minus = fn(*_mp_params(model))
+        if exact:
+            return +plus, +minus
         return float(plus), float(minus)

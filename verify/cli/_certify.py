@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from rich.console import Console
 
@@ -29,14 +30,15 @@ def register(sub) -> None:
 
 def run(args) -> int:
     model = model_from_args(args)
+    exact = pole_exponents(model, exact=True)
+    plus, minus = (_representable(model, x, pole) for x, pole in zip(exact, ("+1", "-1")))
     cert = certify(model, prec=args.prec)
-    plus, minus = pole_exponents(model)
     doc = {
         "model": model.as_dict(),
         **cert.as_dict(),
         "poles": {
-            "plus": {"exponent": plus, "stability": _classify(plus)},
-            "minus": {"exponent": minus, "stability": _classify(minus)},
+            "plus": {"exponent": plus, "stability": _classify(exact[0])},
+            "minus": {"exponent": minus, "stability": _classify(exact[1])},
         },
     }
     if args.json:
@@ -52,13 +54,24 @@ def run(args) -> int:
         out.print(f"  interior equilibrium {where}: {e.stability}")
     for lo, hi in cert.undecided:
         out.print(f"  undecided on [{lo:.12g}, {hi:.12g}]")
-    out.print(f"  F'(+1) = {plus:.6g} ({_classify(plus)}),  F'(-1) = {minus:.6g} ({_classify(minus)})")
+    out.print(f"  F'(+1) = {plus:.6g} ({_classify(exact[0])}),  F'(-1) = {minus:.6g} ({_classify(exact[1])})")
     for n in cert.notes:
         out.print(f"  note: {n}")
     return 0
 
 
-def _classify(exponent: float) -> str:
+def _representable(model, exponent, pole: str) -> float:
+    """``exponent`` (mpmath) as a float; refused (``ValueError``) when it overflows float64."""
+    x = float(exponent)
+    if not math.isfinite(x):
+        raise ValueError(f"`theta`, `beta` or `sigma2` is too large for float64: the pole exponent F'({pole}) "
+                         f"overflows; got theta={model.theta!r}, beta={model.beta!r}, sigma2={model.sigma2!r}")
+    return x
+
+
+def _classify(exponent) -> str:
+    """Stability of a pole from the sign of its exponent (the exact one: a float can
+    underflow to ``-0.0``)."""
     if exponent < 0:
         return "stable"
     if exponent > 0:
