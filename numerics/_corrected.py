@@ -274,6 +274,9 @@ def predict(problem: Problem, schedule: Schedule, steps: int, rho0: float, strid
     drift = corrected_drift(problem, finite_L=finite_L, drag_scale=drag_scale)
     idx = record_indices(steps, stride)
     t = schedule.times(steps)[idx]
+    if not np.isfinite(t[-1]):
+        raise ValueError(f"`eta0`, `k0` and `power`: the ODE time t_K = eta_0 + ... + eta_(K-1) overflows float64 "
+                         f"(K = {steps}, eta_0 = {float(schedule.eta(np.zeros(1))[0]):.3g}); use a smaller `eta0`")
     plain = integrate(problem.model, rho0, t)
     corr, ok, msg = integrate_corrected(drift, schedule, steps, rho0, t)
     success = bool(plain.success and ok)

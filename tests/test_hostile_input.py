@@ -463,6 +463,14 @@ def test_predict_repeated_times_share_a_value(capsys):
         assert data[key][1] == data[key][2] == data[key][3], key
 
 
+def test_predict_overflowing_time_axis_names_the_schedule(capsys):
+    # found by the fuzzer: t_k = inf leaked "`t_eval` must be finite and >= 0, got array([0., inf, ...])"
+    argv = ["predict", "--theta", "1", "--R", "1", "--L", "4", "--d", "2", "--steps", "6", "--eta0", "1e308",
+            "--k0", "1e-12", "--power", "1", "--rho0", "0.5", "--json"]
+    line = _refused(capsys, argv, "`eta0`", "`k0`", "`power`", "overflows")
+    assert "t_eval" not in line
+
+
 def test_integrate_accepts_repeated_times():
     from sigrec.numerics import integrate
 
