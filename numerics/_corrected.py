@@ -16,10 +16,29 @@ The drift has the form ``A(rho) - eta B(rho)`` with ``A``, ``B`` free of ``eta``
 both are tabulated once on a grid of ``rho`` and interpolated by cubic splines
 (the derived expressions are large; the spline error at the default grid is below
 ``1e-9`` of the drift scale, far under Monte Carlo error).
+
+Stiffness. ``A`` and ``B`` grow like ``exp(c beta^2)`` at small ``L`` (``|B'|`` is about
+``1e11`` at ``beta = 4, L = 4``), and the corrected ODE then relaxes to the zero of
+``F_eta`` on a time scale far below the horizon. An explicit solver would need of the
+order of ``Lip x horizon`` steps (``1e10`` there: minutes to hours), so when
+``Lip x horizon`` (``Lip = max |A'| + eta_max |B'|`` on the grid) exceeds
+:data:`STIFF` the ODE is solved by the implicit methods of :data:`STIFF_METHODS` with the
+spline Jacobian, the next one when a method fails; below it (every shipped
+configuration, ``Lip x horizon <= 3e3``) by ``DOP853`` as before. ``LSODA`` comes first:
+at an equilibrium near ``rho = 0`` the spline's rounding (``eps |B|`` at the
+neighbouring nodes) exceeds the first Newton correction, and the convergence test of
+scipy's ``Radau`` and ``BDF`` then shrinks the step without end, while ``LSODA``
+accepts a correction below the tolerance at once; ``Radau`` (one step, no history)
+copes better with the kinks of ``eta(t)`` of a long decaying schedule. Each attempt
+stops after :data:`MAX_EVALUATIONS` drift evaluations and counts as failed, so an
+integration never runs on.
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,6 +54,14 @@ from ._simulate import Problem, record_indices
 
 #: rho grid of the drift tables
 GRID = 1601
+#: ``Lip x horizon`` above which the corrected ODE is solved implicitly (module docstring);
+#: an explicit solver needs about ``Lip x horizon / 3`` steps, a few seconds at this value
+STIFF = 2e4
+#: implicit methods for a stiff corrected ODE, tried in this order (module docstring)
+STIFF_METHODS = ("LSODA", "Radau")
+#: drift evaluations one solver attempt may use (a guard; shipped configurations use
+#: at most about 2e4, the stiff cases of the tests below 1e5; about 5 s at 2e5)
+MAX_EVALUATIONS = 2 * 10**5
 
 
 @dataclass(frozen=True)
@@ -58,6 +85,18 @@ class CorrectedDrift:
     def __call__(self, rho, eta):
         """``F_eta(rho)`` (broadcast)."""
         return self.A(rho) - np.asarray(eta) * self.B(rho)
+
+    def slope(self, rho, eta):
+        """``d F_eta / d rho`` (broadcast), from the splines."""
+        return self.A(rho, 1) - np.asarray(eta) * self.B(rho, 1)
+
+    def lipschitz(self, eta_max: float) -> float:
+        """``max |A'| + eta_max max |B'|`` over the grid and its midpoints: a bound on
+        ``|d F_eta / d rho|`` for ``0 <= eta <= eta_max`` (``inf`` when it overflows)."""
+        x = self.A.x
+        r = np.concatenate([x, 0.5 * (x[1:] + x[:-1])])
+        with np.errstate(over="ignore", invalid="ignore"):
+            return float(np.max(np.abs(self.A(r, 1))) + eta_max * np.max(np.abs(self.B(r, 1))))
 
 
 def corrected_drift(problem: Problem, *, finite_L: bool = True, drag_scale: float = 1.0,
@@ -146,24 +185,67 @@ class Prediction:
         }
 
 
+class _TooMuchWork(Exception):
+    pass
+
+
 def integrate_corrected(drift: CorrectedDrift, schedule: Schedule, steps: int, rho0: float, t_eval,
                         *, rtol: float = 1e-9, atol: float = 1e-12):
-    """Integrate ``d rho/dt = F_eta(t)(rho)`` from ``rho0`` and sample at ``t_eval`` (solve_ivp result)."""
+    """Integrate ``d rho/dt = F_eta(t)(rho)`` from ``rho0`` and sample at ``t_eval``.
+
+    Returns ``(rho, success, message)``; ``rho`` is ``nan`` when the integration fails
+    (an attempt also fails after :data:`MAX_EVALUATIONS` drift evaluations). ``DOP853``,
+    or the methods of :data:`STIFF_METHODS` with the spline Jacobian when the problem is
+    stiff (module docstring).
+    """
     eta_t = _eta_of_t(schedule, steps)
     t_eval = np.asarray(t_eval, dtype=float)
+    calls = [0]
 
     def rhs(t, y):
+        calls[0] += 1
+        if calls[0] > MAX_EVALUATIONS:
+            raise _TooMuchWork
         r = min(max(y[0], -1.0), 1.0)
         return [float(drift(r, eta_t(t)))]
+
+    def jac(t, y):
+        if not -1.0 <= y[0] <= 1.0:
+            return [[0.0]]  # the drift is constant beyond the clamp
+        return [[float(drift.slope(y[0], eta_t(t)))]]
 
     span = (0.0, float(t_eval[-1]))
     if span[1] == 0.0:
         return np.full(t_eval.shape, rho0), True, "zero horizon"
     # max_step: resolve the schedule's variation of eta (a few steps' worth of time)
     max_step = max(span[1] / 200.0, 1e-6)
-    sol = solve_ivp(rhs, span, [rho0], method="DOP853", t_eval=t_eval, rtol=rtol, atol=atol, max_step=max_step)
-    y = sol.y[0] if sol.success else np.full(t_eval.shape, np.nan)
-    return y, bool(sol.success), sol.message
+    eta_max = float(schedule.eta(np.zeros(1))[0])  # eta_k does not increase with k
+    lip = drift.lipschitz(eta_max)
+    # an overflowing bound (eta0 near the float limit) has no usable Jacobian either;
+    # the explicit solver then stops at once or the caller refuses the non-finite result
+    stiff = math.isfinite(lip) and lip * span[1] > STIFF
+    # solve_ivp wants increasing times; repeated ones (t_k + eta_k == t_k in float64) share a value
+    ts, back = np.unique(t_eval, return_inverse=True)
+    failures = []
+    for method in STIFF_METHODS if stiff else ("DOP853",):
+        calls[0] = 0
+        # first step 1 / Lip: LSODA starts with functional (Adams) iterations, which diverge
+        # for h Lip >> 1 and end the run before it switches to BDF
+        options = {"jac": jac, "first_step": 1.0 / lip} if stiff else {}
+        try:
+            # LSODA reports its failures as UserWarnings too: they go into the message
+            with warnings.catch_warnings(record=True) if stiff else contextlib.nullcontext([]) as caught:
+                if stiff:
+                    warnings.simplefilter("always", UserWarning)
+                sol = solve_ivp(rhs, span, [rho0], method=method, t_eval=ts, rtol=rtol, atol=atol,
+                                max_step=max_step, **options)
+        except _TooMuchWork:
+            failures.append(f"{method}: more than {MAX_EVALUATIONS} drift evaluations")
+            continue
+        if sol.success:
+            return sol.y[0][back], True, sol.message
+        failures.append(f"{method}: {' '.join([sol.message] + [str(w.message) for w in caught])}")
+    return np.full(t_eval.shape, np.nan), False, f"{'; '.join(failures)} (horizon t = {span[1]:.3g})"
 
 
 def predict(problem: Problem, schedule: Schedule, steps: int, rho0: float, stride: int = 1, *,
@@ -192,6 +274,9 @@ def predict(problem: Problem, schedule: Schedule, steps: int, rho0: float, strid
     drift = corrected_drift(problem, finite_L=finite_L, drag_scale=drag_scale)
     idx = record_indices(steps, stride)
     t = schedule.times(steps)[idx]
+    if not np.isfinite(t[-1]):
+        raise ValueError(f"`eta0`, `k0` and `power`: the ODE time t_K = eta_0 + ... + eta_(K-1) overflows float64 "
+                         f"(K = {steps}, eta_0 = {float(schedule.eta(np.zeros(1))[0]):.3g}); use a smaller `eta0`")
     plain = integrate(problem.model, rho0, t)
     corr, ok, msg = integrate_corrected(drift, schedule, steps, rho0, t)
     success = bool(plain.success and ok)

@@ -194,8 +194,10 @@ def integrate(model: Model, rho0: float, t_eval, *, rtol: float = RTOL, atol: fl
     if not math.isfinite(y0) or t.size == 0 or t[-1] == 0.0:
         y = np.full(t.shape, y0)
         return Trajectory(t, np.tanh(y), y, one_minus_tanh(y), 0, True, "fixed point or zero horizon")
-    sol = solve_ivp(_rhs(model), (0.0, t[-1]), [y0], method="DOP853", t_eval=t, rtol=rtol, atol=atol)
-    y = sol.y[0] if sol.success else np.full(t.shape, np.nan)
+    # solve_ivp wants increasing times; repeated ones (t_k + eta_k == t_k in float64) share a value
+    ts, back = np.unique(t, return_inverse=True)
+    sol = solve_ivp(_rhs(model), (0.0, t[-1]), [y0], method="DOP853", t_eval=ts, rtol=rtol, atol=atol)
+    y = sol.y[0][back] if sol.success else np.full(t.shape, np.nan)
     return Trajectory(t, np.tanh(y), y, one_minus_tanh(y), int(sol.nfev), bool(sol.success), sol.message)
 
 

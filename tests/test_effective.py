@@ -135,6 +135,43 @@ def test_predict_validates_inputs():
         predict(Problem(theta=1.0, R=0, L=100, d=5), Schedule.constant(0.1), 10, 0.1)
 
 
+def test_predict_non_stiff_is_the_explicit_solve_bit_for_bit():
+    # the stiffness switch (numerics/_corrected.py) leaves ordinary problems on DOP853
+    from scipy.integrate import solve_ivp
+
+    from sigrec.numerics import corrected_drift, integrate_corrected
+
+    problem, sch = Problem(theta=1.0, R=150, L=1000, d=30), Schedule.constant(0.1)
+    drift = corrected_drift(problem)
+    t = sch.times(600)[::20]
+    y, ok, _ = integrate_corrected(drift, sch, 600, 0.05, t)
+    ref = solve_ivp(lambda _t, u: [float(drift(min(max(u[0], -1.0), 1.0), 0.1))], (0.0, t[-1]), [0.05],
+                    method="DOP853", t_eval=t, rtol=1e-9, atol=1e-12, max_step=t[-1] / 200)
+    assert ok and np.array_equal(y, ref.y[0])
+
+
+@pytest.mark.parametrize("methods", [("LSODA",), ("Radau",)])
+def test_stiff_solvers_agree_with_the_explicit_one(monkeypatch, methods):
+    import sigrec.numerics._corrected as corrected
+
+    problem = Problem(theta=1.0, R=1, L=4, d=2, beta=2.0)  # Lip x horizon ~ 8e3: DOP853 still copes
+    sch = Schedule(eta0=0.5, k0=10.0, power=0.75)
+    explicit = predict(problem, sch, 20, 0.3, 2).rho_corrected
+    monkeypatch.setattr(corrected, "STIFF", 0.0)
+    monkeypatch.setattr(corrected, "STIFF_METHODS", methods)
+    implicit = predict(problem, sch, 20, 0.3, 2).rho_corrected
+    np.testing.assert_allclose(implicit, explicit, rtol=0, atol=1e-8)
+
+
+def test_corrected_ode_work_is_bounded(monkeypatch):
+    import sigrec.numerics._corrected as corrected
+
+    monkeypatch.setattr(corrected, "MAX_EVALUATIONS", 100)
+    pred = predict(Problem(theta=1.0, R=150, L=1000, d=30), Schedule.constant(0.1), 600, 0.05, 20)
+    assert not pred.success and "more than 100 drift evaluations" in pred.message
+    assert np.all(np.isnan(pred.rho_corrected))
+
+
 def test_check_fails_on_a_wrong_drag(tmp_path):
     from sigrec.verify.checks import REGISTRY, CheckContext
 

@@ -408,6 +408,76 @@ def test_predict_intermediate_overflow_is_silent(capsys, extra):
     assert _all_finite(data)
 
 
+def test_predict_integration_failure_is_one_line_naming_the_flags(capsys, monkeypatch):
+    import sigrec.numerics._corrected as corrected
+
+    monkeypatch.setattr(corrected, "MAX_EVALUATIONS", 100)
+    _refused(capsys, PRED + ["--json"], "`eta0`", "`power`", "more than 100 drift evaluations")
+
+
+class _Hang(BaseException):
+    """A hang guard (``main`` turns every ``Exception`` into an ``error:`` line)."""
+
+
+def _json_within(capsys, argv, seconds=60):
+    """:func:`_json`, failing instead of hanging after ``seconds`` (a hang guard)."""
+    import signal
+
+    def alarm(signum, frame):
+        raise _Hang
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return _json(capsys, argv)
+    except _Hang:
+        pytest.fail(f"no answer within {seconds} s: {argv!r}")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("extra", [
+    # found by the fuzzer: at an equilibrium at rho = 0 the spline's rounding broke Radau's
+    # Newton test and it crawled at steps of 1e-167 (numerics/_corrected.py, LSODA first)
+    ["--eta0", "0.5", "--k0", "1e12", "--power", "0.75"],
+    ["--eta0", "0.5", "--power", "0", "--steps", "5"],
+])
+def test_predict_stiff_equilibrium_at_zero(capsys, extra):
+    argv = ["predict", "--theta", "50", "--sigma2", "10", "--prior", "rademacher", "--R", "1", "--L", "4", "--d", "4",
+            "--steps", "1", "--rho0", "0"] + extra
+    data = _json_within(capsys, argv)
+    assert _all_finite(data)
+    assert max(abs(x) for x in data["rho_corrected"]) < 1e-12  # F_eta is odd here: the zero is rho = 0
+
+
+def test_predict_repeated_times_share_a_value(capsys):
+    # found by the fuzzer: eta_0 = 0.5 / 1e-120 swamps the later steps, t_1 == t_2 == t_3 in
+    # float64, and solve_ivp refused the t_eval ("Values in `t_eval` are not properly sorted")
+    argv = ["predict", "--theta", "1", "--R", "1", "--L", "3", "--d", "2", "--steps", "3", "--eta0", "0.5",
+            "--k0", "1e-12", "--power", "10", "--rho0", "0.3"]
+    data = _json_within(capsys, argv)
+    assert _all_finite(data)
+    assert data["time"][1] == data["time"][3]
+    for key in ("rho_plain", "rho_corrected"):
+        assert data[key][1] == data[key][2] == data[key][3], key
+
+
+def test_predict_overflowing_time_axis_names_the_schedule(capsys):
+    # found by the fuzzer: t_k = inf leaked "`t_eval` must be finite and >= 0, got array([0., inf, ...])"
+    argv = ["predict", "--theta", "1", "--R", "1", "--L", "4", "--d", "2", "--steps", "6", "--eta0", "1e308",
+            "--k0", "1e-12", "--power", "1", "--rho0", "0.5", "--json"]
+    line = _refused(capsys, argv, "`eta0`", "`k0`", "`power`", "overflows")
+    assert "t_eval" not in line
+
+
+def test_integrate_accepts_repeated_times():
+    from sigrec.numerics import integrate
+
+    traj = integrate(Model(1.0, 0.5), 0.3, [0.0, 1.0, 1.0, 2.0])
+    assert traj.success and traj.rho[1] == traj.rho[2] and traj.rho[0] < traj.rho[1] < traj.rho[3]
+
+
 def test_require_finite_refuses_overflow():
     from sigrec.verify.cli._guard import require_finite
 
@@ -415,8 +485,99 @@ def test_require_finite_refuses_overflow():
         require_finite("`eta0`", [1.0, float("inf")])
 
 
+@pytest.mark.parametrize("sigma2", ["1e308", "1e20"])
+def test_predict_huge_sigma2_refused_naming_it(capsys, sigma2):
+    # found by the fuzzer: OverflowError (Python-float sigma2**2 in the lambdified E|P g|^2)
+    argv = ["predict", "--theta", "0", "--sigma2", sigma2, "--R", "1", "--L", "3", "--d", "2", "--steps", "1",
+            "--power", "0", "--rho0", "0", "--json"]
+    _refused(capsys, argv, "`sigma2`", f"sigma2={float(sigma2)!r}", "too large for float64")
+
+
+def test_effective_overflow_is_a_value_error_naming_the_scales():
+    from sigrec.theory import alignment_variance, effective_drift, gradient_second_moment
+
+    model = Model(0.0, 1 / 3, 1.0, 1e308, "fixed")
+    for call in (lambda: gradient_second_moment(model, [0.0, 0.5], 2, 3),
+                 lambda: effective_drift(model, [0.0, 0.5], 0.5, 2, 3),
+                 lambda: alignment_variance(model, [0.0, 0.5], 3)):
+        with pytest.raises(ValueError, match="`theta`, `beta` or `sigma2` is too large for float64"):
+            call()
+
+
+@pytest.mark.parametrize("theta", ["1e308", "700"])
+def test_certify_pole_exponent_beyond_float64_is_printed_not_null(capsys, theta):
+    # found by the fuzzer: F'(+1) = -exp(~2 beta theta) became -inf, printed as "exponent": null;
+    # the value is now given as text at any magnitude and the float only when it is representable
+    data = _json(capsys, ["certify", "--theta", theta, "--alpha", "0", "--prec", "53"])
+    assert _all_finite(data)
+    plus = data["poles"]["plus"]
+    assert plus["stability"] == "stable" and "exponent" not in plus
+    assert plus["exponent_text"].startswith("-") and "e+" in plus["exponent_text"]
+
+
+def test_certify_underflowed_pole_exponent_keeps_its_sign(capsys):
+    # F'(-1) underflows to -0.0 at theta = 800: still a stable pole, not a neutral one
+    data = _json(capsys, ["certify", "--theta", "800", "--alpha", "0.5", "--prec", "53"])
+    assert _all_finite(data)
+    minus = data["poles"]["minus"]
+    assert minus["stability"] == "stable" and "exponent" not in minus and "e-" in minus["exponent_text"]
+    assert data["poles"]["plus"]["stability"] == "stable"
+
+
+def test_field_overflow_names_sigma2_not_only_theta(capsys):
+    line = _refused(capsys, ["field", "--theta", "1", "--alpha", "0.5", "--sigma2", "1e308", "--rho", "0"], "`sigma2`")
+    assert "sigma2=1e+308" in line
+
+
 @pytest.mark.parametrize("argv", [["phase", "--beta", "1e308"], ["phase", "--beta", "1e308", "--prior", "rademacher"],
                                   ["phase", "--sigma2", "1e-320"]])
 def test_phase_extreme_beta_refused_up_front(capsys, tmp_path, argv):
     # found by the fuzzer: OverflowError traceback in the closed-form boundary / a run of minutes
     _refused(capsys, argv + ["--out", str(tmp_path / "p")], argv[1])
+
+
+# 7. unexpected exceptions: one line, never a traceback ----------------------------------
+
+def _boom(exc):
+    def run(args):
+        raise exc
+    return run
+
+
+@pytest.mark.parametrize("exc", [ZeroDivisionError("float division by zero"), OverflowError("(34, 'Result too large')"),
+                                 FloatingPointError("overflow encountered"), RecursionError("maximum recursion depth"),
+                                 MemoryError(), RuntimeError("solver\nfailed\n  badly")])
+def test_unexpected_exception_is_one_error_line(capsys, monkeypatch, exc):
+    from sigrec.verify.cli import _predict
+
+    monkeypatch.setattr(_predict, "run", _boom(exc))
+    code = main(PRED + ["--json"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "", (code, out, err)
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"error: internal error in predict: {type(exc).__name__}: "), lines[0]
+    assert lines[0].endswith("(please report this with the command line)"), lines[0]
+    assert " ".join(str(exc).split()) in lines[0]
+    assert "Traceback" not in err
+
+
+def test_unexpected_exception_while_parsing_names_the_command(capsys, monkeypatch):
+    import sigrec.verify.cli._args as args_mod
+
+    def broken(text):
+        raise ZeroDivisionError("in a type check")
+
+    monkeypatch.setattr(args_mod, "count", lambda name: broken)  # the parser is built on every call
+    code = main(PRED)
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.splitlines() == ["error: internal error in predict: ZeroDivisionError: in a type check "
+                                "(please report this with the command line)"], err
+
+
+def test_interrupt_still_exits_130(capsys, monkeypatch):
+    from sigrec.verify.cli import _predict
+
+    monkeypatch.setattr(_predict, "run", _boom(KeyboardInterrupt()))
+    _interrupted(capsys, PRED)

@@ -58,10 +58,11 @@ import sympy as sp
 from ._effective_derivation import derive_effective
 from ._effective_quadrature import effective_quadrature
 from ._cache import cached_lambdify
+from ._evaluate import scales
 from ._model import Model
 from ._priors import canonical_prior
 from ._symbols import ARGS, B_batch, L_tok, eta, rho
-from .validate import alignments, instance, integer, real
+from .validate import alignments, instance, integer, real, representable
 
 #: symbols and functions of the splitting formula (printing and verification only)
 _a, _b, _c, _r, _u, _rho0 = sp.symbols("a b c r v rho_0", real=True)
@@ -182,8 +183,10 @@ def alignment_variance(model: Model, rho_values, L, batch: int = 1, *,
     batch = integer("batch", batch, 1)
     variance_scale = real("variance_scale", variance_scale, lower=0.0)
     r = alignments("rho", rho_values)
-    vp = np.broadcast_to(_lam(model.prior)(r, model.theta, model.alpha, model.beta, model.sigma2), r.shape)
-    vp = np.asarray(vp, dtype=float)
+    params = (np.float64(v) for v in (model.theta, model.alpha, model.beta, model.sigma2))
+    with np.errstate(all="ignore"):  # an overflow gives inf (refused), never OverflowError
+        vp = np.broadcast_to(_lam(model.prior)(r, *params), r.shape)
+    vp = representable("in-plane variance V_p", vp, r, scales(model))
     return AlignmentVariance(r, vp, variance_scale * (1 - r * r) * vp / (L * batch), float(L), float(batch),
                              float(variance_scale))
 

@@ -29,11 +29,11 @@ from scipy.optimize import brentq
 from ._cache import cached_lambdify
 from ._calculus import central_difference
 from ._effective_derivation import derive_effective
+from ._evaluate import evaluate, scales
 from ._priors import canonical_prior
-from ._evaluate import evaluate
 from ._model import Model
 from ._symbols import ARGS, dim
-from .validate import alignments, instance, nonnegative, real
+from .validate import alignments, instance, nonnegative, real, representable
 
 #: half-width of the central differences (slope at the plateau, ``F'`` of the Euler term)
 _H = 1e-6
@@ -56,6 +56,12 @@ def _numpy_functions(prior: str):
 
     return (cached_lambdify(f"effective-moments|{prior}", moments),
             cached_lambdify(f"effective-finite-L|{prior}", finite_l))
+
+
+def _params(model: Model) -> tuple:
+    """``(theta, alpha, beta, sigma2)`` as numpy scalars, so that the lambdified
+    expressions overflow to ``inf`` (Python floats raise ``OverflowError``)."""
+    return tuple(np.float64(v) for v in (model.theta, model.alpha, model.beta, model.sigma2))
 
 
 def _check_model(model) -> Model:
@@ -125,15 +131,17 @@ def gradient_second_moment(model: Model, rho_values, d, L, batch: int = 1, *,
     _check_sizes(d, L, batch)
     r = alignments("rho", rho_values)
     lam, _ = _numpy_functions(model.prior)
-    V_o, V_p, _, _, V1, V2 = (np.broadcast_to(v, r.shape).astype(float)
-                              for v in lam(r, model.theta, model.alpha, model.beta, model.sigma2))
-    F = evaluate(model, r).field
-    one = 1.0 - r * r
-    mean_sq = np.divide(F * F, one, out=np.zeros_like(r), where=one > 0)
-    eps = (d - 2) / L
-    V_eff = V_o + eps * V1 + eps * eps * V2 if self_interaction else V_o
-    trace = ((d - 2) * V_eff + V_p) / (L * batch)
-    return GradientSecondMoment(r, mean_sq, V_o, V_eff, V_p, trace, mean_sq + trace, float(d), float(L), float(batch))
+    with np.errstate(all="ignore"):  # an overflow gives inf (refused below), never OverflowError
+        V_o, V_p, _, _, V1, V2 = (np.broadcast_to(v, r.shape).astype(float) for v in lam(r, *_params(model)))
+        F = evaluate(model, r).field
+        one = 1.0 - r * r
+        mean_sq = np.divide(F * F, one, out=np.zeros_like(r), where=one > 0)
+        eps = (d - 2) / L
+        V_eff = V_o + eps * V1 + eps * eps * V2 if self_interaction else V_o
+        trace = ((d - 2) * V_eff + V_p) / (L * batch)
+        total = mean_sq + trace
+    representable("gradient second moment E|P g|^2", total, r, scales(model))
+    return GradientSecondMoment(r, mean_sq, V_o, V_eff, V_p, trace, total, float(d), float(L), float(batch))
 
 
 @dataclass(frozen=True)
@@ -195,17 +203,20 @@ def effective_drift(model: Model, rho_values, eta_value, d, L, batch: int = 1, *
     F = evaluate(model, r).field
     if finite_L:
         _, lam_j = _numpy_functions(model.prior)
-        fl = np.broadcast_to(lam_j(r, model.theta, model.alpha, model.beta, model.sigma2, d)[1], r.shape) / L
+        with np.errstate(all="ignore"):
+            fl = np.broadcast_to(lam_j(r, *_params(model), np.float64(d))[1], r.shape) / L
+        representable("finite-L correction F_1 / L", fl, r, scales(model))
     else:
         fl = np.zeros_like(r)
-    drag = drag_scale * 0.5 * e * r * G.total
     if euler:
         Fp = central_difference(lambda u: evaluate(model, u).field, r, _H, lo=-1.0, hi=1.0)
-        eu = -0.5 * e * F * Fp
-    else:
-        eu = np.zeros_like(r)
+    with np.errstate(all="ignore"):
+        drag = drag_scale * 0.5 * e * r * G.total
+        eu = -0.5 * e * F * Fp if euler else np.zeros_like(r)
+        drift = F + fl - drag + eu
+    representable("effective drift", drift, r, {**scales(model), "eta": float(np.max(e, initial=0.0))})
     var_x = (1 - r * r) * G.in_plane_variance / (L * batch)
-    return EffectiveDrift(r, F, fl, drag, eu, F + fl - drag + eu, var_x)
+    return EffectiveDrift(r, F, fl, drag, eu, drift, var_x)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from ._derivation import derive
 from ._model import Model
 from ._priors import parse_prior
 from ._symbols import ARGS, alpha, beta, m, m1, rho, theta
-from .validate import alignments
+from .validate import alignments, representable
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,12 @@ def _sparse_numpy(model: Model, r: np.ndarray):
     return c * r * scale * mu1, c * scale * (mu1 + x * (var + mu1 * mu1))
 
 
+def scales(model: Model) -> dict:
+    """``{"theta", "beta", "sigma2"}`` of ``model``: the parameters that set the size of
+    the float64 values (named when one of them overflows, :func:`validate.representable`)."""
+    return {"theta": model.theta, "beta": model.beta, "sigma2": model.sigma2}
+
+
 def evaluate(model: Model, rho_values) -> FieldValues:
     """Evaluate ``j``, ``j'``, ``F`` and the nuisance mass at ``rho_values`` (float64).
 
@@ -147,13 +153,7 @@ def evaluate(model: Model, rho_values) -> FieldValues:
         # F = (1 - rho^2) j' vanishes exactly at rho = +-1
         field = np.where(np.abs(r) == 1.0, 0.0, (1 - r * r) * slope)
     for name, values in (("objective", obj), ("slope", slope), ("field", field), ("noise_mass", nm)):
-        finite = np.isfinite(values)
-        if not np.all(finite):
-            where = float(r.reshape(-1)[np.argmin(finite.reshape(-1))])
-            raise ValueError(
-                f"`theta` is too large for float64 at beta={model.beta:g}: the {name} overflows at "
-                f"rho={where:g}; got theta={model.theta!r} (use evaluate_mp, which has no exponent limit)"
-            )
+        representable(name, values, r, scales(model), hint="use evaluate_mp, which has no exponent limit")
     return FieldValues(r, obj, slope, field, nm)
 
 

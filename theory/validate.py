@@ -15,7 +15,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["alignments", "choice", "instance", "integer", "nonnegative", "real"]
+__all__ = ["alignments", "choice", "instance", "integer", "nonnegative", "real", "representable"]
 
 
 def real(name: str, value, *, lower: float | None = None, upper: float | None = None,
@@ -93,3 +93,23 @@ def instance(name: str, value, cls: type, label: str | None = None):
     if not isinstance(value, cls):
         raise ValueError(f"`{name}` must be a {label or cls.__name__}, got {type(value).__name__}")
     return value
+
+
+def representable(what: str, values, rho, params: dict, hint: str = "") -> np.ndarray:
+    """``values`` as a float array when every entry is finite; otherwise ``ValueError``
+    saying that ``what`` overflows float64 at the first such alignment of ``rho``
+    (broadcast against ``values``) and naming the parameters ``params``
+    (``{name: value}``) that set its size, e.g. ``"`theta`, `beta` or `sigma2` is too
+    large for float64: the objective overflows at rho=0; got theta=1.0, beta=1.0,
+    sigma2=1e+308"``. ``hint`` is appended in parentheses."""
+    arr = np.asarray(values, dtype=float)
+    finite = np.isfinite(arr)
+    if np.all(finite):
+        return arr
+    r = np.broadcast_to(np.asarray(rho, dtype=float), arr.shape).reshape(-1)
+    where = float(r[np.argmin(finite.reshape(-1))])
+    names = [f"`{n}`" for n in params]
+    named = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    got = ", ".join(f"{n}={v!r}" for n, v in params.items())
+    raise ValueError(f"{named} is too large for float64: the {what} overflows "
+                     f"at rho={where:g}; got {got}" + (f" ({hint})" if hint else ""))

@@ -4,7 +4,9 @@ The CLI only parses and prints. Each command lives in its own module ``_<command
 exposing ``register(subparsers)``, which adds a parser and sets ``run=<callable>``;
 the callable takes the parsed namespace and returns the exit code. A ``ValueError``
 (bad input) becomes ``error: <message>`` on stderr with exit code 2, never a
-traceback; nothing is printed on stdout in that case.
+traceback; nothing is printed on stdout in that case. Any other exception escaping a
+command is a bug, reported the same way as one line ``error: internal error in
+<command>: <type>: <message> (please report ...)`` with exit code 2 (:func:`main`).
 """
 
 from __future__ import annotations
@@ -72,18 +74,50 @@ def _child_handlers() -> None:
     signal.signal(signal.SIGINT, lambda *_: os._exit(130))
 
 
+def _one_line(text: str) -> str:
+    """``text`` with every run of whitespace (newlines included) as one space."""
+    return " ".join(str(text).split())
+
+
+def _command_of(args, argv) -> str:
+    """The command being run: from the parsed namespace, else the first known command
+    name in ``argv`` (an exception while parsing), else ``sigrec``."""
+    command = getattr(args, "command", None)
+    if command:
+        return command
+    words = sys.argv[1:] if argv is None else list(argv)
+    return next((w for w in words if w in COMMANDS), "sigrec")
+
+
+def internal_error(command: str, exc: BaseException) -> str:
+    """The one ``error:`` line for an unexpected exception ``exc`` in ``command``."""
+    message = _one_line(exc) or "(no message)"
+    return (f"error: internal error in {command}: {type(exc).__name__}: {message} "
+            f"(please report this with the command line)")
+
+
 def main(argv=None) -> int:
-    """Run the CLI; returns the process exit code."""
+    """Run the CLI; returns the process exit code.
+
+    0 (or the command's own code) on success; 2 with one ``error:`` line on stderr for
+    a usage error, a refused value (``ValueError``) or any other exception (a bug:
+    ``error: internal error in <command>: ...``); 130 with ``error: interrupted`` on
+    ``KeyboardInterrupt``. Never a traceback.
+    """
     _quiet_worker_interrupts()
+    args = None
     try:
         args = build_parser().parse_args(argv)
         return int(args.run(args) or 0)
-    except (_UsageError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except (_UsageError, ValueError) as exc:
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the contract: one line, never a traceback
+        print(internal_error(_command_of(args, argv), exc), file=sys.stderr)
+        return 2
 
 
 def console_main():  # pragma: no cover - exercised through the installed script

@@ -39,7 +39,7 @@ def run(args) -> int:
     with quiet_numerics():
         pred = predict(problem, schedule, args.steps, args.rho0, args.stride)
     if not pred.success:
-        raise ValueError(f"integration failed: {pred.message}")
+        raise ValueError(f"`eta0`, `k0`, `power` and the model flags: the ODE integration failed ({pred.message})")
     require_finite("`eta0`, `k0`, `power` and the model flags", pred.time, pred.eta, pred.rho_plain,
                    pred.rho_corrected)
     if args.band_runs < 10:
