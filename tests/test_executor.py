@@ -21,6 +21,27 @@ def _square_after(x):
     return x * x
 
 
+
+def kill_a_busy_worker(cluster, proc, *, wait: float, unit: str):
+    """Kill a worker of ``cluster`` while it runs a task of ``proc`` (a CLI subprocess), then
+    let ``proc`` finish: the lost task must be rescheduled on the survivor. Restores the
+    worker afterwards; returns ``proc``'s ``(stdout, stderr)``."""
+    try:
+        victim = None
+        with cluster.client() as c:
+            deadline = time.monotonic() + wait
+            while victim is None and time.monotonic() < deadline and proc.poll() is None:
+                busy = {c.scheduler_info()["workers"][a]["name"] for a, tasks in c.processing().items() if tasks}
+                victim = next((n for n in sorted(cluster.workers, reverse=True) if n in busy), None)
+                time.sleep(0.05)
+        assert victim is not None, f"no worker ever ran a {unit}"
+        cluster.kill(victim)  # mid-task: the task is lost and rescheduled on the survivor
+        return proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        cluster.add_worker()
+
 def test_inline_map_keeps_unit_order_and_reports_progress():
     seen = []
     with executor(workers=1) as ex:
@@ -103,21 +124,7 @@ def test_killing_a_worker_mid_task_changes_nothing(cluster):
             "--seed", "13", "--stride", "1000", "--json"]
     proc = subprocess.Popen([sys.executable, "-m", "sigrec", "simulate", *args, "--scheduler", cluster.address],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        victim = None
-        with cluster.client() as c:
-            deadline = time.monotonic() + 60
-            while victim is None and time.monotonic() < deadline:
-                busy = {c.scheduler_info()["workers"][a]["name"] for a, tasks in c.processing().items() if tasks}
-                victim = next((n for n in sorted(cluster.workers, reverse=True) if n in busy), None)
-                time.sleep(0.05)
-        assert victim is not None, "no worker ever ran a block"
-        cluster.kill(victim)  # mid-task: the block is lost and rescheduled on the survivor
-        out, err = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        cluster.add_worker()
+    out, err = kill_a_busy_worker(cluster, proc, wait=60, unit="block")
     assert proc.returncode == 0, err
     got = json.loads(out)
     ref = simulate(problem, Schedule(), steps=4000, runs=4, seed=13, stride=1000)
@@ -160,21 +167,7 @@ def test_sweep_on_the_cluster_equals_two_local_workers(cluster, tmp_path, capsys
 
 def test_killing_a_worker_mid_sweep_changes_nothing(cluster, slower_reference, tmp_path):
     proc = _sweep_process(SLOWER, tmp_path / "k.zarr", tmp_path, cluster.address)
-    try:
-        victim = None
-        with cluster.client() as c:
-            deadline = time.monotonic() + 120
-            while victim is None and time.monotonic() < deadline and proc.poll() is None:
-                busy = {c.scheduler_info()["workers"][a]["name"] for a, tasks in c.processing().items() if tasks}
-                victim = next((n for n in sorted(cluster.workers, reverse=True) if n in busy), None)
-                time.sleep(0.05)
-        assert victim is not None, "no worker ever ran a cell"
-        cluster.kill(victim)
-        out, err = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        cluster.add_worker()
+    out, err = kill_a_busy_worker(cluster, proc, wait=120, unit="cell")
     assert proc.returncode == 0, err
     assert json.loads(out)["computed"] == 4  # every cell written exactly once
     same_store(slower_reference, tmp_path / "k.zarr")

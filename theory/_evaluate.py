@@ -83,12 +83,12 @@ def stable_forms_agree(prior: str) -> bool:
 
 
 @lru_cache(maxsize=None)
-def _numpy_functions():
-    """The prior-free polynomial layer ``j(rho, m)``, ``j'(rho, m, m')`` (same for every prior)."""
+def _polynomials(module: str):
+    """The prior-free polynomial layer ``j(rho, m)``, ``j'(rho, m, m')`` (same for every prior),
+    lambdified for ``module`` (``"numpy"`` or ``"mpmath"``)."""
     d = derive("fixed")
-    poly_j = sp.lambdify((rho, m, *ARGS[1:]), d.objective_poly, modules="numpy")
-    poly_s = sp.lambdify((rho, m, m1, *ARGS[1:]), d.slope_poly, modules="numpy")
-    return poly_j, poly_s
+    return (sp.lambdify((rho, m, *ARGS[1:]), d.objective_poly, modules=module),
+            sp.lambdify((rho, m, m1, *ARGS[1:]), d.slope_poly, modules=module))
 
 
 def _coefficients_numpy(model: Model, r: np.ndarray):
@@ -136,7 +136,7 @@ def evaluate(model: Model, rho_values) -> FieldValues:
         Arrays of the shape of ``rho_values``.
     """
     r = alignments("rho", rho_values)
-    poly_j, poly_s = _numpy_functions()
+    poly_j, poly_s = _polynomials("numpy")
     # numpy scalars, so that an overflow gives inf (checked below), never OverflowError
     a, b, t, s2 = (np.float64(v) for v in (model.alpha, model.beta, model.theta, model.sigma2))
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
@@ -209,7 +209,7 @@ def _mp_stable(prior: str):
     """mpmath objective, slope, field, nuisance mass from the stable coefficient forms
     (the tilted law of :func:`_stable_coefficients`, at the working precision)."""
     law = parse_prior(prior)
-    poly_j, poly_s = _mp_polys()
+    poly_j, poly_s = _polynomials("mpmath")
 
     def values(r, t, a, b, s2):
         log_m, mu1, var = law.tilted_mp(b * t * r)
@@ -222,13 +222,6 @@ def _mp_stable(prior: str):
         return poly_j(r, wm, t, a, b, s2), slope, (1 - r * r) * slope, nm
 
     return values
-
-
-@lru_cache(maxsize=None)
-def _mp_polys():
-    d = derive("fixed")
-    return (sp.lambdify((rho, m, *ARGS[1:]), d.objective_poly, modules="mpmath"),
-            sp.lambdify((rho, m, m1, *ARGS[1:]), d.slope_poly, modules="mpmath"))
 
 
 def pole_exponents(model: Model, dps: int = 30) -> tuple[float, float]:

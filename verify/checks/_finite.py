@@ -113,9 +113,9 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         return out
 
     # pass 1: the theory's plan, with at most a third of the budget (at least 200 draws per L)
-    first = spend([max(200.0, n) for n in desired], budget / 3)
+    first = [max(200, n) for n in spend([max(200.0, n) for n in desired], budget / 3)]
     for L, n in zip(Ls, first):
-        draw(L, max(200, n), 1)
+        draw(L, n, 1)
     Fs = {L: float(evaluate(cfgs[L].model, rho).field) for L in Ls}
 
     def stats(L):
@@ -146,12 +146,12 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         left = budget - sum(3 * L * acc[L][2] for L in Ls)
         for L, n in zip(Ls, spend(wanted, left if stage == 4 else left / 2)):
             draw(L, n, stage)
-    C_use = max(abs(C_meas), 0.25 * abs(C_pred))
+    C_first = max(abs(C_meas), 0.25 * abs(C_pred))  # what pass 1 said, for the budget message
     plan[rho]["C_measured_pass1"] = C_meas
-    plan[rho]["normals_pass1"] = sum(3 * L * n for L, n in zip(Ls, [max(200, n) for n in first]))
+    plan[rho]["normals_pass1"] = sum(3 * L * n for L, n in zip(Ls, first))
     plan[rho]["normals_total"] = sum(3 * L * acc[L][2] for L in Ls)
     plan[rho]["normals_to_resolve_3_measured"] = 3 * sum(
-        L * SIGMAS**2 * stats(L)[2] / max((C_use / L) ** 2, 1e-300) for L in Ls[:3])
+        L * SIGMAS**2 * stats(L)[2] / max((C_first / L) ** 2, 1e-300) for L in Ls[:3])
     Fmax = float(np.max(np.abs(evaluate(m0, np.linspace(-1, 1, 401)).field)))
     rows = []
     for L in Ls:

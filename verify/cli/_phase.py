@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 import argparse
+import math
 
 from rich.console import Console
 
@@ -77,6 +78,4 @@ def run(args) -> int:
 
 
 def _finite_or_none(x: float):
-    import math
-
     return x if math.isfinite(x) else None
