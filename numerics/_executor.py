@@ -26,7 +26,12 @@ Tasks are submitted with ``retries``; a worker that dies mid-task has its tasks
 rescheduled by the dask scheduler on the surviving workers, so a lost worker neither
 loses nor duplicates a unit (and, units being pure, changes no result).
 
-Inside a dask worker, nested maps run in-process (a unit never starts a cluster).
+Inside a dask worker, nested maps run in-process (a unit never starts a cluster),
+except in a unit submitted with ``fan_out=True`` (a whole case of ``verify``, a
+configuration of ``reproduce``): its own maps go back to the cluster through
+``distributed.worker_client``, whose thread leaves the worker's thread pool while it
+waits and rejoins it afterwards, so a large unit spreads its blocks of runs over every
+worker and a worker never computes two units at once.
 """
 
 from __future__ import annotations
@@ -70,8 +75,9 @@ class Executor:
 
     Attributes
     ----------
-    backend : {"inline", "local", "scheduler"}
-        In-process, a process-wide ``LocalCluster``, or an existing cluster.
+    backend : {"inline", "local", "scheduler", "nested"}
+        In-process, a process-wide ``LocalCluster``, an existing cluster, or (inside a
+        ``fan_out`` unit on a worker) the cluster that runs the unit.
     client : distributed.Client or None
         ``None`` for ``"inline"``.
     address : str or None
@@ -94,10 +100,15 @@ class Executor:
         """Number of workers (1 in-process; the cluster's current count otherwise)."""
         if self.backend == "inline":
             return 1
-        client = self._connect()
+        if self.backend == "nested":
+            from distributed import get_client
+
+            client = get_client()  # the worker's own client; does not leave the thread pool
+        else:
+            client = self._connect()
         return max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
 
-    def map(self, fn, units, *, progress=None) -> list:
+    def map(self, fn, units, *, progress=None, fan_out: bool = False) -> list:
         """``[fn(u) for u in units]``, computed on this executor.
 
         Parameters
@@ -109,6 +120,10 @@ class Executor:
             Picklable units of work.
         progress : callable, optional
             Called as ``progress(done, total)`` each time a unit finishes.
+        fan_out : bool
+            Units are large (a case, a configuration): their own maps (e.g. the blocks
+            of runs of a :func:`simulate`) are sent back to the cluster instead of
+            running inside the unit. No effect in-process.
 
         Returns
         -------
@@ -125,41 +140,72 @@ class Executor:
                     progress(i + 1, total)
             return out
         results = [None] * total
-        for done, (i, value) in enumerate(self.as_completed(fn, units), 1):
+        for done, (i, value) in enumerate(self.as_completed(fn, units, fan_out=fan_out), 1):
             results[i] = value
             if progress is not None:
                 progress(done, total)
         return results
 
-    def as_completed(self, fn, units):
+    def as_completed(self, fn, units, *, fan_out: bool = False):
         """Yield ``(index, fn(units[index]))`` as units finish (any order).
 
         For callers that persist each result as soon as it exists (a resumable
-        sweep); the results themselves still depend on the unit only.
+        sweep); the results themselves still depend on the unit only. ``fan_out`` as
+        in :meth:`map`.
         """
         units = list(units)
         if self.backend == "inline":
             for i, u in enumerate(units):
                 yield i, fn(u)
             return
-        from distributed import as_completed
+        if fan_out:
+            fn = _FanOut(fn)
+        if self.backend == "nested":
+            from distributed import worker_client
 
-        self._connect()
-        futures = self.client.map(fn, units, pure=False, retries=TASK_RETRIES)
-        index = {f.key: i for i, f in enumerate(futures)}
-        try:
-            with self.client.as_current():
-                finished = as_completed(futures)
-            for fut in finished:
-                # raises the task's own exception if it failed after its retries
-                yield index[fut.key], fut.result()
-                fut.release()
-        finally:
-            for f in futures:
-                f.release()
+            # leaves the worker's thread pool while waiting (another unit may use the
+            # slot), rejoins it before computing again
+            with worker_client() as client:
+                yield from _completed(client, fn, units)
+            return
+        yield from _completed(self._connect(), fn, units)
+
+
+def _completed(client, fn, units):
+    """``(index, result)`` of ``fn`` over ``units`` on ``client``, as they finish."""
+    from distributed import as_completed
+
+    futures = client.map(fn, units, pure=False, retries=TASK_RETRIES)
+    index = {f.key: i for i, f in enumerate(futures)}
+    try:
+        with client.as_current():
+            finished = as_completed(futures)
+        for fut in finished:
+            # raises the task's own exception if it failed after its retries
+            yield index[fut.key], fut.result()
+            fut.release()
+    finally:
+        for f in futures:
+            f.release()
 
 
 _INLINE = Executor("inline")
+#: the executor of maps made inside a ``fan_out`` unit, on a worker
+_NESTED = Executor("nested")
+
+
+@dataclass(frozen=True)
+class _FanOut:
+    """``fn`` run as a fan-out unit: inside it, :func:`current_executor` is the cluster."""
+
+    fn: object
+
+    def __call__(self, unit):
+        token = _ACTIVE.set(_NESTED)
+        try:
+            return self.fn(unit)
+        finally:
+            _ACTIVE.reset(token)
 
 
 def _local(workers: int):
@@ -257,12 +303,13 @@ def executor(workers=None, scheduler=None, *, timeout: float = 10.0):
 def current_executor(workers: int = 1) -> Executor:
     """The executor a library call should use.
 
-    In-process inside a dask worker; else the executor of the enclosing
-    :func:`executor` block; else the process-wide local cluster of ``workers``
-    workers (in-process for ``workers = 1``).
+    Inside a dask worker: the cluster again within a ``fan_out`` unit, else
+    in-process. Elsewhere: the executor of the enclosing :func:`executor` block; else
+    the process-wide local cluster of ``workers`` workers (in-process for
+    ``workers = 1``).
     """
     if in_worker():
-        return _INLINE
+        return _NESTED if _ACTIVE.get() is _NESTED else _INLINE
     active = _ACTIVE.get()
     if active is not None:
         return active

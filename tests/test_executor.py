@@ -133,6 +133,85 @@ def test_killing_a_worker_mid_task_changes_nothing(cluster):
     cluster.wait_for_workers(2)
 
 
+# --- large units that fan out (a case of verify, a configuration of reproduce) -----
+
+
+def _unit_simulation(seed):
+    from sigrec.numerics import current_executor
+
+    ex = current_executor()
+    sim = simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=seed, stride=4)
+    return ex.backend, ex.workers, sim.rho
+
+
+def test_fan_out_units_send_their_blocks_back_to_the_cluster(cluster):
+    ref = [simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=s, stride=4).rho for s in range(3)]
+    with executor(scheduler=cluster.address) as ex:
+        fanned = ex.map(_unit_simulation, range(3), fan_out=True)
+        plain = ex.map(_unit_simulation, range(3))
+    # inside a fan-out unit the unit's own map goes to the cluster's two workers; in an
+    # ordinary unit it runs in-process; the bits are the same either way
+    assert [f[:2] for f in fanned] == [("nested", 2)] * 3 and [p[:2] for p in plain] == [("inline", 1)] * 3
+    for f, p, r in zip(fanned, plain, ref):
+        assert np.array_equal(f[2], r) and np.array_equal(p[2], r)
+
+
+def test_reproduce_configurations_on_the_cluster_equal_in_process(cluster):
+    from dataclasses import replace
+
+    from sigrec.verify.studies import _reproduce as rep
+
+    tiny = replace(rep.PROTOCOL, steps=40, runs=4, stride=10, d=4)
+    configs = [(2.0, 20, 200), (0.5, 20, 100)]
+    with executor(workers=1):
+        ref = rep.run_configs(configs, tiny)
+    seen = []
+    with executor(scheduler=cluster.address):
+        got = rep.run_configs(configs, tiny, progress=lambda d, n: seen.append((d, n)))
+    assert seen == [(1, 2), (2, 2)]
+    for a, b in zip(ref, got):
+        assert (a.theta, a.L) == (b.theta, b.L)
+        assert np.array_equal(a.curves["mean"], b.curves["mean"]) and a.mean_final_alignment == b.mean_final_alignment
+        assert a.basin_agreement == b.basin_agreement and a.ode_corrected_prediction == b.ode_corrected_prediction
+    assert ref[0].mean_final_alignment != ref[1].mean_final_alignment  # the comparison can fail
+
+
+_CASES = """
+[[case]]
+name = "small"
+theta = 0.6
+R = 60
+L = 400
+d = 5
+
+[[case]]
+name = "sparse"
+theta = 2.5
+alpha = 0
+"""
+
+
+def test_verify_cases_on_the_cluster_equal_in_process(cluster, tmp_path, capsys):
+    """Each case (with its checks) is one unit on the cluster; records and figures are
+    those of the in-process run, and the figures come back to the client's folder."""
+    cases = tmp_path / "cases.toml"
+    cases.write_text(_CASES)
+    args = ["verify", "--cases", str(cases), "--checks", "field.endpoints,field.monotone,sga.convergence", "--json"]
+    docs = {}
+    for name, where in (("inline", ["--workers", "1"]), ("cluster", ["--scheduler", cluster.address])):
+        assert main(args + ["--out", str(tmp_path / name)] + where) == 0
+        docs[name] = json.loads(capsys.readouterr().out)
+    key = ("id", "kind", "status", "value", "threshold", "certified", "message")
+    rows = {n: [(tuple(r[k] for k in key), r["details"].get("case")) for r in d["checks"]] for n, d in docs.items()}
+    assert rows["inline"] == rows["cluster"]
+    assert [r[0][0] for r in rows["inline"]] == ["field.endpoints", "field.monotone", "sga.convergence.recovery",
+                                                "sga.convergence", "field.monotone"]
+    figures = {n: [f.replace(str(tmp_path / n), "") for f in d["figures"]] for n, d in docs.items()}
+    assert figures["inline"] == figures["cluster"] and figures["inline"]
+    for f in figures["inline"]:
+        assert (tmp_path / "cluster" / f.lstrip("/")).read_bytes() == (tmp_path / "inline" / f.lstrip("/")).read_bytes()
+
+
 # --- sweeps on the real cluster (docs/design.md section 8) -------------------------
 
 from .test_sweep import SMALL, same_store  # noqa: E402

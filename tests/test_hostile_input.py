@@ -324,7 +324,7 @@ def _patch_heavy(monkeypatch, command):
         monkeypatch.setattr(_phase_cli, "plot", lambda pd, path: _figure_then_interrupt(Path(path).parent))
         return ["phase", "--n-theta", "2", "--n-alpha", "2"]
     if command == "reproduce":
-        monkeypatch.setattr(_reproduce_cli, "run_config", lambda *a, **k: None)
+        monkeypatch.setattr(_reproduce_cli, "run_configs", lambda configs, *a, **k: [None] * len(configs))
         monkeypatch.setattr(_reproduce_cli, "plot", lambda results, out: _figure_then_interrupt(out))
         return ["reproduce"]
     monkeypatch.setattr(_notes_cli, "_generate", _figure_then_interrupt)

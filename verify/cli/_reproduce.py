@@ -12,7 +12,7 @@ from ..suite._environment import environment
 from ._atomic import atomic_folder, relocate
 from ._limits import count
 from ._output import emit_json, stderr_progress, to_json
-from ..studies._reproduce import PAPER_MEAN_FINAL_ALIGNMENT, PRESETS, PROTOCOL, configurations, markdown_table, plot, run_config
+from ..studies._reproduce import PAPER_MEAN_FINAL_ALIGNMENT, PRESETS, PROTOCOL, configurations, markdown_table, plot, run_configs
 
 
 def register(sub) -> None:
@@ -38,12 +38,9 @@ def run(args) -> int:
         raise ValueError(f"`workers` must be >= 1, got {args.workers!r}")
     protocol = replace(PROTOCOL, simulator=args.simulator, seed=args.seed, workers=args.workers)
     configs = configurations(args.preset)
-    results = []
     with executor_from_args(args), stderr_progress() as bar:
-        for i, (theta, R, N) in enumerate(configs):
-            task = bar.add_task(f"theta={theta:g} N={N:,}", total=protocol.steps)
-            results.append(run_config(theta, R, N, protocol, seed_offset=i,
-                                      progress=lambda k, t=task: bar.update(t, completed=k)))
+        task = bar.add_task("configurations", total=len(configs))
+        results = run_configs(configs, protocol, progress=lambda done, _: bar.update(task, completed=done))
     with atomic_folder(args.out) as tmp:
         doc = _write(args, protocol, results, tmp)
     _print(args, protocol, results, doc)

@@ -12,6 +12,7 @@ from ._reproduce import (
     configurations,
     markdown_table,
     run_config,
+    run_configs,
 )
 from ._reproduce import PRESETS as REPRODUCE_PRESETS
 from ._reproduce import plot as plot_reproduction
@@ -37,6 +38,7 @@ __all__ = [
     "plot_reproduction",
     "plot_sweep",
     "run_config",
+    "run_configs",
     "run_sweep",
     "write_phase_csv",
 ]

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ...numerics import Problem, Schedule, basins, flow_map, predict, simulate
+from ...numerics import Problem, Schedule, basins, current_executor, flow_map, predict, simulate
 from ...theory import certify, evaluate
 
 PAPER_MEAN_FINAL_ALIGNMENT = 0.9965
@@ -131,6 +131,34 @@ def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progre
         nuisance_mass_final=nm_final, nuisance_mass_predicted=nm_pred, basin_agreement=basin_agree,
         runs_positive=int(np.sum(rf > 0)), runs_negative=int(np.sum(rf < 0)), wall_s=wall, curves=curves,
     )
+
+
+@dataclass(frozen=True)
+class _Config:
+    """One configuration as a unit of work (picklable, pure)."""
+
+    theta: float
+    R: int
+    N: int
+    protocol: Protocol
+    index: int
+
+
+def _run_unit(c: _Config) -> ConfigResult:
+    return run_config(c.theta, c.R, c.N, c.protocol, seed_offset=c.index)
+
+
+def run_configs(configs, protocol: Protocol = PROTOCOL, progress=None) -> list[ConfigResult]:
+    """:func:`run_config` of every ``(theta, R, N)`` in ``configs``, in order.
+
+    Each configuration is one unit of the current executor (docs/design.md section 8),
+    a fan-out unit: its blocks of runs go back to the cluster, so one configuration
+    alone still uses every worker, and many share them. Configuration ``i`` uses seed
+    ``protocol.seed + i`` wherever it runs. ``progress(done, total)`` counts finished
+    configurations.
+    """
+    units = [_Config(float(t), int(R), int(N), protocol, i) for i, (t, R, N) in enumerate(configs)]
+    return current_executor(protocol.workers).map(_run_unit, units, progress=progress, fan_out=True)
 
 
 #: columns of :func:`markdown_table`

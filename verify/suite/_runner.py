@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ...numerics import current_executor
 from ..checks import REGISTRY, CheckContext, CheckRecord, select
 from ._cases import SuiteConfig
 from ._claims import Claim, claims
@@ -69,11 +72,82 @@ def summarize(records) -> dict:
     }
 
 
-def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None) -> SuiteResult:
-    """Run every check of ``config`` in order.
+@dataclass(frozen=True)
+class _Unit:
+    """One unit of work of a distributed suite run: a model-independent check alone, or
+    one case with all its checks (they share cached simulations). Picklable, pure."""
 
-    ``progress``, if given, is called as ``progress(label, done, total)`` before
-    each step and once at the end. Figures go to ``figure_dir`` when given.
+    checks: tuple[str, ...]
+    case: object
+    ctx: CheckContext
+    #: where the figures go on the machine that runs the suite (``None``: no figures)
+    figure_dir: str | None
+
+    @property
+    def label(self) -> str:
+        return self.checks[0] if self.case is None else self.case.name
+
+
+def units(steps) -> list[_Unit]:
+    """The plan's steps grouped into units: each ``once`` check alone, each case with its
+    checks (consecutive in the plan), in plan order."""
+    groups: list[list] = []
+    for _, check, case in steps:
+        if case is not None and groups and groups[-1][-1][1] is case:
+            groups[-1].append((check.id, case))
+        else:
+            groups.append([(check.id, case)])
+    return [(tuple(cid for cid, _ in g), g[0][1]) for g in groups]
+
+
+def _relocated(value, old: str, new: str):
+    """``value`` with every string path under ``old`` moved under ``new`` (recursively)."""
+    if isinstance(value, str):
+        return new + value[len(old):] if value.startswith(old) else value
+    if isinstance(value, Path):
+        return Path(_relocated(str(value), old, new))
+    if isinstance(value, dict):
+        return {k: _relocated(v, old, new) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_relocated(v, old, new) for v in value)
+    return value
+
+
+def _run_unit(u: _Unit):
+    """``(records, figure files)`` of one unit, run wherever the scheduler put it.
+
+    Figures are drawn into a private temporary folder and returned as bytes (a worker
+    need not share a file system with the client); the records already name their
+    final place under ``u.figure_dir``.
+    """
+    tmp = None if u.figure_dir is None else tempfile.mkdtemp(prefix="sigrec-figures-")
+    try:
+        ctx = replace(u.ctx, figure_dir=None if tmp is None else Path(tmp))
+        records = []
+        for cid in u.checks:
+            out = REGISTRY[cid].run(u.case, ctx)
+            records.extend(out if u.case is None else _with_case(out, u.case))
+        if tmp is None:
+            return records, {}
+        files = {p.relative_to(tmp).as_posix(): p.read_bytes() for p in sorted(Path(tmp).rglob("*")) if p.is_file()}
+        records = [replace(r, details=_relocated(r.details, tmp, u.figure_dir)) for r in records]
+        return records, files
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None) -> SuiteResult:
+    """Run every check of ``config``; the records come in plan order.
+
+    In-process (no executor, or ``--workers 1``) the checks run one after another and
+    ``progress(label, done, total)`` is called before each step. On a cluster each
+    model-independent check and each case (with all its checks) is one unit of the
+    executor, a fan-out unit whose simulations spread their blocks of runs over every
+    worker (docs/design.md section 8); ``progress`` is then called as each unit
+    finishes. Either way ``progress`` is called once more at the end, and every
+    record is the same (each check draws from its own seed identity). Figures go to
+    ``figure_dir`` when given.
     """
     t0 = time.perf_counter()
     if figure_dir is not None:
@@ -83,11 +157,30 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
                        budget=config.budget)
     steps = plan(config)
     records: list[CheckRecord] = []
-    for i, (label, check, case) in enumerate(steps):
+    ex = current_executor()
+    if ex.backend == "inline":
+        for i, (label, check, case) in enumerate(steps):
+            if progress:
+                progress(label, i, len(steps))
+            out = check.run(case, ctx)
+            records.extend(out if case is None else _with_case(out, case))
+    else:
+        work = [_Unit(checks, case, replace(ctx, figure_dir=None), None if figure_dir is None else str(figure_dir))
+                for checks, case in units(steps)]
+        parts = [None] * len(work)
+        done = 0
         if progress:
-            progress(label, i, len(steps))
-        out = check.run(case, ctx)
-        records.extend(out if case is None else _with_case(out, case))
+            progress(f"{len(work)} units on {ex.workers} workers", 0, len(steps))
+        for i, (recs, files) in ex.as_completed(_run_unit, work, fan_out=True):
+            for name, data in files.items():
+                target = Path(figure_dir) / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+            parts[i] = recs
+            done += len(work[i].checks)
+            if progress:
+                progress(f"{work[i].label} done", done, len(steps))
+        records = [r for part in parts for r in part]
     if progress:
         progress("done", len(steps), len(steps))
     figures = tuple(f for r in records for f in r.details.get("figures", []))
