@@ -127,6 +127,26 @@ def test_cell_seeds_come_from_identity_not_position():
     assert a.identity((1, 0, 0)) == b.identity((1, 0, 0)) and a.identity((0, 0, 0)) != b.identity((0, 0, 0))
 
 
+def test_spec_records_only_the_token_count_its_grid_uses(tmp_path, capsys):
+    by_n = sweep.make_spec(theta=[1.0], N=[20], R=5, runs=2, steps=5).as_dict()
+    by_alpha = sweep.make_spec(theta=[1.0], alpha=[0.5], L=30, runs=2, steps=5).as_dict()
+    assert by_n["R"] == 5 and "L" not in by_n
+    assert by_alpha["L"] == 30 and "R" not in by_alpha
+    # a store written when both were recorded is still this sweep's store ...
+    import zarr
+
+    args = ["--theta", "1", "--alpha", "0.5", "--L", "30", "--runs", "2", "--steps", "5", "--store",
+            str(tmp_path / "s.zarr"), "--out", str(tmp_path), "--workers", "1"]
+    assert sweep_cli(args, capsys)[0] == 0
+    group = zarr.open_group(str(tmp_path / "s.zarr"), mode="r+")
+    group.attrs["spec"] = json.dumps({**json.loads(group.attrs["spec"]), "R": 500}, sort_keys=True)
+    code, out, _ = sweep_cli(args, capsys)
+    assert code == 0 and out["skipped"] == 1 and "R" not in out["spec"]
+    # ... and a used count that differs is still refused
+    code, _, err = sweep_cli([a if a != "30" else "40" for a in args], capsys)
+    assert code == 2 and "differs in: L" in err
+
+
 @pytest.mark.parametrize("bad, word", [
     (["--theta", "1", "--N", "10", "--alpha", "0.5"], "`N`"),
     (["--N", "10"], "`theta`"),

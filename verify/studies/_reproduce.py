@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ...numerics import Problem, Schedule, basins, current_executor, flow_map, predict, simulate
-from ...theory import certify, evaluate
+from ...numerics import Problem, Schedule, current_executor, predict, simulate
+from ._against import against_theory
 
 PAPER_MEAN_FINAL_ALIGNMENT = 0.9965
 PRESETS = ("quick", "paper")
@@ -90,7 +90,6 @@ def configurations(preset: str) -> list[tuple[float, int, int]]:
 
 def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progress=None) -> ConfigResult:
     problem = Problem(theta=theta, R=R, L=R + N, d=protocol.d, batch=protocol.batch)
-    model = problem.model
     sched = protocol.schedule
     t0 = time.perf_counter()
     sim = simulate(problem, sched, steps=protocol.steps, runs=protocol.runs, simulator=protocol.simulator,
@@ -98,14 +97,8 @@ def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progre
                    workers=protocol.workers)
     wall = time.perf_counter() - t0
     r0, rf = sim.initial_rho, sim.final_rho
-    cert = certify(model)
-    eq = list(cert.midpoints)
-    # plain ODE from each run's own start, on the recursion's time axis t_k
-    flow = flow_map(model, r0[:, None], sim.times[None, :], equilibria=eq).rho
-    limits = basins(model, r0, equilibria=eq).limit
-    basin_agree = float(np.mean(np.sign(rf) == np.sign(limits)))
-    nm_final = float(sim.noise_mass[:, -1].mean())
-    nm_pred = float(evaluate(model, np.clip(rf, -1, 1)).noise_mass.mean())
+    theory = against_theory(sim)
+    flow = theory.flow  # plain ODE from each run's own start, on the recursion's time axis t_k
     # corrected ODE (the step-size-corrected limit ODE with its finite-step drag, see
     # numerics._corrected) from each run's own start, averaged
     # like the simulation: the mean of |rho| over runs
@@ -124,11 +117,12 @@ def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progre
     }
     return ConfigResult(
         theta=theta, R=R, L=R + N, d=protocol.d, runs=protocol.runs, steps=protocol.steps,
-        schedule=sched.as_dict(), simulator=protocol.simulator, landscape=cert.status,
+        schedule=sched.as_dict(), simulator=protocol.simulator, landscape=theory.certificate.status,
         mean_final_alignment=float(a.mean()), sd_final_alignment=float(a.std(ddof=1)),
         min_final_alignment=float(a.min()), fraction_negative=float(np.mean(rf < 0)),
         ode_prediction=float(np.abs(flow[:, -1]).mean()), ode_corrected_prediction=corr,
-        nuisance_mass_final=nm_final, nuisance_mass_predicted=nm_pred, basin_agreement=basin_agree,
+        nuisance_mass_final=theory.nuisance_final, nuisance_mass_predicted=theory.nuisance_limit,
+        basin_agreement=theory.basin_agreement(rf),
         runs_positive=int(np.sum(rf > 0)), runs_negative=int(np.sum(rf < 0)), wall_s=wall, curves=curves,
     )
 

@@ -38,10 +38,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ...numerics import Problem, Schedule, basins, current_executor, flow_map, predict, simulate
-from ...theory import canonical_prior, certify, critical_alpha, evaluate
+from ...numerics import Problem, Schedule, current_executor, predict, simulate
+from ...theory import canonical_prior, critical_alpha
 from ...theory.validate import choice, integer, real
 from ..checks import derive_seed
+from ._against import against_theory
 
 #: grid parameters, in dimension order (``N`` and ``alpha`` are exclusive)
 PARAMETERS = ("theta", "N", "alpha", "d", "beta", "sigma2", "prior")
@@ -55,6 +56,14 @@ QUANTILES = (0.1, 0.5, 0.9)
 CONFIDENCE = 0.95
 PRESETS = ("quick", "paper")
 STORE_FORMAT = "sigrec-sweep-1"
+
+
+def _relevant(spec: dict) -> dict:
+    """``spec`` (a :meth:`SweepSpec.as_dict`) without the token count its grid does not
+    use: ``L`` when ``N`` is swept at fixed ``R``, ``R`` when ``alpha`` is swept at
+    fixed ``L`` (stores written before this rule carry both)."""
+    unused = "R" if "alpha" in spec["grid"] else "L"
+    return {k: v for k, v in spec.items() if k != unused}
 
 
 @dataclass(frozen=True)
@@ -108,9 +117,9 @@ class SweepSpec:
         return Schedule.constant(self.eta0) if self.power == 0 else Schedule(self.eta0, self.k0, self.power)
 
     def as_dict(self) -> dict:
-        d = asdict(self)
-        d["grid"] = {name: list(values) for name, values in self.grid}
-        return d
+        """The specification as a store records it: ``R`` only when ``N`` is swept,
+        ``L`` only when ``alpha`` is (the other one is not used)."""
+        return _relevant({**asdict(self), "grid": {name: list(values) for name, values in self.grid}})
 
     def parameters(self, index) -> dict:
         """The full parameter set of cell ``index`` (defaults for the unswept ones)."""
@@ -240,8 +249,8 @@ def compute_cell(cell: _Cell) -> dict:
     schedule = spec.schedule
     seed = derive_seed(spec.seed, *spec.identity(index))
     sim = simulate(problem, schedule, steps=spec.steps, runs=spec.runs, seed=seed, stride=spec.stride)
-    cert = certify(model)
-    eq = list(cert.midpoints)
+    theory = against_theory(sim, last_only=True)
+    cert = theory.certificate
     rho_star, predicted = _minus_basin(cert, problem.d)
     r0, rf = sim.initial_rho, sim.final_rho
     minus = int(np.sum(rf < 0))
@@ -250,8 +259,8 @@ def compute_cell(cell: _Cell) -> dict:
     reached = np.abs(sim.rho) >= RECOVERED
     first = np.where(reached.any(axis=1), sim.record_steps[np.argmax(reached, axis=1)], np.inf)
     median_step = float(np.median(first))
-    flow = flow_map(model, r0[:, None], sim.times[None, -1:], equilibria=eq).rho[:, -1]
-    ode_minus = float(np.mean(basins(model, r0, equilibria=eq).limit < 0))
+    flow = theory.flow[:, -1]
+    ode_minus = float(np.mean(theory.limits < 0))
     return {
         "landscape": LANDSCAPES.index(cert.status),
         "certified": int(cert.certified),
@@ -267,8 +276,8 @@ def compute_cell(cell: _Cell) -> dict:
         **{f"final_abs_q{int(q * 100):02d}": float(np.quantile(a, q)) for q in QUANTILES},
         "recovered_fraction": float(np.mean(a >= RECOVERED)),
         "median_step_to_099": median_step if math.isfinite(median_step) else math.nan,
-        "nuisance_measured": float(sim.noise_mass[:, -1].mean()),
-        "nuisance_limit": float(evaluate(model, np.clip(rf, -1, 1)).noise_mass.mean()),
+        "nuisance_measured": theory.nuisance_final,
+        "nuisance_limit": theory.nuisance_limit,
         "ode_plain": float(np.abs(flow).mean()),
         "alpha_effective": model.alpha,
         "seed": seed,
@@ -344,7 +353,7 @@ def open_store(path, spec: SweepSpec) -> np.ndarray:
             raise ValueError(f"`store` {str(path)!r} exists and is not a sigrec sweep store") from None
         if attrs.get("format") != STORE_FORMAT:
             raise ValueError(f"`store` {str(path)!r} exists and is not a sigrec sweep store")
-        theirs = json.loads(attrs["spec"])
+        theirs = _relevant(json.loads(attrs["spec"]))
         ours = json.loads(json.dumps(spec.as_dict(), sort_keys=True))
         if theirs != ours:
             differ = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
