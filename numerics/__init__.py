@@ -7,7 +7,16 @@
 
 from ._bench import BenchReport, benchmark
 from ._corrected import CorrectedDrift, Prediction, corrected_drift, integrate_corrected, predict
-from ._executor import SCHEDULER_ENV, Executor, current_executor, executor, in_worker, shutdown_local
+from ._executor import (
+    SCHEDULER_ENV,
+    Executor,
+    available_memory,
+    current_executor,
+    executor,
+    in_worker,
+    machine_workers,
+    shutdown_local,
+)
 from ._diffusion import (
     Band,
     Complexity,
@@ -89,9 +98,11 @@ __all__ = [
     "SIMULATORS",
     "SCHEDULER_ENV",
     "Executor",
+    "available_memory",
     "current_executor",
     "executor",
     "in_worker",
+    "machine_workers",
     "shutdown_local",
     "AlignmentTime",
     "BenchReport",

@@ -50,6 +50,9 @@ SCHEDULER_ENV = "SIGREC_SCHEDULER"
 
 #: retries per task on top of the scheduler's own rescheduling after a lost worker
 TASK_RETRIES = 3
+#: memory a local worker is allowed for when sizing a cluster to the machine (a worker
+#: with sympy, scipy and a block of runs loaded stays well below it)
+WORKER_MEMORY = 2**30
 
 _ACTIVE: contextvars.ContextVar = contextvars.ContextVar("sigrec_executor", default=None)
 #: process-wide local clusters and their clients, keyed by worker count
@@ -235,6 +238,33 @@ def shutdown_local() -> None:
             pass
 
 
+def available_memory() -> int:
+    """Bytes of memory available to a new allocation: ``MemAvailable`` of
+    ``/proc/meminfo``, else physical pages x page size, else 4 GiB."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 4 * 2**30
+
+
+def machine_workers() -> int:
+    """Workers of a local cluster sized to this machine: one per CPU this process may
+    run on (its affinity, which batch schedulers restrict), and no more than one per
+    :data:`WORKER_MEMORY` of available memory."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, available_memory() // WORKER_MEMORY))
+
+
 def resolve_scheduler(scheduler=None):
     """The scheduler address to use: ``scheduler``, else ``$SIGREC_SCHEDULER``, else ``None``."""
     if scheduler is None:
@@ -266,7 +296,7 @@ def executor(workers=None, scheduler=None, *, timeout: float = 10.0):
     Parameters
     ----------
     workers : int, optional
-        Worker processes of the local cluster; default ``os.cpu_count()``. ``1`` runs
+        Worker processes of the local cluster; default :func:`machine_workers`. ``1`` runs
         in-process without a cluster. Ignored when a scheduler is given.
     scheduler : str, optional
         Address of an existing ``dask.distributed`` scheduler; default
@@ -288,7 +318,7 @@ def executor(workers=None, scheduler=None, *, timeout: float = 10.0):
             raise ValueError(f"cannot reach the dask scheduler `scheduler` = {address!r}: {exc}") from None
         ex = Executor("scheduler", client, address)
     else:
-        n = (os.cpu_count() or 1) if workers is None else integer("workers", workers, 1)
+        n = machine_workers() if workers is None else integer("workers", workers, 1)
         ex = _INLINE if n == 1 else Executor("local", local_workers=n)
         client = None
     token = _ACTIVE.set(ex)

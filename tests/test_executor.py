@@ -50,6 +50,18 @@ def test_inline_map_keeps_unit_order_and_reports_progress():
     assert seen == [(i, 5) for i in range(1, 6)]
 
 
+def test_default_cluster_is_sized_by_affinity_and_memory(monkeypatch):
+    import sigrec.numerics._executor as exe
+
+    monkeypatch.setattr(exe.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    monkeypatch.setattr(exe, "available_memory", lambda: 64 * 2**30)
+    assert exe.machine_workers() == 4  # the CPUs this process may use
+    monkeypatch.setattr(exe, "available_memory", lambda: int(2.5 * 2**30))
+    assert exe.machine_workers() == 2  # one worker per GiB of available memory
+    monkeypatch.setattr(exe, "available_memory", lambda: 2**20)
+    assert exe.machine_workers() == 1
+
+
 def test_unreachable_scheduler_is_a_value_error():
     with pytest.raises(ValueError, match="`scheduler`"):
         with executor(scheduler="tcp://127.0.0.1:9", timeout=1):

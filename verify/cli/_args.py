@@ -116,7 +116,8 @@ def npz_file(text: str) -> Path:
 def add_executor_arguments(parser: argparse.ArgumentParser, default_workers=None) -> None:
     """``--workers N`` and ``--scheduler ADDRESS`` (docs/design.md section 8): where the
     independent units of the command run. Neither changes a result."""
-    default = "the number of CPUs" if default_workers is None else str(default_workers)
+    default = ("sized to the machine (one per CPU, at most one per GiB of available memory)"
+               if default_workers is None else str(default_workers))
     parser.add_argument("--workers", type=count("workers"), default=default_workers,
                         help=f"worker processes of the local dask cluster, one thread each (1 = in-process); "
                         f"results do not depend on it; default {default}")

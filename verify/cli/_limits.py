@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
+from ...numerics import available_memory
 
 #: ``name: (minimum, maximum, reason)`` for every integer flag of the CLI
 INT_LIMITS: dict[str, tuple[int, int, str]] = {
@@ -111,22 +111,6 @@ def bounded(name: str):
 
     parse.__name__ = name
     return parse
-
-
-def available_memory() -> int:
-    """Bytes of memory available to a new allocation: ``MemAvailable`` of
-    ``/proc/meminfo``, else physical pages x page size, else 4 GiB."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return 4 * 2**30
 
 
 def _gib(n: float) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from ...numerics import machine_workers
 from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args
 from ..suite._environment import environment
 from ._atomic import atomic_folder, relocate
@@ -26,7 +27,7 @@ def register(sub) -> None:
     add_out_argument(p, "sigrec-report", "output folder")
     p.add_argument("--simulator", choices=("reduced", "full"), default="reduced")
     p.add_argument("--seed", type=count("seed"), default=PROTOCOL.seed)
-    add_executor_arguments(p, default_workers=PROTOCOL.workers)
+    add_executor_arguments(p)
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -34,9 +35,10 @@ def register(sub) -> None:
 def run(args) -> int:
     if args.seed < 0:
         raise ValueError(f"`seed` must be >= 0, got {args.seed!r}")
-    if args.workers < 1:
-        raise ValueError(f"`workers` must be >= 1, got {args.workers!r}")
-    protocol = replace(PROTOCOL, simulator=args.simulator, seed=args.seed, workers=args.workers)
+    workers = machine_workers() if args.workers is None else args.workers
+    if workers < 1:
+        raise ValueError(f"`workers` must be >= 1, got {workers!r}")
+    protocol = replace(PROTOCOL, simulator=args.simulator, seed=args.seed, workers=workers)
     configs = configurations(args.preset)
     with executor_from_args(args), stderr_progress() as bar:
         task = bar.add_task("configurations", total=len(configs))

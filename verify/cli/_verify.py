@@ -52,7 +52,7 @@ def register(sub) -> None:
     p.add_argument("--preset", choices=PRESETS, default="quick", help="quick (default) or paper")
     add_out_argument(p, "sigrec-report", "output folder")
     p.add_argument("--seed", type=count("seed"), default=None, help="override the preset's seed")
-    add_executor_arguments(p, default_workers=2)
+    add_executor_arguments(p)
     add_json_flag(p)
     p.set_defaults(run=run)
 
