@@ -224,6 +224,24 @@ def test_verify_cases_on_the_cluster_equal_in_process(cluster, tmp_path, capsys)
         assert (tmp_path / "cluster" / f.lstrip("/")).read_bytes() == (tmp_path / "inline" / f.lstrip("/")).read_bytes()
 
 
+def test_killing_a_worker_mid_verify_changes_nothing(cluster, tmp_path, capsys):
+    """A fan-out unit (a whole case) lost with its worker is run again on the survivor,
+    and so are the blocks of runs it had sent out: the records are the undisturbed ones."""
+    args = ["verify", "--theta", "0.6", "--R", "60", "--L", "400", "--d", "5", "--checks", "sga.convergence",
+            "--json"]
+    assert main(args + ["--out", str(tmp_path / "ref"), "--workers", "1"]) == 0
+    ref = json.loads(capsys.readouterr().out)["checks"]
+    proc = subprocess.Popen([sys.executable, "-m", "sigrec", *args, "--out", str(tmp_path / "k"),
+                             "--scheduler", cluster.address], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    out, err = kill_a_busy_worker(cluster, proc, wait=120, unit="case")
+    assert proc.returncode == 0, err
+    got = json.loads(out)["checks"]
+    key = ("id", "status", "value", "threshold", "message")
+    assert [[r[k] for k in key] for r in got] == [[r[k] for k in key] for r in ref]
+    cluster.wait_for_workers(2)
+
+
 # --- sweeps on the real cluster (docs/design.md section 8) -------------------------
 
 from .test_sweep import SMALL, same_store  # noqa: E402
