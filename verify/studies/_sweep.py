@@ -50,6 +50,8 @@ PARAMETERS = ("theta", "N", "alpha", "d", "beta", "sigma2", "prior")
 LANDSCAPES = ("monotone", "bistable", "undecided", "degenerate")
 #: alignment counted as recovered
 RECOVERED = 0.99
+#: a cell counts as settled in the figures when 90% of its runs end with |rho_K| >= this
+SETTLED = 0.9
 #: quantiles of ``|final rho|`` stored per cell
 QUANTILES = (0.1, 0.5, 0.9)
 #: Clopper-Pearson level of the binomial interval on the simulated -xi fraction
@@ -474,9 +476,15 @@ def plot(store, out) -> list[str]:
                       + ([f"{fixed['prior']} prior"] if fixed["prior"] is not None else []))
     paths = []
 
+    # a cell has settled when 90% of its runs end within 0.1 of a pole; elsewhere a run
+    # below 0 may still be on its way to +xi and the comparison is not yet meaningful
+    settled = done & (sl["final_abs_q10"].transpose("theta", x_dim).values >= SETTLED)
     fig, (a1, a2) = style.figure(ncols=2)
-    a1.errorbar(pred[done], sim[done], yerr=[(sim - lo)[done], (hi - sim)[done]], fmt="o", ms=3, capsize=2,
-                label="cells (95% binomial interval)")
+    for mask, face, text in ((settled, "C0", "settled cells (95% binomial interval)"),
+                             (done & ~settled, "none", rf"not settled: 10% quantile of $|\rho_K|$ < {SETTLED}")):
+        if mask.any():
+            a1.errorbar(pred[mask], sim[mask], yerr=[(sim - lo)[mask], (hi - sim)[mask]], fmt="o", ms=4, capsize=2,
+                        color="C0", mfc=face, label=text)
     a1.plot([0, 1], [0, 1], "k--", lw=0.8, label="simulated = predicted")
     a1.set_xlabel(r"predicted fraction ending at $-\xi$ (ODE basin of uniform starts)")
     a1.set_ylabel(r"simulated fraction ending at $-\xi$")
