@@ -274,6 +274,16 @@ def test_sweep_on_the_cluster_equals_two_local_workers(cluster, tmp_path, capsys
     same_store(tmp_path / "c.zarr", tmp_path / "w.zarr")
 
 
+def test_a_single_cell_sweep_fans_out_and_equals_in_process(cluster, tmp_path, capsys):
+    one = ["--theta", "2", "--N", "300", "--R", "20", "--runs", "6", "--steps", "100", "--seed", "4"]
+    assert main(["sweep", *one, "--store", str(tmp_path / "c.zarr"), "--out", str(tmp_path),
+                 "--scheduler", cluster.address, "--json"]) == 0
+    assert main(["sweep", *one, "--store", str(tmp_path / "i.zarr"), "--out", str(tmp_path),
+                 "--workers", "1", "--json"]) == 0
+    capsys.readouterr()
+    same_store(tmp_path / "c.zarr", tmp_path / "i.zarr")
+
+
 def test_killing_a_worker_mid_sweep_changes_nothing(cluster, slower_reference, tmp_path):
     proc = _sweep_process(SLOWER, tmp_path / "k.zarr", tmp_path, cluster.address)
     out, err = kill_a_busy_worker(cluster, proc, wait=120, unit="cell")

@@ -2,7 +2,8 @@
 
 A sweep is a grid over ``theta``, ``N`` (at fixed ``R``) or ``alpha`` (at fixed ``L``),
 ``d``, ``beta``, ``sigma2`` and ``prior``. Each grid cell is one independent unit on the
-executor of the enclosing command: it simulates ``runs`` runs of the exact reduced
+executor of the enclosing command (a fan-out unit, whose blocks of runs spread over the
+cluster, when there are fewer cells than workers): it simulates ``runs`` runs of the exact reduced
 chain (docs/design.md section 2) from uniform starts on the sphere and compares them
 with the limit theory of that cell's model. Its random stream is
 ``SeedSequence(seed, spawn_key=cell identity)`` (:func:`sigrec.verify.checks.derive_seed`,
@@ -431,8 +432,13 @@ def run_sweep(spec: SweepSpec, store, *, progress=None, on_skip=None) -> SweepRe
     if progress is not None:
         progress(0, len(todo))
     units = [_Cell(idx, spec) for idx in todo]
+    ex = current_executor()
+    # fewer cells than workers: each cell sends its blocks of runs back to the cluster
+    # (a fan-out unit) so no worker idles; otherwise a cell is the unit, which keeps
+    # cells finishing one by one (what a resumed sweep relies on) and threads few
+    fan_out = ex.backend != "inline" and len(units) < ex.workers
     # closing: an interrupted sweep releases its queued tasks on the cluster at once
-    with closing(current_executor().as_completed(compute_cell, units)) as finished:
+    with closing(ex.as_completed(compute_cell, units, fan_out=fan_out)) as finished:
         for n, (i, result) in enumerate(finished, 1):
             result.update(corrected_prediction(spec, todo[i], result["initial_rho"]))
             write_cell(store, todo[i], result)
