@@ -161,6 +161,9 @@ class Executor:
             for i, u in enumerate(units):
                 yield i, fn(u)
             return
+        # an exception in a large unit is its code's, not the cluster's: fail at once
+        # rather than run a whole case again (a lost worker is rescheduled regardless)
+        retries = 0 if fan_out else TASK_RETRIES
         if fan_out:
             fn = _FanOut(fn)
         if self.backend == "nested":
@@ -169,16 +172,16 @@ class Executor:
             # leaves the worker's thread pool while waiting (another unit may use the
             # slot), rejoins it before computing again
             with worker_client() as client:
-                yield from _completed(client, fn, units)
+                yield from _completed(client, fn, units, retries)
             return
-        yield from _completed(self._connect(), fn, units)
+        yield from _completed(self._connect(), fn, units, retries)
 
 
-def _completed(client, fn, units):
+def _completed(client, fn, units, retries: int):
     """``(index, result)`` of ``fn`` over ``units`` on ``client``, as they finish."""
     from distributed import as_completed
 
-    futures = client.map(fn, units, pure=False, retries=TASK_RETRIES)
+    futures = client.map(fn, units, pure=False, retries=retries)
     index = {f.key: i for i, f in enumerate(futures)}
     try:
         with client.as_current():

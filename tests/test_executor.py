@@ -168,6 +168,25 @@ def test_fan_out_units_send_their_blocks_back_to_the_cluster(cluster):
         assert np.array_equal(f[2], r) and np.array_equal(p[2], r)
 
 
+def _count_and_fail(path):
+    with open(path, "a") as fh:
+        fh.write("x")
+    raise RuntimeError("boom")
+
+
+def test_a_failing_fan_out_unit_is_not_run_again(cluster, tmp_path):
+    """A small unit that raises is retried; a whole case is not run four times over."""
+    from sigrec.numerics._executor import TASK_RETRIES
+
+    with executor(scheduler=cluster.address) as ex:
+        with pytest.raises(RuntimeError, match="boom"):
+            ex.map(_count_and_fail, [str(tmp_path / "large")], fan_out=True)
+        with pytest.raises(RuntimeError, match="boom"):
+            ex.map(_count_and_fail, [str(tmp_path / "small")])
+    assert (tmp_path / "large").read_text() == "x"
+    assert (tmp_path / "small").read_text() == "x" * (1 + TASK_RETRIES)
+
+
 def test_reproduce_configurations_on_the_cluster_equal_in_process(cluster):
     from dataclasses import replace
 
