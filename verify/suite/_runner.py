@@ -88,8 +88,8 @@ class _Unit:
         return self.checks[0] if self.case is None else self.case.name
 
 
-def units(steps) -> list[_Unit]:
-    """The plan's steps grouped into units: each ``once`` check alone, each case with its
+def _groups(steps) -> list[tuple]:
+    """The plan's steps grouped into ``(check ids, case)`` units: each ``once`` check alone, each case with its
     checks (consecutive in the plan), in plan order."""
     groups: list[list] = []
     for _, check, case in steps:
@@ -166,7 +166,7 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
             records.extend(out if case is None else _with_case(out, case))
     else:
         work = [_Unit(checks, case, replace(ctx, figure_dir=None), None if figure_dir is None else str(figure_dir))
-                for checks, case in units(steps)]
+                for checks, case in _groups(steps)]
         parts = [None] * len(work)
         done = 0
         if progress:
