@@ -15,6 +15,7 @@ from ._executor import (
     executor,
     in_worker,
     machine_workers,
+    report,
     shutdown_local,
 )
 from ._diffusion import (
@@ -103,6 +104,7 @@ __all__ = [
     "executor",
     "in_worker",
     "machine_workers",
+    "report",
     "shutdown_local",
     "AlignmentTime",
     "BenchReport",

@@ -40,6 +40,7 @@ import atexit
 import contextvars
 import logging
 import os
+import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -175,6 +176,34 @@ class Executor:
                 yield from _completed(client, fn, units, retries)
             return
         yield from _completed(self._connect(), fn, units, retries)
+
+
+    @contextmanager
+    def events(self, handler):
+        """A fresh topic on which units may :func:`report`; each message calls
+        ``handler(message)`` in the driver (from the client's event thread), until
+        the block ends. Yields ``None`` in-process (there is nothing to relay)."""
+        if self.backend in ("inline", "nested"):
+            yield None
+            return
+        client = self._connect()
+        topic = f"sigrec-{uuid.uuid4().hex}"  # one per run: a shared cluster serves many
+        client.subscribe_topic(topic, lambda event: handler(event[1]))
+        try:
+            yield topic
+        finally:
+            client.unsubscribe_topic(topic)
+
+
+def report(topic, message) -> None:
+    """Relay ``message`` (msgpack-serialisable: numbers, strings, lists, dicts) from a
+    unit running on a worker to the driver's :meth:`Executor.events` handler of
+    ``topic``. Does nothing when ``topic`` is ``None`` or outside a worker."""
+    if topic is None or not in_worker():
+        return
+    from distributed import get_worker
+
+    get_worker().log_event(topic, message)
 
 
 def _completed(client, fn, units, retries: int):

@@ -243,6 +243,26 @@ def test_verify_cases_on_the_cluster_equal_in_process(cluster, tmp_path, capsys)
         assert (tmp_path / "cluster" / f.lstrip("/")).read_bytes() == (tmp_path / "inline" / f.lstrip("/")).read_bytes()
 
 
+def test_verify_progress_is_relayed_from_the_workers(cluster):
+    """On a cluster the bar still moves check by check: a unit reports each check it
+    starts through dask events; counts never go back and end at the total."""
+    from dataclasses import replace
+
+    from sigrec.verify.suite import SuiteConfig, make_case, run_suite
+
+    cases = (make_case("a", theta=2.5, alpha=0), make_case("b", theta=0.5, alpha=0.3))
+    config = replace(SuiteConfig.preset_config("quick"), cases=cases, checks=("field.*",))
+    seen = []
+    with executor(scheduler=cluster.address):
+        result = run_suite(config, progress=lambda label, done, total: seen.append((label, done, total)))
+    total = len(result.records)
+    assert seen[-1] == ("done", total, total) and all(t == total for _, _, t in seen)
+    dones = [d for _, d, _ in seen]
+    assert dones == sorted(dones)
+    # labels that only the workers' reports produce (a check starting on a case)
+    assert any(label.startswith("field.") and label.endswith((": a", ": b")) for label, _, _ in seen), seen
+
+
 def test_killing_a_worker_mid_verify_changes_nothing(cluster, tmp_path, capsys):
     """A fan-out unit (a whole case) lost with its worker is run again on the survivor,
     and so are the blocks of runs it had sent out: the records are the undisturbed ones."""

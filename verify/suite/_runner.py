@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ...numerics import current_executor
+from ...numerics import current_executor, report
 from ..checks import REGISTRY, CheckContext, CheckRecord, select
 from ._cases import SuiteConfig
 from ._claims import Claim, claims
@@ -82,6 +83,9 @@ class _Unit:
     ctx: CheckContext
     #: where the figures go on the machine that runs the suite (``None``: no figures)
     figure_dir: str | None
+    #: position in the plan's units, and the topic its progress is reported on
+    index: int = 0
+    topic: str | None = None
 
     @property
     def label(self) -> str:
@@ -124,7 +128,8 @@ def _run_unit(u: _Unit):
     try:
         ctx = replace(u.ctx, figure_dir=None if tmp is None else Path(tmp))
         records = []
-        for cid in u.checks:
+        for k, cid in enumerate(u.checks):
+            report(u.topic, {"unit": u.index, "done": k, "check": cid})
             out = REGISTRY[cid].run(u.case, ctx)
             records.extend(out if u.case is None else _with_case(out, u.case))
         if tmp is None:
@@ -137,6 +142,48 @@ def _run_unit(u: _Unit):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _run_distributed(ex, steps, ctx, figure_dir, progress) -> list[CheckRecord]:
+    """The records of ``steps``, each unit (see :func:`_groups`) a fan-out task on ``ex``.
+
+    Units report each check they start; ``progress(label, done, total)`` is called from
+    those reports (on the client's event thread) and as units finish, with ``done``
+    never decreasing and nothing after the last unit.
+    """
+    groups = _groups(steps)
+    seen = [0] * len(groups)  # checks of each unit known to be finished
+    lock = threading.Lock()
+    state = {"open": True}
+
+    def advance(i, done, label):
+        with lock:
+            seen[i] = max(seen[i], done)
+            if progress and state["open"]:
+                progress(label, sum(seen), len(steps))
+
+    def on_report(msg):
+        unit = work[msg["unit"]]
+        case = "" if unit.case is None else f": {unit.case.name}"
+        advance(msg["unit"], msg["done"], f"{msg['check']}{case}")
+
+    parts = [None] * len(groups)
+    with ex.events(on_report) as topic:
+        work = [_Unit(checks, case, replace(ctx, figure_dir=None), None if figure_dir is None else str(figure_dir),
+                      i, topic) for i, (checks, case) in enumerate(groups)]
+        advance(0, 0, f"{len(work)} units on {ex.workers} workers")
+        try:
+            for i, (recs, files) in ex.as_completed(_run_unit, work, fan_out=True):
+                for name, data in files.items():
+                    target = Path(figure_dir) / name
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(data)
+                parts[i] = recs
+                advance(i, len(work[i].checks), f"{work[i].label} done")
+        finally:
+            with lock:
+                state["open"] = False
+    return [r for part in parts for r in part]
+
+
 def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None) -> SuiteResult:
     """Run every check of ``config``; the records come in plan order.
 
@@ -144,8 +191,8 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
     ``progress(label, done, total)`` is called before each step. On a cluster each
     model-independent check and each case (with all its checks) is one unit of the
     executor, a fan-out unit whose simulations spread their blocks of runs over every
-    worker (docs/design.md section 8); ``progress`` is then called as each unit
-    finishes. Either way ``progress`` is called once more at the end, and every
+    worker (docs/design.md section 8); ``progress`` is then called as a worker starts
+    each check (relayed by dask events) and as each unit finishes. Either way ``progress`` is called once more at the end, and every
     record is the same (each check draws from its own seed identity). Figures go to
     ``figure_dir`` when given.
     """
@@ -165,22 +212,7 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
             out = check.run(case, ctx)
             records.extend(out if case is None else _with_case(out, case))
     else:
-        work = [_Unit(checks, case, replace(ctx, figure_dir=None), None if figure_dir is None else str(figure_dir))
-                for checks, case in _groups(steps)]
-        parts = [None] * len(work)
-        done = 0
-        if progress:
-            progress(f"{len(work)} units on {ex.workers} workers", 0, len(steps))
-        for i, (recs, files) in ex.as_completed(_run_unit, work, fan_out=True):
-            for name, data in files.items():
-                target = Path(figure_dir) / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
-            parts[i] = recs
-            done += len(work[i].checks)
-            if progress:
-                progress(f"{work[i].label} done", done, len(steps))
-        records = [r for part in parts for r in part]
+        records = _run_distributed(ex, steps, ctx, figure_dir, progress)
     if progress:
         progress("done", len(steps), len(steps))
     figures = tuple(f for r in records for f in r.details.get("figures", []))
