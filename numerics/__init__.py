@@ -15,6 +15,7 @@ from ._executor import (
     executor,
     in_worker,
     machine_workers,
+    Stopped,
     report,
     shutdown_local,
 )
@@ -104,6 +105,7 @@ __all__ = [
     "executor",
     "in_worker",
     "machine_workers",
+    "Stopped",
     "report",
     "shutdown_local",
     "AlignmentTime",

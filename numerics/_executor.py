@@ -31,7 +31,13 @@ except in a unit submitted with ``fan_out=True`` (a whole case of ``verify``, a
 configuration of ``reproduce``): its own maps go back to the cluster through
 ``distributed.worker_client``, whose thread leaves the worker's thread pool while it
 waits and rejoins it afterwards, so a large unit spreads its blocks of runs over every
-worker and a worker never computes two units at once.
+worker. At most two fan-out units per worker are in flight (one computing while the
+other waits for its blocks: `verify` quick took 47.7 s with one per worker, 38.2 s
+with two, on 2 cores); units sharing a worker process interleave at their maps
+(never computing at the same instant), so a unit
+must not hold process-global state (an mpmath precision, an open pyplot figure) across
+a map. A fan-out unit is not retried when it raises, and stops at its next map when
+the command that submitted it stops (:meth:`Executor.raise_if_stopped`).
 """
 
 from __future__ import annotations
@@ -39,9 +45,10 @@ from __future__ import annotations
 import atexit
 import contextvars
 import logging
+import itertools
 import os
 import uuid
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 
 from ..theory.validate import integer
@@ -93,6 +100,8 @@ class Executor:
     address: str | None = None
     #: size of the process-wide local cluster, started on first use (``"local"`` only)
     local_workers: int = 0
+    #: ``"nested"`` only: the event that tells the unit its driver has stopped
+    stop: str | None = None
 
     def _connect(self):
         if self.client is None and self.backend == "local":
@@ -144,10 +153,13 @@ class Executor:
                     progress(i + 1, total)
             return out
         results = [None] * total
-        for done, (i, value) in enumerate(self.as_completed(fn, units, fan_out=fan_out), 1):
-            results[i] = value
-            if progress is not None:
-                progress(done, total)
+        # closing: an exception here (Ctrl-C in a progress callback) stops the units at once,
+        # not whenever the generator happens to be collected
+        with closing(self.as_completed(fn, units, fan_out=fan_out)) as finished:
+            for done, (i, value) in enumerate(finished, 1):
+                results[i] = value
+                if progress is not None:
+                    progress(done, total)
         return results
 
     def as_completed(self, fn, units, *, fan_out: bool = False):
@@ -155,88 +167,166 @@ class Executor:
 
         For callers that persist each result as soon as it exists (a resumable
         sweep); the results themselves still depend on the unit only. ``fan_out`` as
-        in :meth:`map`.
+        in :meth:`map`. Use it under ``contextlib.closing``: stopping early (an
+        exception, Ctrl-C) then releases the queued units and stops the running ones
+        at once.
         """
         units = list(units)
         if self.backend == "inline":
             for i, u in enumerate(units):
                 yield i, fn(u)
             return
-        # an exception in a large unit is its code's, not the cluster's: fail at once
-        # rather than run a whole case again (a lost worker is rescheduled regardless)
-        retries = 0 if fan_out else TASK_RETRIES
-        if fan_out:
-            fn = _FanOut(fn)
         if self.backend == "nested":
             from distributed import worker_client
 
+            self.raise_if_stopped()
             # leaves the worker's thread pool while waiting (another unit may use the
-            # slot), rejoins it before computing again
+            # slot), rejoins it before computing again; the unit's own blocks go ahead
+            # of anything else queued (priority), so a started unit finishes first
             with worker_client() as client:
-                yield from _completed(client, fn, units, retries)
+                yield from _completed(client, fn, units, TASK_RETRIES, priority=1)
             return
-        yield from _completed(self._connect(), fn, units, retries)
+        client = self._connect()
+        if not fan_out:
+            yield from _completed(client, fn, units, TASK_RETRIES)
+            return
+        # Large units: at most two per worker in flight (a waiting unit leaves its slot,
+        # and the scheduler would otherwise start every unit at once, interleaved in a
+        # few worker processes, memory growing with them); no retries (an exception in a whole case is its code's,
+        # not the cluster's; a lost worker is rescheduled regardless); and a stop event
+        # that running units check, set when this driver stops early (Ctrl-C, a failed
+        # unit), since releasing a running task's future cannot stop its thread.
+        stop = f"sigrec-stop-{uuid.uuid4().hex}"
+        yield from _completed(client, _FanOut(fn, stop), units, 0, limit=2 * self.workers, stop=stop)
 
+    def raise_if_stopped(self) -> None:
+        """Inside a fan-out unit: raise :class:`Stopped` if the driver that submitted it
+        has stopped. Elsewhere nothing to check."""
+        if self.backend == "nested" and self.stop is not None:
+            from distributed import Event
+
+            if Event(self.stop).is_set():
+                raise Stopped("the sigrec command that submitted this unit has stopped")
 
     @contextmanager
     def events(self, handler):
-        """A fresh topic on which units may :func:`report`; each message calls
-        ``handler(message)`` in the driver (from the client's event thread), until
-        the block ends. Yields ``None`` in-process (there is nothing to relay)."""
+        """A run id on which units may :func:`report`; each of their messages calls
+        ``handler(message)`` in the driver (from the client's event thread) until the
+        block ends. Yields ``None`` in-process (there is nothing to relay)."""
         if self.backend in ("inline", "nested"):
             yield None
             return
         client = self._connect()
-        topic = f"sigrec-{uuid.uuid4().hex}"  # one per run: a shared cluster serves many
-        client.subscribe_topic(topic, lambda event: handler(event[1]))
+        if client.id not in _SUBSCRIBED:
+            # one topic per client, runs told apart by id: a topic is never dropped by the
+            # scheduler, and unsubscribing would leave the handler in the client
+            client.subscribe_topic(REPORT_TOPIC, _relay)
+            _SUBSCRIBED.add(client.id)
+        run = uuid.uuid4().hex
+        _RELAYS[run] = handler
         try:
-            yield topic
+            yield run
         finally:
-            client.unsubscribe_topic(topic)
+            _RELAYS.pop(run, None)
 
 
-def report(topic, message) -> None:
+class Stopped(RuntimeError):
+    """A fan-out unit found that the command that submitted it has stopped."""
+
+
+#: the dask event topic units report on; messages carry their run's id
+REPORT_TOPIC = "sigrec-progress"
+#: run id -> handler of the runs of this process (see :meth:`Executor.events`)
+_RELAYS: dict = {}
+#: ids of the clients subscribed to :data:`REPORT_TOPIC`
+_SUBSCRIBED: set = set()
+
+
+def _relay(event) -> None:
+    msg = event[1]
+    handler = _RELAYS.get(msg.get("run")) if isinstance(msg, dict) else None
+    if handler is not None:
+        handler(msg["message"])
+
+
+def report(run, message) -> None:
     """Relay ``message`` (msgpack-serialisable: numbers, strings, lists, dicts) from a
     unit running on a worker to the driver's :meth:`Executor.events` handler of
-    ``topic``. Does nothing when ``topic`` is ``None`` or outside a worker."""
-    if topic is None or not in_worker():
+    ``run``. Does nothing when ``run`` is ``None`` or outside a worker."""
+    if run is None or not in_worker():
         return
     from distributed import get_worker
 
-    get_worker().log_event(topic, message)
+    get_worker().log_event(REPORT_TOPIC, {"run": run, "message": message})
 
 
-def _completed(client, fn, units, retries: int):
-    """``(index, result)`` of ``fn`` over ``units`` on ``client``, as they finish."""
+def _completed(client, fn, units, retries: int, *, limit: int | None = None, priority: int = 0,
+               stop: str | None = None):
+    """``(index, result)`` of ``fn`` over ``units`` on ``client``, as they finish.
+
+    At most ``limit`` tasks in flight (all at once by default), the next submitted as
+    one finishes. When the caller stops before the end (an exception, or closing the
+    generator), the event ``stop`` is set and every unfinished future released.
+    """
     from distributed import as_completed
 
-    futures = client.map(fn, units, pure=False, retries=retries)
-    index = {f.key: i for i, f in enumerate(futures)}
+    todo = iter(enumerate(units))
+    index: dict = {}
+    live: set = set()
+
+    def submit(n):
+        out = []
+        for i, u in itertools.islice(todo, n):
+            f = client.submit(fn, u, pure=False, retries=retries, priority=priority)
+            index[f.key] = i
+            out.append(f)
+        live.update(out)
+        return out
+
+    complete = False
     try:
+        first = submit(len(units) if limit is None else max(1, limit))
         with client.as_current():
-            finished = as_completed(futures)
+            finished = as_completed(first)
         for fut in finished:
             # raises the task's own exception if it failed after its retries
-            yield index[fut.key], fut.result()
+            value = fut.result()
+            live.discard(fut)
             fut.release()
+            if limit is not None:
+                for f in submit(1):
+                    finished.add(f)
+            yield index[fut.key], value
+        complete = True
     finally:
-        for f in futures:
+        if stop is not None and not complete:
+            from distributed import Event
+
+            try:
+                Event(stop, client=client).set()
+            except Exception:  # noqa: BLE001 - best effort: the cluster may be gone
+                pass
+        for f in live:
             f.release()
 
 
 _INLINE = Executor("inline")
-#: the executor of maps made inside a ``fan_out`` unit, on a worker
-_NESTED = Executor("nested")
 
 
 @dataclass(frozen=True)
 class _FanOut:
-    """``fn`` run as a fan-out unit: inside it, :func:`current_executor` is the cluster."""
+    """``fn`` run as a fan-out unit: inside it, :func:`current_executor` is the cluster
+    (whose maps check the event ``stop`` first)."""
 
     fn: object
+    stop: str | None = None
+
+    @property
+    def __name__(self) -> str:  # the task key's prefix on the dashboard
+        return "fan_out-" + getattr(self.fn, "__name__", "unit")
 
     def __call__(self, unit):
-        token = _ACTIVE.set(_NESTED)
+        token = _ACTIVE.set(Executor("nested", stop=self.stop))
         try:
             return self.fn(unit)
         finally:
@@ -270,30 +360,77 @@ def shutdown_local() -> None:
             pass
 
 
+#: where the cgroup limits of this process are read (v2 files, else v1)
+CGROUP_ROOT = "/sys/fs/cgroup"
+
+
+def _read(path):
+    try:
+        with open(path) as fh:
+            return fh.read().split()
+    except (OSError, ValueError):
+        return None
+
+
+def cgroup_limits(root=None) -> tuple[float | None, int | None]:
+    """``(cpus, free memory in bytes)`` allowed by this process's cgroup (containers,
+    Slurm jobs), each ``None`` when unlimited or unknown: the CPU quota
+    (``cpu.max``, or v1 ``cpu.cfs_quota_us / cpu.cfs_period_us``) and the memory limit
+    less the usage (``memory.max - memory.current``, or v1 ``memory.limit_in_bytes -
+    memory.usage_in_bytes``)."""
+    root = CGROUP_ROOT if root is None else str(root)
+    cpus = None
+    v2, v1q, v1p = _read(f"{root}/cpu.max"), _read(f"{root}/cpu/cpu.cfs_quota_us"), _read(f"{root}/cpu/cpu.cfs_period_us")
+    quota, period = (v2[0], v2[1]) if v2 and len(v2) == 2 else ((v1q[0], v1p[0]) if v1q and v1p else (None, None))
+    if quota not in (None, "max") and int(quota) > 0 and int(period) > 0:
+        cpus = int(quota) / int(period)
+    memory = None
+    for limit_file, usage_file in (("memory.max", "memory.current"),
+                                   ("memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes")):
+        limit = _read(f"{root}/{limit_file}")
+        if not limit:
+            continue
+        if limit[0] != "max" and int(limit[0]) < 2**60:  # v1 writes "unlimited" as ~2^63
+            usage = _read(f"{root}/{usage_file}")
+            memory = max(0, int(limit[0]) - (int(usage[0]) if usage else 0))
+        break
+    return cpus, memory
+
+
 def available_memory() -> int:
     """Bytes of memory available to a new allocation: ``MemAvailable`` of
-    ``/proc/meminfo``, else physical pages x page size, else 4 GiB."""
+    ``/proc/meminfo`` (else physical pages x page size, else 4 GiB), and no more
+    than the cgroup allows (:func:`cgroup_limits`)."""
+    free = None
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:
                 if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+                    free = int(line.split()[1]) * 1024
+                    break
     except (OSError, ValueError, IndexError):
         pass
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return 4 * 2**30
+    if free is None:
+        try:
+            free = int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+        except (ValueError, OSError, AttributeError):
+            free = 4 * 2**30
+    _, limit = cgroup_limits()
+    return free if limit is None else min(free, limit)
 
 
 def machine_workers() -> int:
     """Workers of a local cluster sized to this machine: one per CPU this process may
-    run on (its affinity, which batch schedulers restrict), and no more than one per
-    :data:`WORKER_MEMORY` of available memory."""
+    run on (its affinity, which batch schedulers restrict, and its cgroup CPU quota,
+    rounded down), and no more than one per :data:`WORKER_MEMORY` of available memory
+    (:func:`available_memory`, which heeds the cgroup's memory limit)."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not on Linux
         cpus = os.cpu_count() or 1
+    quota, _ = cgroup_limits()
+    if quota is not None:
+        cpus = min(cpus, int(quota))
     return max(1, min(cpus, available_memory() // WORKER_MEMORY))
 
 
@@ -371,7 +508,8 @@ def current_executor(workers: int = 1) -> Executor:
     ``workers = 1``).
     """
     if in_worker():
-        return _NESTED if _ACTIVE.get() is _NESTED else _INLINE
+        active = _ACTIVE.get()
+        return active if active is not None and active.backend == "nested" else _INLINE
     active = _ACTIVE.get()
     if active is not None:
         return active

@@ -3,6 +3,7 @@ real ``dask scheduler`` + two ``dask worker`` processes on 127.0.0.1 that give t
 bits as a local cluster, even when a worker is killed mid-task."""
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -22,16 +23,17 @@ def _square_after(x):
 
 
 
-def kill_a_busy_worker(cluster, proc, *, wait: float, unit: str):
-    """Kill a worker of ``cluster`` while it runs a task of ``proc`` (a CLI subprocess), then
-    let ``proc`` finish: the lost task must be rescheduled on the survivor. Restores the
-    worker afterwards; returns ``proc``'s ``(stdout, stderr)``."""
+def kill_a_busy_worker(cluster, proc, *, wait: float, unit: str, prefix: str = ""):
+    """Kill a worker of ``cluster`` while it runs a task of ``proc`` (a CLI subprocess) whose
+    key starts with ``prefix``, then let ``proc`` finish: the lost task must be rescheduled
+    on the survivor. Restores the worker afterwards; returns ``proc``'s ``(stdout, stderr)``."""
     try:
         victim = None
         with cluster.client() as c:
             deadline = time.monotonic() + wait
             while victim is None and time.monotonic() < deadline and proc.poll() is None:
-                busy = {c.scheduler_info()["workers"][a]["name"] for a, tasks in c.processing().items() if tasks}
+                busy = {c.scheduler_info()["workers"][a]["name"] for a, tasks in c.processing().items()
+                        if any(str(t).startswith(prefix) for t in tasks)}
                 victim = next((n for n in sorted(cluster.workers, reverse=True) if n in busy), None)
                 time.sleep(0.05)
         assert victim is not None, f"no worker ever ran a {unit}"
@@ -60,6 +62,34 @@ def test_default_cluster_is_sized_by_affinity_and_memory(monkeypatch):
     assert exe.machine_workers() == 2  # one worker per GiB of available memory
     monkeypatch.setattr(exe, "available_memory", lambda: 2**20)
     assert exe.machine_workers() == 1
+
+
+def test_cgroup_limits_are_read_from_v2_and_v1_files(tmp_path, monkeypatch):
+    import sigrec.numerics._executor as exe
+
+    assert exe.cgroup_limits(tmp_path) == (None, None)  # no files: unknown
+    (tmp_path / "cpu.max").write_text("150000 100000\n")
+    (tmp_path / "memory.max").write_text(f"{3 * 2**30}\n")
+    (tmp_path / "memory.current").write_text(f"{2**30}\n")
+    assert exe.cgroup_limits(tmp_path) == (1.5, 2 * 2**30)
+    monkeypatch.setattr(exe, "CGROUP_ROOT", str(tmp_path))
+    monkeypatch.setattr(exe.os, "sched_getaffinity", lambda pid: set(range(64)))
+    assert exe.available_memory() <= 2 * 2**30
+    assert exe.machine_workers() == 1  # 1.5 CPUs of quota (and 2 GiB free) on a 64-CPU host
+    (tmp_path / "memory.max").write_text("max\n")
+    (tmp_path / "cpu.max").write_text("max 100000\n")
+    assert exe.cgroup_limits(tmp_path) == (None, None)
+    v1 = tmp_path / "v1"
+    (v1 / "cpu").mkdir(parents=True)
+    (v1 / "memory").mkdir()
+    (v1 / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")
+    (v1 / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
+    (v1 / "memory" / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    assert exe.cgroup_limits(v1) == (None, None)  # v1's "unlimited"
+    (v1 / "cpu" / "cpu.cfs_quota_us").write_text("400000\n")
+    (v1 / "memory" / "memory.limit_in_bytes").write_text(f"{8 * 2**30}\n")
+    (v1 / "memory" / "memory.usage_in_bytes").write_text(f"{2**30}\n")
+    assert exe.cgroup_limits(v1) == (4.0, 7 * 2**30)
 
 
 def test_unreachable_scheduler_is_a_value_error():
@@ -187,6 +217,37 @@ def test_a_failing_fan_out_unit_is_not_run_again(cluster, tmp_path):
     assert (tmp_path / "small").read_text() == "x" * (1 + TASK_RETRIES)
 
 
+def _slow_unit(job):
+    """A fan-out unit of ``n`` nested maps of 0.2 s that records each one it finishes."""
+    from sigrec.numerics import current_executor
+
+    path, n = job
+    ex = current_executor()
+    for _ in range(n):
+        ex.map(time.sleep, [0.2])
+        with open(path, "a") as fh:
+            fh.write("x")
+    return path
+
+
+def test_fan_out_units_stop_when_their_driver_stops(cluster, tmp_path):
+    """Releasing a running task cannot stop its thread; the stop event does: units in
+    flight raise at their next map, and units not yet started never start."""
+    from contextlib import closing
+
+    jobs = [(str(tmp_path / "u0"), 1)] + [(str(tmp_path / f"u{i}"), 10) for i in range(1, 6)]
+    with executor(scheduler=cluster.address) as ex:
+        with pytest.raises(RuntimeError), closing(ex.as_completed(_slow_unit, jobs, fan_out=True)) as finished:
+            for i, _ in finished:
+                assert i == 0
+                raise RuntimeError("the driver stops early")  # after the short unit
+        time.sleep(3)  # ten nested maps of 0.2 s would have finished by now
+    made = [len(open(p).read()) if os.path.exists(p) else 0 for p, _ in jobs]
+    # four units in flight at first (two per worker); the fifth was submitted as the first
+    # finished and the sixth never; those still running stopped at their next map
+    assert made[0] == 1 and made[5] == 0 and max(made[1:]) < 10, made
+
+
 def test_reproduce_configurations_on_the_cluster_equal_in_process(cluster):
     from dataclasses import replace
 
@@ -273,7 +334,8 @@ def test_killing_a_worker_mid_verify_changes_nothing(cluster, tmp_path, capsys):
     proc = subprocess.Popen([sys.executable, "-m", "sigrec", *args, "--out", str(tmp_path / "k"),
                              "--scheduler", cluster.address], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    out, err = kill_a_busy_worker(cluster, proc, wait=120, unit="case")
+    # the worker that runs the case itself (not one of its blocks of runs)
+    out, err = kill_a_busy_worker(cluster, proc, wait=120, unit="case", prefix="fan_out-")
     assert proc.returncode == 0, err
     got = json.loads(out)["checks"]
     key = ("id", "status", "value", "threshold", "message")
@@ -313,13 +375,25 @@ def test_sweep_on_the_cluster_equals_two_local_workers(cluster, tmp_path, capsys
     same_store(tmp_path / "c.zarr", tmp_path / "w.zarr")
 
 
-def test_a_single_cell_sweep_fans_out_and_equals_in_process(cluster, tmp_path, capsys):
+def test_a_single_cell_sweep_fans_out_and_equals_in_process(cluster, tmp_path, capsys, monkeypatch):
+    from sigrec.numerics import Executor
+
+    asked = []
+    original = Executor.as_completed
+
+    def spy(self, fn, units, *, fan_out=False):
+        asked.append((fn.__name__, len(list(units)), self.workers, fan_out))
+        return original(self, fn, units, fan_out=fan_out)
+
+    monkeypatch.setattr(Executor, "as_completed", spy)
     one = ["--theta", "2", "--N", "300", "--R", "20", "--runs", "6", "--steps", "100", "--seed", "4"]
     assert main(["sweep", *one, "--store", str(tmp_path / "c.zarr"), "--out", str(tmp_path),
                  "--scheduler", cluster.address, "--json"]) == 0
     assert main(["sweep", *one, "--store", str(tmp_path / "i.zarr"), "--out", str(tmp_path),
                  "--workers", "1", "--json"]) == 0
     capsys.readouterr()
+    # one cell, two workers: the cell was sent as a fan-out unit; in-process it was not
+    assert asked == [("compute_cell", 1, 2, True), ("compute_cell", 1, 1, False)]
     same_store(tmp_path / "c.zarr", tmp_path / "i.zarr")
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ...numerics import machine_workers
 from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args
 from ..suite._environment import environment
 from ._atomic import atomic_folder, relocate
@@ -35,12 +34,10 @@ def register(sub) -> None:
 def run(args) -> int:
     if args.seed < 0:
         raise ValueError(f"`seed` must be >= 0, got {args.seed!r}")
-    workers = machine_workers() if args.workers is None else args.workers
-    if workers < 1:
-        raise ValueError(f"`workers` must be >= 1, got {workers!r}")
-    protocol = replace(PROTOCOL, simulator=args.simulator, seed=args.seed, workers=workers)
+    protocol = replace(PROTOCOL, simulator=args.simulator, seed=args.seed)
     configs = configurations(args.preset)
-    with executor_from_args(args), stderr_progress() as bar:
+    with executor_from_args(args) as ex, stderr_progress() as bar:
+        protocol = replace(protocol, workers=ex.workers)  # recorded: the workers actually used
         task = bar.add_task("configurations", total=len(configs))
         results = run_configs(configs, protocol, progress=lambda done, _: bar.update(task, completed=done))
     with atomic_folder(args.out) as tmp:

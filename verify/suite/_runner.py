@@ -6,6 +6,7 @@ import shutil
 import tempfile
 import threading
 import time
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -83,9 +84,9 @@ class _Unit:
     ctx: CheckContext
     #: where the figures go on the machine that runs the suite (``None``: no figures)
     figure_dir: str | None
-    #: position in the plan's units, and the topic its progress is reported on
+    #: position in the plan's units, and the run its progress is reported to
     index: int = 0
-    topic: str | None = None
+    run: str | None = None
 
     @property
     def label(self) -> str:
@@ -129,7 +130,8 @@ def _run_unit(u: _Unit):
         ctx = replace(u.ctx, figure_dir=None if tmp is None else Path(tmp))
         records = []
         for k, cid in enumerate(u.checks):
-            report(u.topic, {"unit": u.index, "done": k, "check": cid})
+            current_executor().raise_if_stopped()  # the command was interrupted: stop here
+            report(u.run, {"unit": u.index, "done": k, "check": cid})
             out = REGISTRY[cid].run(u.case, ctx)
             records.extend(out if u.case is None else _with_case(out, u.case))
         if tmp is None:
@@ -166,18 +168,19 @@ def _run_distributed(ex, steps, ctx, figure_dir, progress) -> list[CheckRecord]:
         advance(msg["unit"], msg["done"], f"{msg['check']}{case}")
 
     parts = [None] * len(groups)
-    with ex.events(on_report) as topic:
+    with ex.events(on_report) as run:
         work = [_Unit(checks, case, replace(ctx, figure_dir=None), None if figure_dir is None else str(figure_dir),
-                      i, topic) for i, (checks, case) in enumerate(groups)]
+                      i, run) for i, (checks, case) in enumerate(groups)]
         advance(0, 0, f"{len(work)} units on {ex.workers} workers")
         try:
-            for i, (recs, files) in ex.as_completed(_run_unit, work, fan_out=True):
-                for name, data in files.items():
-                    target = Path(figure_dir) / name
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(data)
-                parts[i] = recs
-                advance(i, len(work[i].checks), f"{work[i].label} done")
+            with closing(ex.as_completed(_run_unit, work, fan_out=True)) as finished:
+                for i, (recs, files) in finished:
+                    for name, data in files.items():
+                        target = Path(figure_dir) / name
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        target.write_bytes(data)
+                    parts[i] = recs
+                    advance(i, len(work[i].checks), f"{work[i].label} done")
         finally:
             with lock:
                 state["open"] = False
