@@ -499,6 +499,17 @@ def executor(workers=None, scheduler=None, *, timeout: float = 10.0):
             client.close()
 
 
+def describe(ex: Executor | None = None) -> dict | None:
+    """Where units ran, for a result's record: ``{"backend", "workers", "scheduler"}`` of
+    ``ex`` (default: the executor of the enclosing :func:`executor` block; ``None``
+    outside one)."""
+    ex = _ACTIVE.get() if ex is None else ex
+    if ex is None:
+        return None
+    return {"backend": ex.backend, "workers": ex.workers,
+            "scheduler": ex.address if ex.backend == "scheduler" else None}
+
+
 def current_executor(workers: int = 1) -> Executor:
     """The executor a library call should use.
 

@@ -293,6 +293,10 @@ def test_verify_cases_on_the_cluster_equal_in_process(cluster, tmp_path, capsys)
     for name, where in (("inline", ["--workers", "1"]), ("cluster", ["--scheduler", cluster.address])):
         assert main(args + ["--out", str(tmp_path / name)] + where) == 0
         docs[name] = json.loads(capsys.readouterr().out)
+    # the report says where its units ran (timings depend on it, results do not)
+    assert docs["inline"]["environment"]["executor"] == {"backend": "inline", "workers": 1, "scheduler": None}
+    assert docs["cluster"]["environment"]["executor"] == {"backend": "scheduler", "workers": 2,
+                                                          "scheduler": cluster.address}
     key = ("id", "kind", "status", "value", "threshold", "certified", "message")
     rows = {n: [(tuple(r[k] for k in key), r["details"].get("case")) for r in d["checks"]] for n, d in docs.items()}
     assert rows["inline"] == rows["cluster"]
@@ -368,7 +372,8 @@ def _sweep_process(args, store, out, address):
 def test_sweep_on_the_cluster_equals_two_local_workers(cluster, tmp_path, capsys):
     assert main(["sweep", *SMALL, "--store", str(tmp_path / "c.zarr"), "--out", str(tmp_path),
                  "--scheduler", cluster.address, "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["computed"] == 4
+    out = json.loads(capsys.readouterr().out)
+    assert out["computed"] == 4 and out["executor"]["backend"] == "scheduler" and out["executor"]["workers"] == 2
     assert main(["sweep", *SMALL, "--store", str(tmp_path / "w.zarr"), "--out", str(tmp_path),
                  "--workers", "2", "--json"]) == 0
     capsys.readouterr()

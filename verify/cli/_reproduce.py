@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from ...numerics import describe
 from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args
 from ..suite._environment import environment
 from ._atomic import atomic_folder, relocate
@@ -38,15 +39,16 @@ def run(args) -> int:
     configs = configurations(args.preset)
     with executor_from_args(args) as ex, stderr_progress() as bar:
         protocol = replace(protocol, workers=ex.workers)  # recorded: the workers actually used
+        where = describe(ex)
         task = bar.add_task("configurations", total=len(configs))
         results = run_configs(configs, protocol, progress=lambda done, _: bar.update(task, completed=done))
     with atomic_folder(args.out) as tmp:
-        doc = _write(args, protocol, results, tmp)
+        doc = _write(args, protocol, results, tmp, where)
     _print(args, protocol, results, doc)
     return 0
 
 
-def _write(args, protocol, results, tmp: Path) -> dict:
+def _write(args, protocol, results, tmp: Path, where: dict | None = None) -> dict:
     """Write the figures, reproduce.json and reproduce.md into ``tmp`` (renamed to
     ``--out`` afterwards); return the JSON document with the final paths."""
     figures = relocate(plot(results, tmp), tmp, args.out)
@@ -59,7 +61,7 @@ def _write(args, protocol, results, tmp: Path) -> dict:
         "paper": {"mean_final_alignment": PAPER_MEAN_FINAL_ALIGNMENT, "runs": 30},
         "configs": [r.as_dict() for r in results],
         "figures": figures,
-        "environment": environment(),
+        "environment": environment(where),
     }
     (tmp / "reproduce.json").write_text(to_json(doc) + "\n")
     table = markdown_table(results)

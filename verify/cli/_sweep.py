@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 
+from ...numerics import describe
 from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, finite_float, prior_arg
 from ._output import emit_json, stderr_progress
 from ..studies._sweep import PRESETS, make_spec, plot, preset, run_sweep
@@ -69,12 +70,13 @@ def run(args) -> int:
         if n:
             print(f"resuming {args.store}: {n} of {spec.cells} cells already finished, skipped", file=sys.stderr)
 
-    with executor_from_args(args), stderr_progress() as bar:
+    with executor_from_args(args) as ex, stderr_progress() as bar:
         task = bar.add_task("cells", total=None)
         result = run_sweep(spec, args.store, on_skip=on_skip,
                            progress=lambda d, n: bar.update(task, completed=d, total=n))
+        where = describe(ex)
     figures = plot(args.store, args.out)
-    doc = {**result.as_dict(), "figures": figures}
+    doc = {**result.as_dict(), "figures": figures, "executor": where}
     if args.json:
         emit_json(doc)
     else:

@@ -27,8 +27,12 @@ def git_commit() -> str | None:
     return out.stdout.strip() + ("+dirty" if dirty else "")
 
 
-def environment() -> dict:
-    """Versions, platform and git commit."""
+def environment(executor: dict | None = None) -> dict:
+    """Versions, platform, git commit, and where the units ran (``executor``, default
+    :func:`sigrec.numerics.describe` of the active executor: results do not depend on
+    it, timings do)."""
+    from ...numerics import describe
+
     versions = {}
     for name in _PACKAGES:
         try:
@@ -41,4 +45,5 @@ def environment() -> dict:
         "machine": platform.machine(),
         "packages": versions,
         "git_commit": git_commit(),
+        "executor": describe() if executor is None else executor,
     }
