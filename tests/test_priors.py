@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from sigrec.numerics import Problem, Schedule, predict, simulate
@@ -278,6 +279,34 @@ def test_pole_criterion_matches_alpha_c_and_the_certificate():
     below = certify(Model(3.0, a_c * (1 - 1e-4), 1.0, 1.0, FAMILY["gaussian"]))
     above = certify(Model(3.0, a_c * (1 + 1e-4), 1.0, 1.0, FAMILY["gaussian"]))
     assert below.status == "bistable" and above.status == "monotone"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=3, max_size=3),
+       st.integers(-30, 30), st.integers(-30, 30))
+def test_pole_quadratic_roots_against_numpy(c, scale_a, scale_c):
+    """The closed-form roots of a badly scaled quadratic: numpy.roots on the rescaled
+    polynomial (another route), and Q(root) = 0 relative to the terms' size."""
+    import mpmath
+
+    from sigrec.theory._conditions import _real_roots
+
+    a, b, cc = mpmath.mpf(c[0]) * mpmath.mpf(10) ** scale_a, mpmath.mpf(c[1]), mpmath.mpf(c[2]) * mpmath.mpf(10) ** scale_c
+    roots = _real_roots([a, b, cc])
+    for r in roots:
+        size = abs(a * r * r) + abs(b * r) + abs(cc)
+        assert abs(a * r * r + b * r + cc) <= 1e-12 * size
+    if a != 0 and abs(scale_a) < 5 and abs(scale_c) < 5:
+        ref = sorted(float(x.real) for x in np.roots([float(a), float(b), float(cc)]) if abs(x.imag) <= 1e-9 * abs(x))
+        if len(ref) == 2 and abs(ref[0] - ref[1]) > 1e-6 * max(1.0, abs(ref[0])):  # a clear pair
+            assert [float(r) for r in roots] == pytest.approx(ref, rel=1e-9, abs=1e-12)
+
+
+def test_pole_criterion_at_a_vanishing_signal_does_not_fail():
+    """Fuzz finding: ``phase --prior rademacher --theta-max 1e-6`` failed in Poly.nroots
+    (coefficients 1e-30, 3e-31 and 2e-6); the roots there lie far outside (0, 1)."""
+    assert pole_alpha("rademacher", 1e-6) == []
+    assert pole_alpha(FAMILY["gaussian"], 1e-6) == []
 
 
 @settings(max_examples=25, deadline=None)

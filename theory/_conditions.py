@@ -326,8 +326,36 @@ def pole_alpha(model_or_prior, theta_value=None, beta_value=1.0, sigma2_value=1.
         Q = sp.Poly(crit.pole_quadratic.subs({mu1_t: sp.Float(mu1, 30), var_t: sp.Float(v, 30), beta: b,
                                              theta: t, sigma2: s2, w_mass: w}), w)
         out = []
-        for root in Q.nroots(n=30):
-            if root.is_real and 0 < root < 1:
-                wc = mpmath.mpf(str(root))
+        for wc in _real_roots([mpmath.mpf(str(c)) for c in Q.all_coeffs()]):
+            if 0 < wc < 1:
                 out.append(float(wc / (wc + mpmath.exp(log_m) * (1 - wc))))
         return sorted(out)
+
+
+def _real_roots(coeffs) -> list:
+    """Real roots of the polynomial of degree <= 2 with ``coeffs`` (mpf, highest first).
+
+    Closed form with the cancellation-free pairing ``q = -(b + sign(b) sqrt(D))/2``,
+    roots ``q/a`` and ``c/q``: the pole quadratic's coefficients can span many orders of
+    magnitude (``theta -> 0`` with a mean-zero prior), where the iterative
+    ``Poly.nroots`` fails to converge.
+    """
+    import mpmath
+
+    c = list(coeffs)
+    while c and c[0] == 0:
+        c.pop(0)
+    if len(c) <= 1:
+        return []  # a nonzero constant (no root) or the zero polynomial (no sign change)
+    if len(c) == 2:
+        return [-c[1] / c[0]]
+    if len(c) > 3:
+        raise ValueError(f"expected a polynomial of degree <= 2, got {len(c) - 1}")
+    a, b, cc = c
+    disc = b * b - 4 * a * cc
+    if disc < 0:
+        return []
+    q = -(b + (1 if b >= 0 else -1) * mpmath.sqrt(disc)) / 2
+    if q == 0:  # b = 0 and a c = 0 with a != 0: the double root 0
+        return [mpmath.mpf(0)]
+    return sorted({q / a, cc / q})
