@@ -339,8 +339,11 @@ def _local(workers: int):
     if workers not in _LOCAL:
         from distributed import Client, LocalCluster
 
+        # worker logs below CRITICAL stay quiet: a failing task reaches the driver as its
+        # exception, and shutdown chatter (a heartbeat racing the scheduler's close) is
+        # not the user's business
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
-                               silence_logs=logging.ERROR, host="127.0.0.1")
+                               silence_logs=logging.CRITICAL, host="127.0.0.1")
         client = Client(cluster, set_as_default=False)
         _LOCAL[workers] = (cluster, client)
         if len(_LOCAL) == 1:

@@ -121,4 +121,10 @@ def main(argv=None) -> int:
 
 
 def console_main():  # pragma: no cover - exercised through the installed script
-    sys.exit(main())
+    code = main()
+    # the command's local dask cluster is closed here, while the interpreter is whole,
+    # not by atexit during its shutdown (where a worker's last heartbeat could log)
+    from ...numerics import shutdown_local
+
+    shutdown_local()
+    sys.exit(code)
