@@ -32,20 +32,20 @@ configuration of ``reproduce``): its own maps go back to the cluster through
 ``distributed.worker_client``, whose thread leaves the worker's thread pool while it
 waits and rejoins it afterwards, so a large unit spreads its blocks of runs over every
 worker. At most two fan-out units per worker are in flight (one computing while the
-other waits for its blocks: `verify` quick took 47.7 s with one per worker, 38.2 s
+other waits for its blocks: ``verify`` quick took 47.7 s with one per worker, 38.2 s
 with two, on 2 cores); units sharing a worker process interleave at their maps
-(never computing at the same instant), so a unit
-must not hold process-global state (an mpmath precision, an open pyplot figure) across
-a map. A fan-out unit is not retried when it raises, and stops at its next map when
-the command that submitted it stops (:meth:`Executor.raise_if_stopped`).
+(never computing at the same instant), so a unit must not hold process-global state
+(an mpmath precision, an open pyplot figure) across a map. A fan-out unit is not
+retried when it raises, and stops at its next map when the command that submitted it
+stops (:meth:`Executor.raise_if_stopped`).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextvars
-import logging
 import itertools
+import logging
 import os
 import uuid
 from contextlib import closing, contextmanager
@@ -192,10 +192,11 @@ class Executor:
             return
         # Large units: at most two per worker in flight (a waiting unit leaves its slot,
         # and the scheduler would otherwise start every unit at once, interleaved in a
-        # few worker processes, memory growing with them); no retries (an exception in a whole case is its code's,
-        # not the cluster's; a lost worker is rescheduled regardless); and a stop event
-        # that running units check, set when this driver stops early (Ctrl-C, a failed
-        # unit), since releasing a running task's future cannot stop its thread.
+        # few worker processes, memory growing with them); no retries (an exception in a
+        # whole case is its code's, not the cluster's; a lost worker is rescheduled
+        # regardless); and a stop event that running units check, set when this driver
+        # stops early (Ctrl-C, a failed unit), since releasing a running task's future
+        # cannot stop its thread.
         stop = f"sigrec-stop-{uuid.uuid4().hex}"
         yield from _completed(client, _FanOut(fn, stop), units, 0, limit=2 * self.workers, stop=stop)
 
@@ -275,11 +276,12 @@ def _completed(client, fn, units, retries: int, *, limit: int | None = None, pri
     live: set = set()
 
     def submit(n):
-        out = []
-        for i, u in itertools.islice(todo, n):
-            f = client.submit(fn, u, pure=False, retries=retries, priority=priority)
-            index[f.key] = i
-            out.append(f)
+        batch = list(itertools.islice(todo, n))
+        if not batch:
+            return []
+        # one client.map: the whole batch goes to the scheduler in one message
+        out = client.map(fn, [u for _, u in batch], pure=False, retries=retries, priority=priority)
+        index.update({f.key: i for (i, _), f in zip(batch, out)})
         live.update(out)
         return out
 

@@ -33,8 +33,11 @@ class SuiteResult:
         return not any(r.failed for r in self.records)
 
 
-def _with_case(records, case):
-    return [replace(r, details={**r.details, "case": case.name}) for r in records]
+def _run_check(check, case, ctx) -> list[CheckRecord]:
+    """The records of ``check`` on ``case`` (``None`` for a model-independent check),
+    each naming its case."""
+    out = check.run(case, ctx)
+    return out if case is None else [replace(r, details={**r.details, "case": case.name}) for r in out]
 
 
 def plan(config: SuiteConfig) -> list[tuple[str, object, object]]:
@@ -94,8 +97,8 @@ class _Unit:
 
 
 def _groups(steps) -> list[tuple]:
-    """The plan's steps grouped into ``(check ids, case)`` units: each ``once`` check alone, each case with its
-    checks (consecutive in the plan), in plan order."""
+    """The plan's steps grouped into ``(check ids, case)`` units: each ``once`` check
+    alone, each case with its checks (consecutive in the plan), in plan order."""
     groups: list[list] = []
     for _, check, case in steps:
         if case is not None and groups and groups[-1][-1][1] is case:
@@ -132,8 +135,7 @@ def _run_unit(u: _Unit):
         for k, cid in enumerate(u.checks):
             current_executor().raise_if_stopped()  # the command was interrupted: stop here
             report(u.run, {"unit": u.index, "done": k, "check": cid})
-            out = REGISTRY[cid].run(u.case, ctx)
-            records.extend(out if u.case is None else _with_case(out, u.case))
+            records.extend(_run_check(REGISTRY[cid], u.case, ctx))
         if tmp is None:
             return records, {}
         files = {p.relative_to(tmp).as_posix(): p.read_bytes() for p in sorted(Path(tmp).rglob("*")) if p.is_file()}
@@ -195,9 +197,9 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
     model-independent check and each case (with all its checks) is one unit of the
     executor, a fan-out unit whose simulations spread their blocks of runs over every
     worker (docs/design.md section 8); ``progress`` is then called as a worker starts
-    each check (relayed by dask events) and as each unit finishes. Either way ``progress`` is called once more at the end, and every
-    record is the same (each check draws from its own seed identity). Figures go to
-    ``figure_dir`` when given.
+    each check (relayed by dask events) and as each unit finishes. Either way
+    ``progress`` is called once more at the end, and every record is the same (each
+    check draws from its own seed identity). Figures go to ``figure_dir`` when given.
     """
     t0 = time.perf_counter()
     if figure_dir is not None:
@@ -212,8 +214,7 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
         for i, (label, check, case) in enumerate(steps):
             if progress:
                 progress(label, i, len(steps))
-            out = check.run(case, ctx)
-            records.extend(out if case is None else _with_case(out, case))
+            records.extend(_run_check(check, case, ctx))
     else:
         records = _run_distributed(ex, steps, ctx, figure_dir, progress)
     if progress:
