@@ -193,12 +193,33 @@ def integrate(model: Model, rho0: float, t_eval, *, rtol: float = RTOL, atol: fl
     y0 = math.atanh(rho0) if abs(rho0) < 1 else math.copysign(math.inf, rho0)
     if not math.isfinite(y0) or t.size == 0 or t[-1] == 0.0:
         y = np.full(t.shape, y0)
-        return Trajectory(t, np.tanh(y), y, one_minus_tanh(y), 0, True, "fixed point or zero horizon")
+        return _trajectory(t, y, rho0, t == t, 0, True, "fixed point or zero horizon")
     # solve_ivp wants increasing times; repeated ones (t_k + eta_k == t_k in float64) share a value
     ts, back = np.unique(t, return_inverse=True)
     sol = solve_ivp(_rhs(model), (0.0, t[-1]), [y0], method="DOP853", t_eval=ts, rtol=rtol, atol=atol)
     y = sol.y[0][back] if sol.success else np.full(t.shape, np.nan)
-    return Trajectory(t, np.tanh(y), y, one_minus_tanh(y), int(sol.nfev), bool(sol.success), sol.message)
+    return _trajectory(t, y, rho0, t == 0.0, int(sol.nfev), bool(sol.success), sol.message)
+
+
+def _stay(y, rho0, still):
+    """``(rho, 1 - rho)`` from ``y``, with ``rho0`` returned itself where the flow did not move.
+
+    ``tanh(atanh(x)) == x`` is not guaranteed: numpy picks its ``tanh``/``arctanh``
+    kernels by CPU (AVX-512 or AVX2), and on some the round trip is one ulp off. A
+    zero horizon, a pole and an exact equilibrium therefore return the start as given,
+    so ``Phi_0(rho) = rho`` holds by construction on every CPU.
+    """
+    rho, omr = np.tanh(y), one_minus_tanh(y)
+    if np.any(still):
+        r0 = np.broadcast_to(rho0, rho.shape)
+        rho = np.where(still, r0, rho)
+        omr = np.where(still, 1.0 - r0, omr)
+    return rho, omr
+
+
+def _trajectory(t, y, rho0, still, nfev, success, message) -> Trajectory:
+    rho, omr = _stay(y, rho0, still)
+    return Trajectory(t, rho, y, omr, nfev, success, message)
 
 
 def _check_tol(rtol, atol):
@@ -273,7 +294,9 @@ def flow_map(model: Model, rho0, h, *, equilibria=None, rtol: float = RTOL, atol
         else:
             y[move] = _read_dense(sol.sol, flat_h[move])
     y = y.reshape(r0.shape)
-    return FlowMap(r0, hh, np.tanh(y), one_minus_tanh(y), nfev, success, message)
+    still = (fixed | (flat_h == 0)).reshape(r0.shape)
+    rho, omr = _stay(y, r0, still)
+    return FlowMap(r0, hh, rho, omr, nfev, success, message)
 
 
 def _read_dense(dense, h: np.ndarray, budget: int = 2_000_000) -> np.ndarray:
