@@ -23,7 +23,7 @@ def test_wheel_has_only_the_sigrec_top_level(tmp_path):
     """Build the wheel (pip, build isolation) and read what it would install."""
     import pathlib
 
-    root = pathlib.Path(__file__).resolve().parents[1]
+    root = pathlib.Path(__file__).resolve().parents[2]
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(root)],
                    check=True, capture_output=True)
     (wheel,) = tmp_path.glob("sigrec-*.whl")

@@ -15,7 +15,7 @@ from sigrec.verify.cli._main import main
 from sigrec.verify.render._document import PACKAGES, Document, _escape_text
 from sigrec.verify.render._notes import compare, write_notes
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 COMMITTED = REPO / "notes"
 HAS_TEX = shutil.which("pdflatex") is not None
 #: the one line a host paper adds to its preamble (docs/design.md section 6, README)

@@ -153,7 +153,7 @@ def test_reproduce_printed_table_rows_are_single_lines(monkeypatch, tmp_path, ca
 
 # 5. no unfollowable references in comments and docstrings -------------------------
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FILES = ("verify/studies/_phase.py", "verify/studies/_reproduce.py", "verify/cli/_phase.py",
          "verify/cli/_reproduce.py", "verify/cli/_bench.py", "numerics/_bench.py", "verify/strategies.py")
 

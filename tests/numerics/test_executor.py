@@ -14,7 +14,7 @@ import pytest
 from sigrec.numerics import Problem, Schedule, executor, simulate
 from sigrec.verify.cli import main
 
-from ._cluster import TestCluster
+from .._cluster import TestCluster
 
 
 def _square_after(x):
@@ -349,7 +349,7 @@ def test_killing_a_worker_mid_verify_changes_nothing(cluster, tmp_path, capsys):
 
 # --- sweeps on the real cluster (docs/design.md section 8) -------------------------
 
-from .test_sweep import SMALL, same_store  # noqa: E402
+from ..verify.studies.test_sweep import SMALL, same_store  # noqa: E402
 
 #: cells of about a second each, so that a worker can be killed mid-cell
 SLOWER = ["--theta", "0.5", "2", "--N", "200", "2000", "--R", "50", "--runs", "6", "--steps", "1500", "--seed", "5"]

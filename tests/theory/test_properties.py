@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from sigrec.theory import Model, evaluate, evaluate_mp
 
-from .strategies_theory import models
+from .strategies import models
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 GRID = np.concatenate([[-1.0, -0.999, 0.0, 1e-9, 0.999, 1.0], np.linspace(-1, 1, 41)])
