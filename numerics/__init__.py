@@ -42,10 +42,10 @@ from ._diffusion import (
     plain_ode_step,
     simulate_diffusion,
     splitting_probability,
-    uniform_starts,
 )
 from ._full import FullKernel, pooled_objective, token_gradient
 from ._init import initial_rho, spawn_generators
+from ._start import StartLaw, start_law
 from ._ode import (
     AlignmentTime,
     Basins,
@@ -62,7 +62,7 @@ from ._ode import (
     time_to_alignment,
 )
 from ._reduced import ReducedKernel
-from ._planner import RecoveryPlan, measure_rate, plan_recovery, uniform_start_quantiles
+from ._planner import RecoveryPlan, measure_rate, plan_recovery
 from ._schedule import RobbinsMonro, Schedule
 from ._simulate import SIMULATORS, Problem, Simulation, simulate
 
@@ -70,7 +70,8 @@ __all__ = [
     "RecoveryPlan",
     "measure_rate",
     "plan_recovery",
-    "uniform_start_quantiles",
+    "StartLaw",
+    "start_law",
     "Band",
     "Complexity",
     "Scaling",
@@ -92,7 +93,6 @@ __all__ = [
     "plain_ode_step",
     "simulate_diffusion",
     "splitting_probability",
-    "uniform_starts",
     "CorrectedDrift",
     "Prediction",
     "corrected_drift",
