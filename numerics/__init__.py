@@ -7,19 +7,10 @@
 
 from ._bench import BenchReport, benchmark
 from ._corrected import CorrectedDrift, Prediction, corrected_drift, integrate_corrected, predict
-from ._executor import (
-    SCHEDULER_ENV,
-    Executor,
-    available_memory,
-    current_executor,
-    describe,
-    executor,
-    in_worker,
-    machine_workers,
-    Stopped,
-    report,
-    shutdown_local,
-)
+from ._cluster import SCHEDULER_ENV, in_worker, shutdown_local
+from ._executor import Executor, Stopped, current_executor, describe, executor
+from ._machine import available_memory, machine_workers
+from ._progress import report
 from ._diffusion import (
     Band,
     Complexity,
