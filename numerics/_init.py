@@ -3,7 +3,7 @@
 * Streams: run ``i`` draws only from ``Generator(PCG64(SeedSequence(seed).spawn(runs)[i]))``,
   so runs are independent, and the same seed gives bit-identical results.
 * Initial alignment: a fixed ``rho0``, or the law of ``<q, xi>`` for ``q`` uniform
-  on ``S^{d-1}`` (:func:`numerics._start.start_law`), drawn first in each run's stream.
+  on ``S^{d-1}`` (:func:`numerics.start_law`), drawn first in each run's stream.
 """
 
 from __future__ import annotations
