@@ -3,137 +3,75 @@
 ``numerics`` may use ``theory`` (the field it integrates); it knows nothing of
 ``verify`` (docs/design.md section 6). Input validation uses the public
 :mod:`sigrec.theory.validate`.
+
+The public names below are what ``verify``, the tests of other packages and the
+documents use (docs/design.md section 6, "Public API of ``sigrec.numerics``"). Result
+classes and building blocks stay in their private modules (e.g.
+``numerics._diffusion.Complexity``, ``numerics._ode.find_equilibria``).
 """
 
-from ._bench import BenchReport, benchmark
-from ._corrected import CorrectedDrift, Prediction, corrected_drift, integrate_corrected, predict
-from ._executor import (
-    SCHEDULER_ENV,
-    Executor,
-    available_memory,
-    current_executor,
-    describe,
-    executor,
-    in_worker,
-    machine_workers,
-    Stopped,
-    report,
-    shutdown_local,
-)
+from ._bench import benchmark
+from ._cluster import shutdown_local
+from ._corrected import corrected_drift, predict
 from ._diffusion import (
-    Band,
-    Complexity,
-    Scaling,
-    ScheduleSearch,
-    DiffusionRun,
-    DiffusionTables,
-    FirstPassage,
-    OneStepMoments,
-    Splitting,
     band,
+    censored_quantile,
     complexity,
+    diffusion_tables,
+    one_step_moments,
     optimize_schedule,
     scaling_exponents,
-    censored_quantile,
-    diffusion_tables,
-    effective_step,
-    first_passage,
-    one_step_moments,
-    plain_ode_step,
     simulate_diffusion,
     splitting_probability,
-    uniform_starts,
 )
-from ._full import FullKernel, pooled_objective, token_gradient
+from ._executor import Executor, current_executor, describe, executor
 from ._init import initial_rho, spawn_generators
-from ._ode import (
-    AlignmentTime,
-    Basins,
-    Equilibria,
-    FlowMap,
-    MpTrajectory,
-    Trajectory,
-    basins,
-    find_equilibria,
-    flow_map,
-    integrate,
-    integrate_mp,
-    one_minus_tanh,
-    time_to_alignment,
-)
-from ._reduced import ReducedKernel
-from ._planner import RecoveryPlan, measure_rate, plan_recovery, uniform_start_quantiles
-from ._schedule import RobbinsMonro, Schedule
-from ._simulate import SIMULATORS, Problem, Simulation, simulate
+from ._machine import available_memory, machine_workers
+from ._ode import basins, flow_map, integrate, time_to_alignment
+from ._planner import measure_rate, plan_recovery
+from ._progress import report
+from ._schedule import Schedule
+from ._simulate import Problem, Simulation, simulate
+from ._start import start_law
 
 __all__ = [
-    "RecoveryPlan",
-    "measure_rate",
-    "plan_recovery",
-    "uniform_start_quantiles",
-    "Band",
-    "Complexity",
-    "Scaling",
-    "ScheduleSearch",
+    # problems, schedules, simulations
+    "Problem",
+    "Schedule",
+    "Simulation",
+    "simulate",
+    "spawn_generators",
+    "initial_rho",
+    "start_law",
+    # the limit ODE
+    "integrate",
+    "flow_map",
+    "basins",
+    "time_to_alignment",
+    # the finite-step corrected ODE
+    "corrected_drift",
+    "predict",
+    # the diffusion approximation
+    "diffusion_tables",
+    "simulate_diffusion",
+    "band",
+    "censored_quantile",
+    "splitting_probability",
+    "one_step_moments",
     "complexity",
     "optimize_schedule",
     "scaling_exponents",
-    "DiffusionRun",
-    "DiffusionTables",
-    "FirstPassage",
-    "OneStepMoments",
-    "Splitting",
-    "band",
-    "censored_quantile",
-    "diffusion_tables",
-    "effective_step",
-    "first_passage",
-    "one_step_moments",
-    "plain_ode_step",
-    "simulate_diffusion",
-    "splitting_probability",
-    "uniform_starts",
-    "CorrectedDrift",
-    "Prediction",
-    "corrected_drift",
-    "integrate_corrected",
-    "predict",
-    "SIMULATORS",
-    "SCHEDULER_ENV",
+    # budgets and throughput
+    "plan_recovery",
+    "measure_rate",
+    "benchmark",
+    # the executor (docs/design.md section 8)
     "Executor",
-    "available_memory",
+    "executor",
     "current_executor",
     "describe",
-    "executor",
-    "in_worker",
-    "machine_workers",
-    "Stopped",
     "report",
+    "machine_workers",
+    "available_memory",
     "shutdown_local",
-    "AlignmentTime",
-    "BenchReport",
-    "Basins",
-    "Equilibria",
-    "FlowMap",
-    "FullKernel",
-    "MpTrajectory",
-    "Problem",
-    "ReducedKernel",
-    "RobbinsMonro",
-    "Schedule",
-    "Simulation",
-    "Trajectory",
-    "basins",
-    "benchmark",
-    "find_equilibria",
-    "flow_map",
-    "initial_rho",
-    "integrate",
-    "integrate_mp",
-    "one_minus_tanh",
-    "pooled_objective",
-    "simulate",
-    "spawn_generators",
-    "time_to_alignment",
-    "token_gradient",
 ]

@@ -38,46 +38,30 @@ with two, on 2 cores); units sharing a worker process interleave at their maps
 (an mpmath precision, an open pyplot figure) across a map. A fan-out unit is not
 retried when it raises, and stops at its next map when the command that submitted it
 stops (:meth:`Executor.raise_if_stopped`).
+
+This module holds the :class:`Executor` and the :func:`executor` context; the local
+clusters and the scheduler address are in ``_cluster``, the progress relay
+(:func:`numerics.report`, :meth:`Executor.events`) in ``_progress``, and the sizing of
+a local cluster to the machine (:func:`numerics.machine_workers`) in ``_machine``.
 """
 
 from __future__ import annotations
 
-import atexit
 import contextvars
 import itertools
-import logging
-import os
 import uuid
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 
 from ..theory.validate import integer
-
-#: environment variable naming a scheduler address (``tcp://host:port``)
-SCHEDULER_ENV = "SIGREC_SCHEDULER"
+from ._cluster import in_worker, local_cluster, resolve_scheduler
+from ._machine import machine_workers
+from ._progress import relay
 
 #: retries per task on top of the scheduler's own rescheduling after a lost worker
 TASK_RETRIES = 3
-#: memory a local worker is allowed for when sizing a cluster to the machine (a worker
-#: with sympy, scipy and a block of runs loaded stays well below it)
-WORKER_MEMORY = 2**30
 
 _ACTIVE: contextvars.ContextVar = contextvars.ContextVar("sigrec_executor", default=None)
-#: process-wide local clusters and their clients, keyed by worker count
-_LOCAL: dict = {}
-
-
-def in_worker() -> bool:
-    """True when called from inside a ``dask.distributed`` worker."""
-    try:
-        from distributed import get_worker
-    except ImportError:  # pragma: no cover - dependency
-        return False
-    try:
-        get_worker()
-    except ValueError:
-        return False
-    return True
 
 
 @dataclass
@@ -105,7 +89,7 @@ class Executor:
 
     def _connect(self):
         if self.client is None and self.backend == "local":
-            self.client, self.address = _local(self.local_workers)
+            self.client, self.address = local_cluster(self.local_workers)
         return self.client
 
     @property
@@ -209,56 +193,16 @@ class Executor:
             if Event(self.stop).is_set():
                 raise Stopped("the sigrec command that submitted this unit has stopped")
 
-    @contextmanager
     def events(self, handler):
-        """A run id on which units may :func:`report`; each of their messages calls
+        """A run id on which units may :func:`numerics.report`; each of their messages calls
         ``handler(message)`` in the driver (from the client's event thread) until the
-        block ends. Yields ``None`` in-process (there is nothing to relay)."""
-        if self.backend in ("inline", "nested"):
-            yield None
-            return
-        client = self._connect()
-        if client.id not in _SUBSCRIBED:
-            # one topic per client, runs told apart by id: a topic is never dropped by the
-            # scheduler, and unsubscribing would leave the handler in the client
-            client.subscribe_topic(REPORT_TOPIC, _relay)
-            _SUBSCRIBED.add(client.id)
-        run = uuid.uuid4().hex
-        _RELAYS[run] = handler
-        try:
-            yield run
-        finally:
-            _RELAYS.pop(run, None)
+        block ends. Yields ``None`` in-process (there is nothing to relay). A context
+        manager (:func:`numerics._progress.relay`)."""
+        return relay(None if self.backend in ("inline", "nested") else self._connect(), handler)
 
 
 class Stopped(RuntimeError):
     """A fan-out unit found that the command that submitted it has stopped."""
-
-
-#: the dask event topic units report on; messages carry their run's id
-REPORT_TOPIC = "sigrec-progress"
-#: run id -> handler of the runs of this process (see :meth:`Executor.events`)
-_RELAYS: dict = {}
-#: ids of the clients subscribed to :data:`REPORT_TOPIC`
-_SUBSCRIBED: set = set()
-
-
-def _relay(event) -> None:
-    msg = event[1]
-    handler = _RELAYS.get(msg.get("run")) if isinstance(msg, dict) else None
-    if handler is not None:
-        handler(msg["message"])
-
-
-def report(run, message) -> None:
-    """Relay ``message`` (msgpack-serialisable: numbers, strings, lists, dicts) from a
-    unit running on a worker to the driver's :meth:`Executor.events` handler of
-    ``run``. Does nothing when ``run`` is ``None`` or outside a worker."""
-    if run is None or not in_worker():
-        return
-    from distributed import get_worker
-
-    get_worker().log_event(REPORT_TOPIC, {"run": run, "message": message})
 
 
 def _completed(client, fn, units, retries: int, *, limit: int | None = None, priority: int = 0,
@@ -333,134 +277,6 @@ class _FanOut:
             return self.fn(unit)
         finally:
             _ACTIVE.reset(token)
-
-
-def _local(workers: int):
-    """``(client, address)`` of the process-wide ``LocalCluster`` of ``workers``
-    single-threaded workers (started on first use, then reused)."""
-    if workers not in _LOCAL:
-        from distributed import Client, LocalCluster
-
-        # worker logs below CRITICAL stay quiet: a failing task reaches the driver as its
-        # exception, and shutdown chatter (a heartbeat racing the scheduler's close) is
-        # not the user's business
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
-                               silence_logs=logging.CRITICAL, host="127.0.0.1")
-        client = Client(cluster, set_as_default=False)
-        _LOCAL[workers] = (cluster, client)
-        if len(_LOCAL) == 1:
-            atexit.register(shutdown_local)
-    cluster, client = _LOCAL[workers]
-    return client, cluster.scheduler_address
-
-
-def shutdown_local() -> None:
-    """Close every process-wide local cluster (at exit, or explicitly)."""
-    while _LOCAL:
-        _, (cluster, client) = _LOCAL.popitem()
-        try:
-            client.close()
-            cluster.close()
-        except Exception:  # noqa: BLE001 - best effort at interpreter exit
-            pass
-
-
-#: where the cgroup limits of this process are read (v2 files, else v1)
-CGROUP_ROOT = "/sys/fs/cgroup"
-
-
-def _read(path):
-    try:
-        with open(path) as fh:
-            return fh.read().split()
-    except (OSError, ValueError):
-        return None
-
-
-def cgroup_limits(root=None) -> tuple[float | None, int | None]:
-    """``(cpus, free memory in bytes)`` allowed by this process's cgroup (containers,
-    Slurm jobs), each ``None`` when unlimited or unknown: the CPU quota
-    (``cpu.max``, or v1 ``cpu.cfs_quota_us / cpu.cfs_period_us``) and the memory limit
-    less the usage (``memory.max - memory.current``, or v1 ``memory.limit_in_bytes -
-    memory.usage_in_bytes``)."""
-    root = CGROUP_ROOT if root is None else str(root)
-    cpus = None
-    v2, v1q, v1p = _read(f"{root}/cpu.max"), _read(f"{root}/cpu/cpu.cfs_quota_us"), _read(f"{root}/cpu/cpu.cfs_period_us")
-    quota, period = (v2[0], v2[1]) if v2 and len(v2) == 2 else ((v1q[0], v1p[0]) if v1q and v1p else (None, None))
-    if quota not in (None, "max") and int(quota) > 0 and int(period) > 0:
-        cpus = int(quota) / int(period)
-    memory = None
-    for limit_file, usage_file in (("memory.max", "memory.current"),
-                                   ("memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes")):
-        limit = _read(f"{root}/{limit_file}")
-        if not limit:
-            continue
-        if limit[0] != "max" and int(limit[0]) < 2**60:  # v1 writes "unlimited" as ~2^63
-            usage = _read(f"{root}/{usage_file}")
-            memory = max(0, int(limit[0]) - (int(usage[0]) if usage else 0))
-        break
-    return cpus, memory
-
-
-def available_memory() -> int:
-    """Bytes of memory available to a new allocation: ``MemAvailable`` of
-    ``/proc/meminfo`` (else physical pages x page size, else 4 GiB), and no more
-    than the cgroup allows (:func:`cgroup_limits`)."""
-    free = None
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    free = int(line.split()[1]) * 1024
-                    break
-    except (OSError, ValueError, IndexError):
-        pass
-    if free is None:
-        try:
-            free = int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-        except (ValueError, OSError, AttributeError):
-            free = 4 * 2**30
-    _, limit = cgroup_limits()
-    return free if limit is None else min(free, limit)
-
-
-def machine_workers() -> int:
-    """Workers of a local cluster sized to this machine: one per CPU this process may
-    run on (its affinity, which batch schedulers restrict, and its cgroup CPU quota,
-    rounded down), and no more than one per :data:`WORKER_MEMORY` of available memory
-    (:func:`available_memory`, which heeds the cgroup's memory limit)."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        cpus = os.cpu_count() or 1
-    quota, _ = cgroup_limits()
-    if quota is not None:
-        cpus = min(cpus, int(quota))
-    return max(1, min(cpus, available_memory() // WORKER_MEMORY))
-
-
-def resolve_scheduler(scheduler=None):
-    """The scheduler address to use: ``scheduler``, else ``$SIGREC_SCHEDULER``, else ``None``."""
-    if scheduler is None:
-        scheduler = os.environ.get(SCHEDULER_ENV) or None
-    if scheduler is None:
-        return None
-    bad = ValueError(f"`scheduler` must be an address such as tcp://127.0.0.1:8786, got {scheduler!r}")
-    if not isinstance(scheduler, str):
-        raise bad
-    from distributed.comm.addressing import parse_address, parse_host_port
-
-    # checked before any Client exists: a Client built on a malformed address fails
-    # late and leaves a half-made object that complains at interpreter exit
-    try:
-        scheme, location = parse_address(scheduler)
-        if scheme in ("tcp", "tls"):
-            _, port = parse_host_port(location)
-            if not 0 < int(port) < 65536:
-                raise ValueError(port)
-    except (ValueError, TypeError):
-        raise bad from None
-    return scheduler
 
 
 @contextmanager

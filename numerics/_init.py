@@ -3,15 +3,14 @@
 * Streams: run ``i`` draws only from ``Generator(PCG64(SeedSequence(seed).spawn(runs)[i]))``,
   so runs are independent, and the same seed gives bit-identical results.
 * Initial alignment: a fixed ``rho0``, or the law of ``<q, xi>`` for ``q`` uniform
-  on ``S^{d-1}``. The first coordinate ``u_1`` of a uniform unit vector has density
-  proportional to ``(1 - u^2)^((d-3)/2)`` on ``[-1, 1]``, i.e.
-  ``(1 + u_1) / 2 ~ Beta((d-1)/2, (d-1)/2)``: ``rho0 = 2 Beta((d-1)/2, (d-1)/2) - 1``.
-  For ``d = 2`` this is the arcsine law of ``cos(phi)``, ``phi`` uniform.
+  on ``S^{d-1}`` (:func:`numerics.start_law`), drawn first in each run's stream.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from ._start import start_law
 
 
 def spawn_generators(seed, runs: int) -> list[np.random.Generator]:
@@ -26,5 +25,4 @@ def initial_rho(generators, d: int, rho0=None) -> np.ndarray:
     """
     if rho0 is not None:
         return np.full(len(generators), float(rho0))
-    shape = (d - 1) / 2
-    return np.array([2.0 * g.beta(shape, shape) - 1.0 for g in generators])
+    return start_law(d).sample_each(generators)

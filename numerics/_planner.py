@@ -16,7 +16,7 @@ first step ``s0 = c / k0`` and a last step ``eps``:
 1. ``eps_max`` is the largest constant step whose plateau minus 3 spreads lies above the
    target (plus ``0.001``): any last step ``eps <= eps_max`` leaves room for the runs.
 2. The starts that matter are the 5% and 95% quantiles of ``rho_0`` for ``q_0`` uniform
-   on the sphere (``(1 + rho_0)/2 ~ Beta((d-1)/2, (d-1)/2)``) and, for every interior
+   on the sphere (:func:`numerics.start_law`) and, for every interior
    equilibrium ``rho*``, the two points that cut 5% of that law around it (runs closer to
    an unstable point are decided by noise, not by the ODE).
 3. For each ``eps`` in ``eps_max x {1, 1/2}``, a bisection on the number of steps ``K``
@@ -42,13 +42,13 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.stats import beta as beta_law
 
 from ..theory import central_difference, certify, effective_drift, evaluate, pole_signs, validate
 from ._corrected import predict
-from ._diffusion import diffusion_tables, simulate_diffusion, uniform_starts
+from ._diffusion import diffusion_tables, simulate_diffusion
 from ._schedule import Schedule
 from ._simulate import Problem, simulate
+from ._start import start_law
 
 #: multiples of the largest admissible last step that the planner tries
 EPS_FACTORS = (1.0, 0.5)
@@ -139,21 +139,14 @@ def measure_rate(problem: Problem, *, runs: int = 4, steps: int = 10, seed: int 
     return max(sim.wall_s, 1e-9) / (runs * steps * problem.L)
 
 
-def uniform_start_quantiles(d: int, qs) -> np.ndarray:
-    """Quantiles of ``rho_0 = <q_0, xi>`` for ``q_0`` uniform on ``S^{d-1}`` (the law that
-    ``numerics.initial_rho`` and ``numerics.uniform_starts`` sample)."""
-    a = (d - 1) / 2
-    return 2.0 * beta_law.ppf(np.asarray(qs, float), a, a) - 1.0
-
-
 def _planned_starts(problem: Problem) -> tuple[float, ...]:
-    a = (problem.d - 1) / 2
-    starts = list(uniform_start_quantiles(problem.d, [0.05, 0.95]))
+    law = start_law(problem.d)
+    starts = list(law.quantile(np.asarray([0.05, 0.95], float)))
     for e in certify(problem.model).midpoints:
         # the band around rho* holding 5% of the start law
-        p = beta_law.cdf((1 + e) / 2, a, a)
+        p = law.cdf(e)
         lo, hi = max(p - 0.025, 1e-12), min(p + 0.025, 1 - 1e-12)
-        starts += [2 * beta_law.ppf(lo, a, a) - 1, 2 * beta_law.ppf(hi, a, a) - 1]
+        starts += [law.quantile(lo), law.quantile(hi)]
     return tuple(float(s) for s in starts if -1 < s < 1)
 
 
@@ -302,7 +295,7 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
     # the spread across runs: grow K until the diffusion paths recover as the verdict needs
     tables = diffusion_tables(problem)
     rng = np.random.default_rng(0)
-    r0 = uniform_starts(rng, problem.d, PATHS)
+    r0 = start_law(problem.d).sample(rng, PATHS)
     normals = rng.integers(0, 2**63)
     growths = 0
     while True:

@@ -13,12 +13,14 @@ import sigrec.numerics
 import sigrec.theory
 
 PACKAGES = {"theory": Path(sigrec.theory.__path__[0]), "numerics": Path(sigrec.numerics.__path__[0])}
-SOURCES = [(pkg, path) for pkg, root in PACKAGES.items() for path in sorted(root.glob("*.py"))]
+SOURCES = [(pkg, path) for pkg, root in PACKAGES.items() for path in sorted(root.rglob("*.py"))]  # subpackages too
+IDS = [f"{p}/{f.relative_to(PACKAGES[p]).as_posix()}" for p, f in SOURCES]
 
 
 def _imports(path: Path) -> list[str]:
     """Absolute dotted names of every module imported by ``path`` (relative imports resolved)."""
-    pkg = f"sigrec.{path.parent.name}"
+    top = next(name for name, root in PACKAGES.items() if root in path.parents)
+    pkg = ".".join(["sigrec", top, *path.parent.relative_to(PACKAGES[top]).parts])
     names = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
@@ -41,20 +43,20 @@ def _foreign_private(pkg: str, name: str) -> bool:
     return any(p.startswith("_") for p in parts[2:])
 
 
-@pytest.mark.parametrize("pkg, path", SOURCES, ids=[f"{p}/{f.name}" for p, f in SOURCES])
+@pytest.mark.parametrize("pkg, path", SOURCES, ids=IDS)
 def test_no_private_module_of_another_package_is_imported(pkg, path):
     bad = [n for n in _imports(path) if _foreign_private(pkg, n)]
     assert bad == []
 
 
-@pytest.mark.parametrize("pkg, path", SOURCES, ids=[f"{p}/{f.name}" for p, f in SOURCES])
+@pytest.mark.parametrize("pkg, path", SOURCES, ids=IDS)
 def test_dependencies_flow_one_way(pkg, path):
     allowed = {"theory": set(), "numerics": {"theory"}}[pkg]
     used = {n.split(".")[1] for n in _imports(path) if n.startswith("sigrec.") and n.count(".") >= 1}
     assert used - {pkg} <= allowed
 
 
-@pytest.mark.parametrize("pkg, path", SOURCES, ids=[f"{p}/{f.name}" for p, f in SOURCES])
+@pytest.mark.parametrize("pkg, path", SOURCES, ids=IDS)
 def test_comments_cite_nothing_a_reader_cannot_follow(pkg, path):
     text = path.read_text()
     assert not re.search(r"\bissue\s+\d+|\bthe issue\b", text, re.IGNORECASE)

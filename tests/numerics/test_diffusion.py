@@ -11,12 +11,12 @@ from sigrec.numerics import (
     Problem,
     Schedule,
     diffusion_tables,
-    first_passage,
     one_step_moments,
     simulate,
     simulate_diffusion,
     splitting_probability,
 )
+from sigrec.numerics._diffusion import first_passage
 from sigrec.theory import Model, alignment_variance, derive_diffusion, effective_drift, variance_quadrature
 from sigrec.verify.checks import Case
 from sigrec.verify.checks._context import CheckContext

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from sigrec.numerics import Problem, Schedule, predict, simulate, token_gradient
+from sigrec.numerics import Problem, Schedule, predict, simulate
+from sigrec.numerics._full import token_gradient
 from sigrec.theory import (
     Model,
     derive,
@@ -139,7 +140,8 @@ def test_predict_non_stiff_is_the_explicit_solve_bit_for_bit():
     # the stiffness switch (numerics/_corrected.py) leaves ordinary problems on DOP853
     from scipy.integrate import solve_ivp
 
-    from sigrec.numerics import corrected_drift, integrate_corrected
+    from sigrec.numerics import corrected_drift
+    from sigrec.numerics._corrected import integrate_corrected
 
     problem, sch = Problem(theta=1.0, R=150, L=1000, d=30), Schedule.constant(0.1)
     drift = corrected_drift(problem)

@@ -53,43 +53,43 @@ def test_inline_map_keeps_unit_order_and_reports_progress():
 
 
 def test_default_cluster_is_sized_by_affinity_and_memory(monkeypatch):
-    import sigrec.numerics._executor as exe
+    import sigrec.numerics._machine as machine
 
-    monkeypatch.setattr(exe.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
-    monkeypatch.setattr(exe, "available_memory", lambda: 64 * 2**30)
-    assert exe.machine_workers() == 4  # the CPUs this process may use
-    monkeypatch.setattr(exe, "available_memory", lambda: int(2.5 * 2**30))
-    assert exe.machine_workers() == 2  # one worker per GiB of available memory
-    monkeypatch.setattr(exe, "available_memory", lambda: 2**20)
-    assert exe.machine_workers() == 1
+    monkeypatch.setattr(machine.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    monkeypatch.setattr(machine, "available_memory", lambda: 64 * 2**30)
+    assert machine.machine_workers() == 4  # the CPUs this process may use
+    monkeypatch.setattr(machine, "available_memory", lambda: int(2.5 * 2**30))
+    assert machine.machine_workers() == 2  # one worker per GiB of available memory
+    monkeypatch.setattr(machine, "available_memory", lambda: 2**20)
+    assert machine.machine_workers() == 1
 
 
 def test_cgroup_limits_are_read_from_v2_and_v1_files(tmp_path, monkeypatch):
-    import sigrec.numerics._executor as exe
+    import sigrec.numerics._machine as machine
 
-    assert exe.cgroup_limits(tmp_path) == (None, None)  # no files: unknown
+    assert machine.cgroup_limits(tmp_path) == (None, None)  # no files: unknown
     (tmp_path / "cpu.max").write_text("150000 100000\n")
     (tmp_path / "memory.max").write_text(f"{3 * 2**30}\n")
     (tmp_path / "memory.current").write_text(f"{2**30}\n")
-    assert exe.cgroup_limits(tmp_path) == (1.5, 2 * 2**30)
-    monkeypatch.setattr(exe, "CGROUP_ROOT", str(tmp_path))
-    monkeypatch.setattr(exe.os, "sched_getaffinity", lambda pid: set(range(64)))
-    assert exe.available_memory() <= 2 * 2**30
-    assert exe.machine_workers() == 1  # 1.5 CPUs of quota (and 2 GiB free) on a 64-CPU host
+    assert machine.cgroup_limits(tmp_path) == (1.5, 2 * 2**30)
+    monkeypatch.setattr(machine, "CGROUP_ROOT", str(tmp_path))
+    monkeypatch.setattr(machine.os, "sched_getaffinity", lambda pid: set(range(64)))
+    assert machine.available_memory() <= 2 * 2**30
+    assert machine.machine_workers() == 1  # 1.5 CPUs of quota (and 2 GiB free) on a 64-CPU host
     (tmp_path / "memory.max").write_text("max\n")
     (tmp_path / "cpu.max").write_text("max 100000\n")
-    assert exe.cgroup_limits(tmp_path) == (None, None)
+    assert machine.cgroup_limits(tmp_path) == (None, None)
     v1 = tmp_path / "v1"
     (v1 / "cpu").mkdir(parents=True)
     (v1 / "memory").mkdir()
     (v1 / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")
     (v1 / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
     (v1 / "memory" / "memory.limit_in_bytes").write_text("9223372036854771712\n")
-    assert exe.cgroup_limits(v1) == (None, None)  # v1's "unlimited"
+    assert machine.cgroup_limits(v1) == (None, None)  # v1's "unlimited"
     (v1 / "cpu" / "cpu.cfs_quota_us").write_text("400000\n")
     (v1 / "memory" / "memory.limit_in_bytes").write_text(f"{8 * 2**30}\n")
     (v1 / "memory" / "memory.usage_in_bytes").write_text(f"{2**30}\n")
-    assert exe.cgroup_limits(v1) == (4.0, 7 * 2**30)
+    assert machine.cgroup_limits(v1) == (4.0, 7 * 2**30)
 
 
 def test_unreachable_scheduler_is_a_value_error():

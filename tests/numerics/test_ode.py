@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from sigrec.numerics import basins, find_equilibria, flow_map, integrate, integrate_mp, time_to_alignment
+from sigrec.numerics import basins, flow_map, integrate, time_to_alignment
+from sigrec.numerics._ode import find_equilibria, integrate_mp
 from sigrec.theory import Model, evaluate, pole_exponents
 
 BISTABLE = Model(theta=3.0, alpha=0.01)  # fixed prior, interior unstable equilibrium rho* < 0

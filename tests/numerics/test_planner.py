@@ -5,20 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from sigrec.numerics import Problem, Schedule, plan_recovery, predict, simulate, uniform_start_quantiles
+from sigrec.numerics import Problem, Schedule, plan_recovery, predict, simulate
 from sigrec.theory import stationary_alignment
 
 #: a small strong-signal instance: plans are short, simulations cheap
 SMALL = Problem(theta=1.0, R=100, L=600, d=10)
-
-
-def test_uniform_start_quantiles_match_sampling():
-    rng = np.random.default_rng(0)
-    d = 7
-    q = rng.standard_normal((200_000, d))
-    rho = q[:, 0] / np.linalg.norm(q, axis=1)
-    for level, value in zip((0.05, 0.5, 0.95), uniform_start_quantiles(d, [0.05, 0.5, 0.95])):
-        assert np.mean(rho <= value) == pytest.approx(level, abs=0.004)
 
 
 def test_plan_is_decisive_and_the_simulation_agrees():

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-import sigrec.numerics._ode as ode
+import sigrec.numerics._ode._field as ode
 from sigrec.verify.checks import REGISTRY, STATUSES, Case, CheckContext, CheckRecord, select
 
 #: strong-signal bistable fixed-prior case, small sizes: cheap

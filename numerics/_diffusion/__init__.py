@@ -1,0 +1,72 @@
+r"""The diffusion approximation of the alignment chain: band, splitting, first passage.
+
+On the ODE time axis ``t_k = sum_{j<k} eta_j`` the chain is approximated by
+
+    d rho = F_eta(rho) dt + sqrt(eta(t) Sigma(rho)) dW,
+
+with ``F_eta = F + F_1 / L - (eta / 2) rho E|P g|^2`` the corrected drift
+(:func:`numerics.corrected_drift`) and ``Sigma = Var(X | rho) = (1 - rho^2) V_p / (L B)``
+(:func:`theory.alignment_variance`), docs/design.md section 1.1.
+
+Which method, and why
+---------------------
+The questions are about *laws* (10–90% band, the sign reached, the first step with
+``|rho| >= 1 - epsilon``), the step size changes with time, and bistable models have
+two-humped laws, so moment equations (Gaussian closure) do not answer them. We use the
+O(1)-per-step simulator of the diffusion sampled on the step grid (Euler–Maruyama with
+``dt = eta_k``):
+
+    rho_{k+1} = clip(rho_k + eta_k F_{eta_k}(rho_k) + eta_k sqrt(Sigma(rho_k)) N_k, -1, 1),
+
+with ``N_k`` i.i.d. standard normals: one normal and three table look-ups per run and
+step (``F_eta = A - eta B`` and ``Sigma`` tabulated once on a uniform grid of ``rho``),
+against ``3L + 2`` normals and ``O(L)`` work for the exact chain. The step grid is the
+natural time grid (the chain itself moves on it), so there is no discretisation error
+beyond the diffusion approximation itself. It is validated against the exact chain by
+two-sample Kolmogorov–Smirnov tests (tests and the checks ``sga.fluctuations``,
+``sga.hitting_time``).
+
+The splitting probability is computed *without* simulation from the scale function
+(:func:`splitting_probability`).
+
+Modules, one concept each: ``_tables`` (the tabulated drift and variance, the drag
+plateau), ``_paths`` (Euler–Maruyama on the step grid), ``_band``, ``_passage`` (the
+first-passage law, shared by ``_complexity``), ``_complexity``, ``_search`` (schedule
+grid search), ``_scaling``, ``_splitting`` (scale function), ``_moments`` (one step of
+the exact chain).
+"""
+
+from ._band import Band, band
+from ._complexity import Complexity, complexity
+from ._moments import OneStepMoments, one_step_moments
+from ._passage import FirstPassage, censored_quantile, first_passage, plain_ode_step
+from ._paths import DiffusionRun, simulate_diffusion
+from ._scaling import Scaling, scaling_exponents
+from ._search import ScheduleSearch, optimize_schedule
+from ._splitting import Splitting, effective_step, splitting_probability
+from ._tables import GRID, DiffusionTables, diffusion_tables
+
+__all__ = [
+    "GRID",
+    "Band",
+    "Complexity",
+    "DiffusionRun",
+    "DiffusionTables",
+    "FirstPassage",
+    "OneStepMoments",
+    "Scaling",
+    "ScheduleSearch",
+    "Splitting",
+    "band",
+    "censored_quantile",
+    "complexity",
+    "diffusion_tables",
+    "effective_step",
+    "first_passage",
+    "one_step_moments",
+    "optimize_schedule",
+    "plain_ode_step",
+    "scaling_exponents",
+    "simulate_diffusion",
+    "splitting_probability",
+]

@@ -1,0 +1,56 @@
+"""Mean and 10–90% band of ``rho_k`` under the diffusion (``sigrec predict``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...theory.validate import instance, integer, real
+from .._schedule import Schedule
+from .._simulate import Problem
+from .._start import start_law
+from ._paths import simulate_diffusion
+from ._tables import DiffusionTables, diffusion_tables
+
+
+@dataclass(frozen=True)
+class Band:
+    """Mean and 10/50/90% quantiles of ``rho_k`` under the diffusion, at recorded steps.
+
+    Attributes
+    ----------
+    step : ndarray of int
+    mean, q10, q50, q90 : ndarray
+    runs : int
+    method : str
+    """
+
+    step: np.ndarray
+    mean: np.ndarray
+    q10: np.ndarray
+    q50: np.ndarray
+    q90: np.ndarray
+    runs: int
+    method: str
+
+    def as_dict(self) -> dict:
+        return {"step": self.step.tolist(), "mean": self.mean.tolist(), "q10": self.q10.tolist(),
+                "q50": self.q50.tolist(), "q90": self.q90.tolist(), "runs": self.runs, "method": self.method}
+
+
+def band(problem: Problem, schedule: Schedule, steps: int, rho0, *, stride: int = 1, runs: int = 2000,
+         seed=0, variance_scale: float = 1.0, tables: DiffusionTables | None = None) -> Band:
+    """Mean and 10–90% band of ``rho_k`` from ``runs`` diffusion paths (``rho0`` fixed or ``None`` = uniform)."""
+    instance("schedule", schedule, Schedule)
+    steps = integer("steps", steps, 1)
+    runs = integer("runs", runs, 10)
+    stride = integer("stride", stride, 1)
+    tab = tables or diffusion_tables(problem, variance_scale=variance_scale)
+    rng = np.random.default_rng(seed)
+    r0 = start_law(problem.d).starts(rng, runs, None if rho0 is None else real("rho0", rho0, lower=-1.0, upper=1.0))
+    run = simulate_diffusion(tab, schedule.eta(np.arange(steps)), r0, stride=stride, seed=rng)
+    x = run.rho[0]
+    q = np.quantile(x, [0.1, 0.5, 0.9], axis=0)
+    return Band(run.record_steps, x.mean(axis=0), q[0], q[1], q[2], runs,
+                "diffusion on the step grid (Euler-Maruyama, dt = eta_k), docs/design.md section 1.1")

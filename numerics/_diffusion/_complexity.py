@@ -1,0 +1,69 @@
+"""Sample complexity: first-passage quantiles of one instance and schedule (``sigrec complexity``)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...theory.validate import instance, integer, real
+from .._schedule import Schedule
+from .._simulate import Problem
+from ._passage import passage
+from ._tables import DiffusionTables, diffusion_tables, plateau_at
+
+
+@dataclass(frozen=True)
+class Complexity:
+    """Steps to reach ``|rho| >= target`` for one instance and schedule.
+
+    Attributes
+    ----------
+    schedule : Schedule
+    median_steps, q10_steps, q90_steps : float
+        Quantiles of the first-passage step (``inf`` if beyond the horizon).
+    plain_ode_steps : float
+        Crossing step of the plain limit ODE on the same time axis.
+    reached : float
+        Fraction of diffusion paths that reached the target within the horizon.
+    plateau : float
+        Stable zero of ``F_eta`` at the step size of the ``q90`` step (1 when that step is 0).
+    runs, horizon : int
+    """
+
+    schedule: Schedule
+    median_steps: float
+    q10_steps: float
+    q90_steps: float
+    plain_ode_steps: float
+    reached: float
+    plateau: float
+    runs: int
+    horizon: int
+
+    def as_dict(self) -> dict:
+        def num(x):
+            return None if not math.isfinite(x) else x
+        return {"schedule": self.schedule.as_dict(), "median_steps": num(self.median_steps),
+                "q10_steps": num(self.q10_steps), "q90_steps": num(self.q90_steps),
+                "plain_ode_steps": num(self.plain_ode_steps), "reached_fraction": self.reached,
+                "plateau": self.plateau, "runs": self.runs, "horizon": self.horizon}
+
+
+def complexity(problem: Problem, schedule: Schedule, rho0=None, target: float = 0.99, *, runs: int = 2000,
+               horizon: int = 200_000, seed=0, tables: DiffusionTables | None = None) -> Complexity:
+    """Median, 10% and 90% first-passage steps to ``|rho| >= target`` under the diffusion.
+
+    ``rho0`` fixed or ``None`` (uniform starts on the sphere). Paths stop once 90% have
+    passed; the horizon caps the run (quantiles beyond it are ``inf``).
+    """
+    instance("schedule", schedule, Schedule)
+    target = real("target", target, lower=0.0, upper=1.0, strict=True)
+    runs = integer("runs", runs, 10)
+    horizon = integer("horizon", horizon, 1)
+    tab = tables or diffusion_tables(problem)
+    fp = passage(problem, schedule, tab, target, rho0, horizon, runs, seed, stop_fraction=0.9)
+    eta90 = float(schedule.eta(np.array(fp.q90 if math.isfinite(fp.q90) else horizon)))
+    return Complexity(schedule, fp.median, fp.q10, fp.q90, fp.plain_ode_step, fp.reached, plateau_at(tab, eta90),
+                      runs, horizon)
