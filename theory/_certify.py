@@ -123,11 +123,11 @@ def _sinhc(x: arb) -> arb:
 
 def _sign_functions(model: Model):
     """(g, dg, description, exact_root_at_zero) for the model; see module doc."""
-    if model.prior not in ("fixed", "rademacher"):
+    if model.prior.spec not in ("fixed", "rademacher"):
         return _general_sign_functions(model)
     th, al, be, s2 = (arb(v) for v in (model.theta, model.alpha, model.beta, model.sigma2))
     b = be * th
-    if model.prior == "fixed":
+    if model.prior.family == "fixed":
         if model.sparse:
             return (lambda X: 1 + b * X), (lambda X: b + 0 * X), "1 + beta*theta*rho", False
         if model.alpha == 1.0:
@@ -180,7 +180,7 @@ def _general_sign_functions(model: Model):
     enclosed by ``v`` on the ball; elsewhere by the quotient), so ``g = t k`` with ``k = r A + beta sigma2 K`` (sparse:
     ``k = r + v + mu1^2``): ``rho = 0`` is an exact root and ``k`` is certified instead.
     """
-    law = model.prior_law
+    law = model.prior
     th, al, be, s2 = (arb(v) for v in (model.theta, model.alpha, model.beta, model.sigma2))
     b = be * th
     c = be * s2
