@@ -10,11 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from ._priors import FAMILIES, Prior, parse_prior
+from ._priors import Prior, parse_prior
 from .validate import counts, real
-
-#: the prior families (a model's ``prior`` is a spec of one of them, see :mod:`theory._priors`)
-PRIORS = FAMILIES
 
 
 @dataclass(frozen=True)
