@@ -80,10 +80,10 @@ def draw_tokens(gen: np.random.Generator, out: np.ndarray, problem) -> None:
     if problem.sigma2 != 1.0:
         out *= np.sqrt(problem.sigma2)
     if problem.R and problem.theta:
-        if problem.prior == "fixed":
+        if problem.prior.family == "fixed":
             out[: problem.R, 0] += problem.theta
         else:
-            out[: problem.R, 0] += problem.theta * problem.model.prior_law.sample(gen, problem.R)
+            out[: problem.R, 0] += problem.theta * problem.prior.sample(gen, problem.R)
 
 
 class FullKernel:

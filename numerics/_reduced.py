@@ -114,8 +114,8 @@ class ReducedKernel:
         self.rows = 3 if self.n_out >= 1 else 2
         self.work = np.zeros((runs, self.rows + 1, L))
         self.scratch = np.zeros((runs, 1, L))
-        self.law = problem.model.prior_law
-        self.signs = np.empty((runs, problem.R)) if problem.prior != "fixed" else None
+        self.law = problem.prior
+        self.signs = np.empty((runs, problem.R)) if problem.prior.family != "fixed" else None
         self.chi = np.zeros((runs, 2))
         self.compose = np.zeros((runs, 2))
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..theory import Model, canonical_prior
-from ..theory.validate import choice, instance, integer, real
+from ..theory import Model
+from ..theory.validate import choice, counts, instance, integer, real
 
 from ._executor import current_executor
 from ._init import initial_rho, spawn_generators
@@ -45,9 +45,10 @@ def single_threaded_blas():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Problem:
-    """A finite-size instance of the model of docs/design.md section 1.
+    """A finite-size instance of the model of docs/design.md section 1: the limit
+    :class:`theory.Model` (``alpha = R / L``) and what only a finite instance has.
 
     Parameters
     ----------
@@ -63,45 +64,37 @@ class Problem:
         Inverse temperature ``> 0``.
     sigma2 : float
         Noise variance ``> 0``.
-    prior : str
-        Signal prior spec (``"fixed"``, ``"rademacher"``, ``"gaussian(mu=1, tau=0.5)"``,
-        ...; see :mod:`theory._priors`), stored canonical.
+    prior : str or theory.Prior
+        Signal prior (``"fixed"``, ``"rademacher"``, ``"gaussian(mu=1, tau=0.5)"``,
+        ...; see :mod:`theory._priors`), held parsed by the model.
     batch : int
         Mini-batch size ``B >= 1`` (token collections averaged per step).
+
+    ``theta``, ``beta``, ``sigma2`` and ``prior`` are read from :attr:`model`, which
+    validates them; ``R``, ``L`` are checked by :func:`theory.validate.counts`.
     """
 
-    theta: float
+    model: Model
     R: int
     L: int
     d: int
-    beta: float = 1.0
-    sigma2: float = 1.0
-    prior: str = "fixed"
     batch: int = 1
 
-    def __post_init__(self):
-        theta = real("theta", self.theta, lower=0.0)
-        L = integer("L", self.L, 1)
-        R = integer("R", self.R, 0)
-        if R > L:
-            raise ValueError(f"`R` must satisfy R <= L = {L}, got R = {R}")
-        d = integer("d", self.d, 2)
-        batch = integer("batch", self.batch, 1)
-        object.__setattr__(self, "prior", canonical_prior(self.prior))
-        values = dict(theta=theta, R=R, L=L, d=d, batch=batch,
-                      beta=real("beta", self.beta, lower=0.0, strict=True),
-                      sigma2=real("sigma2", self.sigma2, lower=0.0, strict=True))
+    def __init__(self, theta, R, L, d, beta=1.0, sigma2=1.0, prior="fixed", batch=1):
+        R, L = counts(R, L)
+        model = Model(theta=theta, alpha=R / L, beta=beta, sigma2=sigma2, prior=prior)
+        values = dict(model=model, R=R, L=L, d=integer("d", d, 2), batch=integer("batch", batch, 1))
         for name, value in values.items():
             object.__setattr__(self, name, value)
 
-    @property
-    def model(self) -> Model:
-        """The limit model with ``alpha = R / L``."""
-        return Model.from_counts(self.theta, self.R, self.L, beta=self.beta, sigma2=self.sigma2, prior=self.prior)
+    theta = property(lambda self: self.model.theta, doc="signal strength (of :attr:`model`)")
+    beta = property(lambda self: self.model.beta, doc="inverse temperature (of :attr:`model`)")
+    sigma2 = property(lambda self: self.model.sigma2, doc="noise variance (of :attr:`model`)")
+    prior = property(lambda self: self.model.prior, doc="the :class:`theory.Prior` (of :attr:`model`)")
 
     def as_dict(self) -> dict:
         return {"theta": self.theta, "R": self.R, "L": self.L, "d": self.d, "beta": self.beta,
-                "sigma2": self.sigma2, "prior": self.prior, "batch": self.batch}
+                "sigma2": self.sigma2, "prior": self.prior.spec, "batch": self.batch}
 
 
 @dataclass(frozen=True)

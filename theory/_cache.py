@@ -4,9 +4,9 @@ The finite-step derivation (:func:`theory.derive_effective`) and the lambdificat
 large expressions take several seconds per prior and per process; the numbers they produce
 depend only on the theory's own source. :func:`cached_lambdify` stores the generated
 source of each lambdified function in the user's cache folder, keyed by a digest of every
-``theory/*.py`` file and the sympy and numpy versions, so a second process skips both the
-derivation and the code generation (``sigrec complexity`` answers a cold instance in a few
-seconds). A changed theory changes the key; a missing or unwritable cache only costs time.
+``.py`` file under ``theory/`` (subpackages included) and the sympy and numpy versions, so
+a second process skips both the derivation and the code generation (``sigrec complexity``
+answers a cold instance in a few seconds). A changed theory changes the key; a missing or unwritable cache only costs time.
 
 Folder: ``$SIGREC_CACHE_DIR``, else ``$XDG_CACHE_HOME/sigrec``, else ``~/.cache/sigrec``;
 ``SIGREC_CACHE_DIR=off`` disables it. Files are written atomically (temporary file, then
@@ -31,8 +31,9 @@ import sympy as sp
 @lru_cache(maxsize=None)
 def _digest() -> str:
     h = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(path.name.encode())
+    root = Path(__file__).parent
+    for path in sorted(root.rglob("*.py")):  # subpackages included (e.g. _priors/)
+        h.update(path.relative_to(root).as_posix().encode())
         h.update(path.read_bytes())
     h.update(sp.__version__.encode())
     h.update(np.__version__.encode())

@@ -15,41 +15,20 @@ known analytically to be positive on ``[-1, 1]`` (or the odd factor ``rho``), se
 * rademacher, sparse: ``k = b (sinh(b rho)/(b rho) + cosh(b rho))``.
 
 Only the removed factors are known analytically; everything else is decided by
-balls. The algorithm (:func:`isolate`) bisects ``[-1, 1]``: a box is decided when the
-ball enclosure of ``g`` (direct or mean-value form ``g(c) + g'(X)(X - c)``) excludes 0;
-a box on which ``g'`` excludes 0 and ``g`` has certified opposite signs at the two
-ends holds exactly one simple root; boxes that stay undecided down to ``min_width``
-are merged, and a merged cluster is a certified simple root only under the same
-test, otherwise it is reported *undecided* (a double root or a touching zero looks
-like this; we never claim certainty we do not have). Root brackets are refined by
-bisection to ``bracket_width``. The interior equilibrium is stable iff ``g`` crosses
-downward (``F'(rho*) = (1 - rho*^2) P(rho*) g'(rho*)``).
-
-Split points are not dyadic midpoints (fraction 29/59), so that an exactly
-representable root does not land on a box end where its sign is 0.
+balls: :func:`theory._roots.isolate` bisects ``[-1, 1]`` and brackets the simple roots
+of ``g`` (or reports the boxes it cannot decide). The interior equilibrium is stable
+iff ``g`` crosses downward (``F'(rho*) = (1 - rho*^2) P(rho*) g'(rho*)``).
 """
 
 from __future__ import annotations
 
 import numbers
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from flint import arb, ctx, fmpq
+from flint import arb
 
 from ._model import Model
-
-_SPLIT = fmpq(29, 59)
-
-
-@contextmanager
-def _precision(bits: int):
-    old = ctx.prec
-    ctx.prec = bits
-    try:
-        yield
-    finally:
-        ctx.prec = old
+from ._roots import isolate, precision, sign
 
 
 @dataclass(frozen=True)
@@ -128,111 +107,6 @@ class Certificate:
 
 
 # ----------------------------------------------------------------------------------
-# generic isolation
-
-
-def _ball(lo: fmpq, hi: fmpq) -> arb:
-    """A ball containing the box ``[lo, hi]``."""
-    a, b = arb(lo), arb(hi)
-    return a.union(b)
-
-
-def _sign(x: arb) -> int:
-    if x > 0:
-        return 1
-    if x < 0:
-        return -1
-    return 0
-
-
-@dataclass
-class _Iso:
-    roots: list  # (lo, hi, dsign)
-    undecided: list  # (lo, hi)
-    boxes: int
-
-
-def isolate(g, dg, lo=fmpq(-1), hi=fmpq(1), *, min_width=1e-12, bracket_width=1e-10, max_boxes=200_000) -> _Iso:
-    """Isolate the roots of ``g`` on ``[lo, hi]`` with ball arithmetic (see module doc).
-
-    ``g`` and ``dg`` map an ``arb`` ball to an enclosure of the function and of its
-    derivative on that ball. ``dg`` may be ``None`` (then only direct enclosures).
-    """
-    min_w = fmpq(*float(min_width).as_integer_ratio())
-    out = _Iso([], [], 0)
-    stack = [(fmpq(lo), fmpq(hi))]
-    decided_sign: list = []  # (lo, hi, sign) for decided boxes, kept for merging
-    while stack:
-        a, b = stack.pop()
-        out.boxes += 1
-        if out.boxes > max_boxes:
-            out.undecided.append((a, b))
-            out.undecided.extend(stack)
-            break
-        X = _ball(a, b)
-        sign = _sign(g(X))
-        D = None
-        if sign == 0 and dg is not None:
-            D = dg(X)
-            c = a + (b - a) / 2
-            sign = _sign(g(arb(c)) + D * (X - arb(c)))
-        if sign != 0:
-            decided_sign.append((a, b, sign))
-            continue
-        if D is not None and _sign(D) != 0:
-            ga, gb = _sign(g(arb(a))), _sign(g(arb(b)))
-            if ga * gb == -1:
-                out.roots.append((a, b, _sign(D)))
-                continue
-            if ga != 0 and ga == gb:  # monotone on the box with equal end signs
-                decided_sign.append((a, b, ga))
-                continue
-        if b - a < min_w:
-            out.undecided.append((a, b))
-            continue
-        p = a + (b - a) * _SPLIT
-        stack.append((p, b))
-        stack.append((a, p))
-    # merge adjacent undecided boxes; certify a cluster if it is a clean crossing
-    out.undecided.sort()
-    merged = []
-    for a, b in out.undecided:
-        if merged and merged[-1][1] == a:
-            merged[-1] = (merged[-1][0], b)
-        else:
-            merged.append((a, b))
-    out.undecided = []
-    for a, b in merged:
-        ga, gb = _sign(g(arb(a))), _sign(g(arb(b)))
-        D = dg(_ball(a, b)) if dg is not None else None
-        if ga * gb == -1 and D is not None and _sign(D) != 0:
-            out.roots.append((a, b, _sign(D)))
-        else:
-            out.undecided.append((a, b))
-    # refine every root bracket by bisection on certified point signs
-    bw = fmpq(*float(bracket_width).as_integer_ratio())
-    refined = []
-    for a, b, ds in sorted(out.roots):
-        sign_a = _sign(g(arb(a)))
-        while b - a > bw:
-            for frac in (_SPLIT, fmpq(1, 3), fmpq(2, 3)):
-                p = a + (b - a) * frac
-                sign_p = _sign(g(arb(p)))
-                if sign_p != 0:
-                    break
-            else:
-                break  # the arithmetic cannot split further at this precision
-            out.boxes += 1
-            if sign_p == sign_a:
-                a = p
-            else:
-                b = p
-        refined.append((a, b, ds))
-    out.roots = refined
-    return out
-
-
-# ----------------------------------------------------------------------------------
 # the model-specific sign functions
 
 
@@ -249,11 +123,11 @@ def _sinhc(x: arb) -> arb:
 
 def _sign_functions(model: Model):
     """(g, dg, description, exact_root_at_zero) for the model; see module doc."""
-    if model.prior not in ("fixed", "rademacher"):
+    if model.prior.spec not in ("fixed", "rademacher"):
         return _general_sign_functions(model)
     th, al, be, s2 = (arb(v) for v in (model.theta, model.alpha, model.beta, model.sigma2))
     b = be * th
-    if model.prior == "fixed":
+    if model.prior.family == "fixed":
         if model.sparse:
             return (lambda X: 1 + b * X), (lambda X: b + 0 * X), "1 + beta*theta*rho", False
         if model.alpha == 1.0:
@@ -306,7 +180,7 @@ def _general_sign_functions(model: Model):
     enclosed by ``v`` on the ball; elsewhere by the quotient), so ``g = t k`` with ``k = r A + beta sigma2 K`` (sparse:
     ``k = r + v + mu1^2``): ``rho = 0`` is an exact root and ``k`` is certified instead.
     """
-    law = model.prior_law
+    law = model.prior
     th, al, be, s2 = (arb(v) for v in (model.theta, model.alpha, model.beta, model.sigma2))
     b = be * th
     c = be * s2
@@ -405,14 +279,14 @@ def certify(model: Model, prec: int = 128, bracket_width: float = 1e-10, min_wid
         return Certificate("degenerate", False, True, prec=prec,
                            sign_function="j' = 0 identically (theta = 0)",
                            notes=("theta = 0: the objective is constant, every rho is an equilibrium",))
-    with _precision(prec):
+    with precision(prec):
         g, dg, desc, root_at_zero = _sign_functions(model)
         iso = isolate(g, dg, min_width=min_width, bracket_width=bracket_width)
         equilibria = []
         notes = []
         if root_at_zero:
             # exact root at 0 from the odd factor rho; F'(0) = 2 theta k(0) (sign of k(0))
-            sign0 = _sign(g(arb(0)))
+            sign0 = sign(g(arb(0)))
             if sign0 != 0:
                 equilibria.append(Bracket(0.0, 0.0, "unstable" if sign0 > 0 else "stable", exact=True))
             else:
@@ -428,8 +302,8 @@ def certify(model: Model, prec: int = 128, bracket_width: float = 1e-10, min_wid
         positive_everywhere = not iso.roots and not iso.undecided and not root_at_zero
         if positive_everywhere:
             # g has one sign on [-1, 1]; check it is positive (it must be: j'(1) > 0)
-            positive_everywhere = _sign(g(arb(1))) > 0
-        certified = not iso.undecided and (not root_at_zero or _sign(g(arb(0))) != 0)
+            positive_everywhere = sign(g(arb(1))) > 0
+        certified = not iso.undecided and (not root_at_zero or sign(g(arb(0))) != 0)
         if iso.undecided:
             status = "undecided"
             notes.append("could not decide the sign of the field on some boxes (a double root or a zero at a pole?)")
@@ -469,9 +343,9 @@ def pole_signs(model: Model, prec: int = 128) -> tuple[int, int]:
         return 0, 0
     bits = max(53, int(prec))
     while True:
-        with _precision(bits):
+        with precision(bits):
             g, _, _, root_at_zero = _general_sign_functions(model)
-            s_plus, s_minus = _sign(g(arb(1))), _sign(g(arb(-1)))
+            s_plus, s_minus = sign(g(arb(1))), sign(g(arb(-1)))
             if root_at_zero:  # j' = (positive) * rho * k
                 s_minus = -s_minus
         if (s_plus and s_minus) or bits >= MAX_PREC:

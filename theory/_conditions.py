@@ -41,6 +41,7 @@ import sympy as sp
 
 from ._derivation import derive
 from ._model import Model
+from ._priors import Prior, parse_prior
 from ._symbols import alpha, beta, m, m1, rho, sigma2, theta
 
 
@@ -50,7 +51,7 @@ class MonotoneAnalysis:
 
     Attributes
     ----------
-    prior : str
+    prior : Prior
     m_prime_identity : sympy.Expr
         ``m'`` expressed through ``m`` (fixed prior), or ``None``.
     positive_factor, sign_factor : sympy.Expr
@@ -69,7 +70,7 @@ class MonotoneAnalysis:
         What the certified (interval) check still has to decide.
     """
 
-    prior: str
+    prior: Prior
     m_prime_identity: object
     positive_factor: object
     sign_factor: object
@@ -83,12 +84,17 @@ class MonotoneAnalysis:
     remaining: str
 
 
+def monotone_analysis(prior: Prior | str) -> MonotoneAnalysis:
+    """Simplify the sign of ``j'`` symbolically as far as it goes (see module doc); ``prior``
+    is the fixed or the symmetric Rademacher prior (a :class:`Prior` or a spec)."""
+    return _monotone_analysis(parse_prior(prior))
+
+
 @lru_cache(maxsize=None)
-def monotone_analysis(prior: str) -> MonotoneAnalysis:
-    """Simplify the sign of ``j'`` symbolically as far as it goes (see module doc)."""
+def _monotone_analysis(prior: Prior) -> MonotoneAnalysis:
     d = derive(prior)
     odd = sp.simplify(d.m.subs(rho, -rho) + d.m) == 0
-    if prior == "fixed":
+    if prior.family == "fixed":
         ratio = sp.simplify(d.m_prime / (d.m * (1 - d.m)))
         if ratio.has(rho):
             raise AssertionError(f"m'/(m(1-m)) depends on rho: {ratio}")
@@ -273,7 +279,7 @@ def general_criteria() -> GeneralCriteria:
                            statements, remaining)
 
 
-def sparse_threshold_prior(prior: str, dps: int = 30) -> float:
+def sparse_threshold_prior(prior: Prior | str, dps: int = 30) -> float:
     """``c*`` of ``prior``: the sparse field is monotone iff ``beta theta <= c*`` (``E s > 0``);
     ``0.0`` when ``E s = 0`` (``rho = 0`` is then always an equilibrium).
 
@@ -283,8 +289,6 @@ def sparse_threshold_prior(prior: str, dps: int = 30) -> float:
     smallest atom ``s_min``, so for ``s_min > 0`` the zero lies near ``-1/s_min``.)
     """
     import mpmath
-
-    from ._priors import parse_prior
 
     law = parse_prior(prior)
     if law.mean == 0:
@@ -315,8 +319,6 @@ def pole_alpha(model_or_prior, theta_value=None, beta_value=1.0, sigma2_value=1.
     else:
         prior, t, b, s2 = model_or_prior, float(theta_value), float(beta_value), float(sigma2_value)
     import mpmath
-
-    from ._priors import parse_prior
 
     law = parse_prior(prior)
     with mpmath.workdps(30):

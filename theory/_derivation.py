@@ -32,7 +32,7 @@ from functools import lru_cache
 import sympy as sp
 
 from ._lemmas import Lemma, informative_lemmas, informative_lemmas_general, tilted_first_moment, tilted_mean
-from ._priors import canonical_prior
+from ._priors import Prior, parse_prior
 from ._symbols import alpha, m, m1, rho, theta
 
 
@@ -56,11 +56,12 @@ class SparseLimit:
 class Derivation:
     """Every intermediate object of the limit derivation for one prior.
 
-    Attributes are sympy expressions in ``rho`` and the parameters
+    ``prior`` is the :class:`Prior` (the label ``"M_s"`` for :func:`derive_general`); the
+    other attributes are sympy expressions in ``rho`` and the parameters
     ``theta, alpha, beta, sigma2`` (see :mod:`theory._symbols`).
     """
 
-    prior: str
+    prior: Prior | str
     lemmas: tuple[Lemma, ...]
     numerator: tuple[sp.Expr, sp.Expr]
     denominator: sp.Expr
@@ -91,14 +92,14 @@ def _norm2(c_xi, c_q):
     return c_xi**2 + c_q**2 + 2 * rho * c_xi * c_q
 
 
-def derive(prior: str) -> Derivation:
-    """Run the derivation for the prior spec ``prior`` (cached per canonical spec).
+def derive(prior: Prior | str) -> Derivation:
+    """Run the derivation for the prior ``prior``, a :class:`Prior` or a spec (cached per prior).
 
     ``"fixed"``, ``"rademacher"``, ``"gaussian(mu=1, tau=0.5)"``, ... (see
     :mod:`theory._priors`); :func:`derive_general` is the same derivation with the
     prior's MGF left unspecified.
     """
-    return _derive(canonical_prior(prior))
+    return _derive(parse_prior(prior))
 
 
 @lru_cache(maxsize=None)
@@ -112,11 +113,11 @@ def derive_general() -> Derivation:
 
 
 @lru_cache(maxsize=None)
-def _derive(prior: str) -> Derivation:
+def _derive(prior: Prior) -> Derivation:
     return _compose(prior, informative_lemmas(prior))
 
 
-def _compose(prior: str, informative) -> Derivation:
+def _compose(prior: Prior | str, informative) -> Derivation:
     lem_mean, lem_moment = tilted_mean(), tilted_first_moment()
     inf_mean, inf_moment = informative
 

@@ -60,7 +60,7 @@ from ._effective_quadrature import effective_quadrature
 from ._cache import cached_lambdify
 from ._evaluate import scales
 from ._model import Model
-from ._priors import canonical_prior
+from ._priors import Prior, parse_prior
 from ._symbols import ARGS, B_batch, L_tok, eta, rho
 from .validate import alignments, instance, integer, real, representable
 
@@ -76,7 +76,7 @@ class DiffusionDerivation:
 
     Attributes
     ----------
-    prior : str
+    prior : Prior
     in_plane_variance : sp.Expr
         ``V_p(rho)`` (in ``rho`` and the model parameters).
     variance : sp.Expr
@@ -91,7 +91,7 @@ class DiffusionDerivation:
         sympy checked ``F u' + (eta Sigma / 2) u'' = 0``, ``u(a) = 0``, ``u(b) = 1``.
     """
 
-    prior: str
+    prior: Prior
     in_plane_variance: sp.Expr
     variance: sp.Expr
     increment_variance: sp.Expr
@@ -112,13 +112,14 @@ def _splitting_formula():
     return s, split, bool(ok)
 
 
-def derive_diffusion(prior: str) -> DiffusionDerivation:
-    """The diffusion objects for the prior spec ``prior`` (cached; reuses :func:`derive_effective`)."""
-    return _derive_diffusion(canonical_prior(prior))
+def derive_diffusion(prior: Prior | str) -> DiffusionDerivation:
+    """The diffusion objects for the prior ``prior``, a :class:`Prior` or a spec (cached;
+    reuses :func:`derive_effective`)."""
+    return _derive_diffusion(parse_prior(prior))
 
 
 @lru_cache(maxsize=None)
-def _derive_diffusion(prior: str) -> DiffusionDerivation:
+def _derive_diffusion(prior: Prior) -> DiffusionDerivation:
     e = derive_effective(prior)
     var = (1 - rho**2) * e.in_plane_variance / (L_tok * B_batch)
     if sp.simplify(var - e.alignment_noise) != 0:  # one definition, two routes to it
@@ -130,10 +131,9 @@ def _derive_diffusion(prior: str) -> DiffusionDerivation:
 
 
 @lru_cache(maxsize=None)
-def _lam(prior: str):
-    prior = canonical_prior(prior)
-    return cached_lambdify(f"in-plane-variance|{prior}",
-                           lambda: (ARGS, derive_diffusion(prior).in_plane_variance, {"cse": True}))
+def _lam(prior: Prior):
+    return cached_lambdify(f"in-plane-variance|{prior.spec}",
+                           lambda: (ARGS, _derive_diffusion(prior).in_plane_variance, {"cse": True}))
 
 
 @dataclass(frozen=True)
@@ -212,7 +212,7 @@ class VarianceQuadrature:
     dps: int
 
 
-def variance_quadrature(prior: str, params: dict, dps: int = 40) -> VarianceQuadrature:
+def variance_quadrature(prior: Prior | str, params: dict, dps: int = 40) -> VarianceQuadrature:
     """Cross-check ``(1 - rho^2) V_p`` by quadrature at ``dps >= 40`` digits.
 
     The quadrature route (:func:`theory.effective_quadrature`) evaluates ``psi`` as a
@@ -224,7 +224,7 @@ def variance_quadrature(prior: str, params: dict, dps: int = 40) -> VarianceQuad
     the reported ``rel_diff`` is the route's maximum over ``V_o, V_p, A2, <gbar, e_perp>``
     computed at ``dps`` digits (an upper bound for ``V_p``).
     """
-    prior = canonical_prior(prior)
+    prior = parse_prior(prior)
     dps = integer("dps", dps, 40)
     q = effective_quadrature(prior, params, dps=dps)
     factor = 1.0 - float(params["rho"]) ** 2

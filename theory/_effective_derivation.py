@@ -98,7 +98,7 @@ import sympy as sp
 
 from ._derivation import derive
 from ._effective_lemmas import KIND_WEIGHTS, centred_tilted_moment, mixture, tilted_expectation
-from ._priors import canonical_prior
+from ._priors import Prior, parse_prior
 from ._symbols import B_batch, L_tok, X_inc, Y_inc, beta, dim, eta, rho, rho_perp, sigma2, x1, x2
 
 #: placeholders of the polynomial layer of the influence function
@@ -151,7 +151,7 @@ class EffectiveDerivation:
         ``Var <P g, xi> = (1 - rho^2) V_p / (L B)``.
     """
 
-    prior: str
+    prior: Prior
     step_series: sp.Expr
     step_drift: sp.Expr
     lemmas: tuple
@@ -200,14 +200,14 @@ def _close_rho_perp(expr):
     return expr.subs(rho_perp, sp.sqrt(1 - rho**2))
 
 
-def derive_effective(prior: str) -> EffectiveDerivation:
-    """Run the finite-step derivation for the prior spec ``prior`` (cached per canonical
-    spec; seconds the first time)."""
-    return _derive_effective(canonical_prior(prior))
+def derive_effective(prior: Prior | str) -> EffectiveDerivation:
+    """Run the finite-step derivation for the prior ``prior``, a :class:`Prior` or a spec
+    (cached per prior; seconds the first time)."""
+    return _derive_effective(parse_prior(prior))
 
 
 @lru_cache(maxsize=None)
-def _derive_effective(prior: str) -> EffectiveDerivation:
+def _derive_effective(prior: Prior) -> EffectiveDerivation:
     series, drift = step_expansion()
     lemmas = tuple(centred_tilted_moment(n) for n in range(5))
 

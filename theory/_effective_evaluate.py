@@ -30,7 +30,7 @@ from ._cache import cached_lambdify
 from ._calculus import central_difference
 from ._effective_derivation import derive_effective
 from ._evaluate import evaluate, scales
-from ._priors import canonical_prior
+from ._priors import Prior
 from ._model import Model
 from ._symbols import ARGS, dim
 from .validate import alignments, instance, nonnegative, real, representable
@@ -40,10 +40,9 @@ _H = 1e-6
 
 
 @lru_cache(maxsize=None)
-def _numpy_functions(prior: str):
+def _numpy_functions(prior: Prior):
     """The lambdified finite-step coefficients (from the disk cache of generated code when the
     theory is unchanged: :mod:`theory._cache`; the derivation runs only on a miss)."""
-    prior = canonical_prior(prior)
 
     def moments():
         e = derive_effective(prior)
@@ -54,8 +53,8 @@ def _numpy_functions(prior: str):
         e = derive_effective(prior)
         return (*ARGS, dim), (e.finite_L_objective, e.finite_L_field), {"cse": True}
 
-    return (cached_lambdify(f"effective-moments|{prior}", moments),
-            cached_lambdify(f"effective-finite-L|{prior}", finite_l))
+    return (cached_lambdify(f"effective-moments|{prior.spec}", moments),
+            cached_lambdify(f"effective-finite-L|{prior.spec}", finite_l))
 
 
 def _params(model: Model) -> tuple:

@@ -27,6 +27,7 @@ from functools import lru_cache
 import sympy as sp
 
 from ._lemmas import Lemma, mgf_derivative, prior_law, specialise
+from ._priors import Prior
 from ._symbols import alpha, beta, rho, rho_perp, s, sigma2, theta, x1, x2
 
 #: tilt and integration variable of the one-dimensional lemmas
@@ -53,7 +54,7 @@ def _tilted_1d(n: int, c, mu, tilt: bool = True):
     return sp.exp(c * mu) * out if tilt else out
 
 
-def tilted_expectation(poly, k: int, kind: str, prior: str):
+def tilted_expectation(poly, k: int, kind: str, prior: Prior | None):
     """``E_kind[exp(k beta <q, x>) P(x1, x2)]`` for a polynomial ``P`` of the in-plane coordinates.
 
     ``<q, x> = rho x1 + rho_perp x2`` with ``x1 ~ N(theta s, sigma2)`` (informative;
@@ -76,7 +77,7 @@ def tilted_expectation(poly, k: int, kind: str, prior: str):
     return general if prior is None else specialise(general, prior)
 
 
-def mixture(poly, k: int, prior: str):
+def mixture(poly, k: int, prior: Prior | None):
     """``E_mix[exp(k beta <q, x>) P(x1, x2)]``: weight ``alpha`` on informative tokens."""
     return alpha * tilted_expectation(poly, k, "informative", prior) + (1 - alpha) * tilted_expectation(
         poly, k, "nuisance", prior

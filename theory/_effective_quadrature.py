@@ -15,7 +15,7 @@ import mpmath
 import sympy as sp
 
 from ._effective_derivation import derive_effective
-from ._priors import parse_prior
+from ._priors import Prior, parse_prior
 from ._symbols import ARGS
 
 
@@ -41,7 +41,7 @@ def hermite_rule(n: int):
     return [nodes[i] for i in range(n)], [vecs[0, i] ** 2 for i in range(n)]
 
 
-def effective_quadrature(prior: str, p: dict, dps: int = 50, nodes: int = 8) -> EffectiveQuadrature:
+def effective_quadrature(prior: Prior | str, p: dict, dps: int = 50, nodes: int = 8) -> EffectiveQuadrature:
     """Cross-check ``V_o, V_p, A2, <gbar, e_perp>`` by product quadrature at ``dps`` digits.
 
     Independent of the symbolic route: no 1-D lemma and no polynomial expansion.
@@ -52,6 +52,7 @@ def effective_quadrature(prior: str, p: dict, dps: int = 50, nodes: int = 8) -> 
     polynomials of degree <= 4 after the shift, so ``nodes >= 3`` is exact and the
     difference measures only the working precision.
     """
+    prior = parse_prior(prior)
     with mpmath.workdps(dps + 10):
         r, t, a, b, s2 = (mpmath.mpf(p[k]) for k in ("rho", "theta", "alpha", "beta", "sigma2"))
         rho_perp = mpmath.sqrt(1 - r * r)
@@ -109,13 +110,12 @@ def effective_quadrature(prior: str, p: dict, dps: int = 50, nodes: int = 8) -> 
         return EffectiveQuadrature(dict(p), tuple(float(x) for x in sym), tuple(float(x) for x in quad), float(rel))
 
 
-def _mp_law(prior: str) -> dict:
+def _mp_law(law: Prior) -> dict:
     """``{value: probability}`` of ``s`` at the working precision: the atoms of a finite law,
     or a 60-node Gauss–Hermite rule for a Gaussian prior (the integrands are
     ``exp(c s)`` times a polynomial in ``s``: entire, so the rule converges
     geometrically; 60 nodes resolve the 40-50 digits of the check for ``c tau`` of
     order 1)."""
-    law = parse_prior(prior)
     if law.support is not None:
         return {mpmath.mpf(v.numerator) / v.denominator: mpmath.mpf(q.numerator) / q.denominator
                 for v, q in law.support}
@@ -129,6 +129,6 @@ def _mp_law(prior: str) -> dict:
 
 
 @lru_cache(maxsize=None)
-def _lam_mp(prior: str):
+def _lam_mp(prior: Prior):
     e = derive_effective(prior)
     return sp.lambdify(ARGS, (e.out_of_plane_variance, e.in_plane_variance, e.weight_square, e.mean_perp), modules="mpmath")

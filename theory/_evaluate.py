@@ -29,7 +29,7 @@ from scipy.special import expit
 
 from ._derivation import derive
 from ._model import Model
-from ._priors import parse_prior
+from ._priors import Prior
 from ._symbols import ARGS, alpha, beta, m, m1, rho, theta
 from .validate import alignments, representable
 
@@ -49,7 +49,7 @@ class FieldValues:
     noise_mass: np.ndarray
 
 
-def _stable_coefficients(prior: str):
+def _stable_coefficients(prior: Prior):
     """Overflow-free sympy forms of ``m``, ``m'`` and the nuisance mass, for any prior.
 
     With ``t = beta theta rho``, the informative mass ``w = alpha M / (alpha M + 1 - alpha)``
@@ -61,7 +61,7 @@ def _stable_coefficients(prior: str):
     Rademacher: ``mu1 = tanh t, v = sech^2 t``.
     """
     x = beta * theta * rho
-    M = parse_prior(prior).mgf(_t)
+    M = prior.mgf(_t)
     mu1 = sp.diff(M, _t) / M
     var = sp.diff(M, _t, 2) / M - mu1**2
     w = 1 / (1 + (1 - alpha) / (alpha * M))
@@ -71,8 +71,9 @@ def _stable_coefficients(prior: str):
 _t = sp.Symbol("t", real=True)
 
 
-def stable_forms_agree(prior: str) -> bool:
-    """Sympy proof that the stable forms equal the derived ``m``, ``m'``, nuisance mass."""
+def stable_forms_agree(prior: Prior | str) -> bool:
+    """Sympy proof that the stable forms equal the derived ``m``, ``m'``, nuisance mass
+    (``prior`` a :class:`Prior` or a spec)."""
     d = derive(prior)
     stable = _stable_coefficients(d.prior)
     for derived, form in zip((d.m, d.m_prime, d.noise_mass), stable):
@@ -95,7 +96,7 @@ def _coefficients_numpy(model: Model, r: np.ndarray):
     """``m, m', nuisance mass`` in float64 without overflow (proportional regime), from the
     tilted law of the prior (see :func:`_stable_coefficients`)."""
     a, b, t = model.alpha, model.beta, model.theta
-    log_m, mu1, var = model.prior_law.tilted(b * t * r)
+    log_m, mu1, var = model.prior.tilted(b * t * r)
     if a == 1.0:  # no nuisance tokens: w = 1
         w, wbar = np.ones_like(r), np.zeros_like(r)
     else:
@@ -109,7 +110,7 @@ def _sparse_numpy(model: Model, r: np.ndarray):
     and ``2 beta sigma2 theta (M'(t) + t M''(t))`` with ``t = beta theta rho``."""
     b, t, s2 = model.beta, model.theta, model.sigma2
     x = b * t * r
-    log_m, mu1, var = model.prior_law.tilted(x)
+    log_m, mu1, var = model.prior.tilted(x)
     scale = np.exp(log_m)  # the true size of the rescaled field (inf beyond float64)
     c = 2 * b * s2 * t
     return c * r * scale * mu1, c * scale * (mu1 + x * (var + mu1 * mu1))
@@ -158,7 +159,7 @@ def evaluate(model: Model, rho_values) -> FieldValues:
 
 
 @lru_cache(maxsize=None)
-def _mpmath_functions(prior: str):
+def _mpmath_functions(prior: Prior):
     d = derive(prior)
     exprs = (d.objective, d.slope, d.field, d.noise_mass)
     sparse = (d.sparse.objective, d.sparse.slope, d.sparse.field, d.sparse.noise_mass)
@@ -187,7 +188,7 @@ def evaluate_mp(model: Model, rho_value, dps: int = 50) -> dict:
         r = mpmath.mpf(rho_value)
         params = _mp_params(model)
     x = abs(float(model.beta) * float(model.theta) * float(abs(r)))
-    guard = int(math.ceil(model.prior_law.exponent_bound(x) / math.log(10))) + 10 if not model.sparse else 0
+    guard = int(math.ceil(model.prior.exponent_bound(x) / math.log(10))) + 10 if not model.sparse else 0
     work = dps + guard
     with mpmath.workdps(max(dps, work) if work <= _MP_MAX_DPS else dps + 10):
         full, sparse, _, _ = _mpmath_functions(model.prior)
@@ -205,10 +206,9 @@ def evaluate_mp(model: Model, rho_value, dps: int = 50) -> dict:
 _MP_MAX_DPS = 5000
 
 
-def _mp_stable(prior: str):
+def _mp_stable(law: Prior):
     """mpmath objective, slope, field, nuisance mass from the stable coefficient forms
     (the tilted law of :func:`_stable_coefficients`, at the working precision)."""
-    law = parse_prior(prior)
     poly_j, poly_s = _polynomials("mpmath")
 
     def values(r, t, a, b, s2):
@@ -237,7 +237,7 @@ def pole_exponents(model: Model, dps: int = 30) -> tuple[float, float]:
 def pole_exponents_mp(model: Model, dps: int = 30) -> tuple:
     """Closed-form ``F'(+1)`` and ``F'(-1)`` as mpmath numbers at ``dps`` digits (any magnitude)."""
     x = float(model.beta) * float(model.theta)
-    guard = int(math.ceil(model.prior_law.exponent_bound(x) / math.log(10))) + 10 if not model.sparse else 0
+    guard = int(math.ceil(model.prior.exponent_bound(x) / math.log(10))) + 10 if not model.sparse else 0
     with mpmath.workdps(dps + min(guard, _MP_MAX_DPS)):
         _, _, full, sparse = _mpmath_functions(model.prior)
         fn = sparse if model.sparse else full

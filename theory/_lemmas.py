@@ -27,7 +27,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from ._priors import parse_prior
+from ._priors import Prior
 from ._symbols import beta, rho, s, sigma2, theta, y
 
 #: the moment generating function of the prior, unspecified, and its argument
@@ -35,9 +35,9 @@ MGF = sp.Function("M_s")
 t_mgf = sp.Symbol("t", real=True)
 
 
-def prior_law(prior: str) -> dict | None:
+def prior_law(prior: Prior) -> dict | None:
     """The finite law of ``s`` as ``{value: probability}`` (sympy rationals), or ``None``."""
-    support = parse_prior(prior).support
+    support = prior.support
     if support is None:
         return None
     return {sp.Rational(v): sp.Rational(q) for v, q in support}
@@ -48,9 +48,9 @@ def mgf_derivative(n: int, at):
     return sp.diff(MGF(t_mgf), t_mgf, n).subs(t_mgf, at) if n else MGF(at)
 
 
-def specialise(expr, prior: str):
+def specialise(expr, prior: Prior):
     """``expr`` with the unspecified MGF ``M_s`` replaced by the prior's MGF (derivatives done)."""
-    return expr.replace(MGF, sp.Lambda(t_mgf, parse_prior(prior).mgf(t_mgf))).doit()
+    return expr.replace(MGF, sp.Lambda(t_mgf, prior.mgf(t_mgf))).doit()
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def informative_lemmas_general() -> tuple[Lemma, Lemma]:
 
 
 @lru_cache(maxsize=None)
-def informative_lemmas(prior: str) -> tuple[Lemma, Lemma]:
+def informative_lemmas(prior: Prior) -> tuple[Lemma, Lemma]:
     """Prior-averaged ``E exp(beta<q,x>)`` and ``E exp(beta<q,x>) x`` for ``x = theta s xi + z``.
 
     A finite law is averaged by a finite sum over its atoms; a Gaussian prior by

@@ -8,13 +8,10 @@ temperature ``beta``, the noise variance ``sigma2`` and the signal prior.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 
-from ._priors import FAMILIES, Prior, canonical_prior, parse_prior
-from .validate import integer, real
-
-#: the prior families (a model's ``prior`` is a spec of one of them, see :mod:`theory._priors`)
-PRIORS = FAMILIES
+from ._priors import Prior, parse_prior
+from .validate import counts, real
 
 
 @dataclass(frozen=True)
@@ -31,17 +28,18 @@ class Model:
         Inverse temperature of the softmax, ``beta > 0``.
     sigma2 : float
         Noise variance of each token coordinate, ``sigma2 > 0``.
-    prior : str
+    prior : str or Prior
         Law of the signal strength ``s_i`` of informative tokens, as a prior spec
         (``"fixed"``, ``"rademacher"``, ``"gaussian(mu=1, tau=0.5)"``, ...; see
-        :mod:`theory._priors`); stored in its canonical form.
+        :mod:`theory._priors`) or a :class:`Prior`; parsed once here and held as a
+        :class:`Prior` (``str(model.prior)`` is the canonical spec).
     """
 
     theta: float
     alpha: float
     beta: float = 1.0
     sigma2: float = 1.0
-    prior: str = "fixed"
+    prior: Prior | str = "fixed"
 
     def __post_init__(self):
         values = (
@@ -50,17 +48,14 @@ class Model:
             ("beta", real("beta", self.beta, lower=0.0, strict=True)),
             ("sigma2", real("sigma2", self.sigma2, lower=0.0, strict=True)),
         )
-        object.__setattr__(self, "prior", canonical_prior(self.prior))
+        object.__setattr__(self, "prior", parse_prior(self.prior))
         for name, value in values:
             object.__setattr__(self, name, value)
 
     @classmethod
     def from_counts(cls, theta, R: int, L: int, **kwargs) -> "Model":
         """Model with ``alpha = R / L`` from token counts ``0 <= R <= L``, ``L >= 1``."""
-        R = integer("R", R)
-        L = integer("L", L, 1)
-        if not 0 <= R <= L:
-            raise ValueError(f"`R` must satisfy 0 <= R <= L = {L}, got {R!r}")
+        R, L = counts(R, L)
         return cls(theta=theta, alpha=R / L, **kwargs)
 
     @property
@@ -68,13 +63,10 @@ class Model:
         """True in the sparse regime (``alpha = 0``, field rescaled by ``1/alpha``)."""
         return self.alpha == 0.0
 
-    @property
-    def prior_law(self) -> Prior:
-        """The parsed :class:`theory._priors.Prior` of ``prior``."""
-        return parse_prior(self.prior)
-
     def as_dict(self) -> dict:
-        out = asdict(self)
+        """The parameters, the prior as its canonical spec and the regime (what records print)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["prior"] = self.prior.spec
         out["regime"] = "sparse" if self.sparse else "proportional"
         return out
 

@@ -28,7 +28,7 @@ import sympy as sp
 
 from ._derivation import derive
 from ._lemmas import informative_lemmas, tilted_first_moment, tilted_mean
-from ._priors import canonical_prior, parse_prior
+from ._priors import Prior, parse_prior
 from ._symbols import ARGS
 
 
@@ -37,7 +37,7 @@ class QuadratureComparison:
     """One lemma at one parameter point: symbolic vs quadrature."""
 
     lemma: str
-    prior: str
+    prior: Prior
     params: dict
     symbolic: tuple
     quadrature: tuple
@@ -89,10 +89,10 @@ def _lam(expr):
     return sp.lambdify(ARGS, expr, modules="mpmath")
 
 
-def quadrature_point(prior: str, p: dict, dps: int) -> list[QuadratureComparison]:
-    """Compare every lemma and the composed limit at one parameter point ``p``."""
-    prior = canonical_prior(prior)
-    law_obj = parse_prior(prior)
+def quadrature_point(prior: Prior | str, p: dict, dps: int) -> list[QuadratureComparison]:
+    """Compare every lemma and the composed limit at one parameter point ``p`` (``prior`` a
+    :class:`Prior` or a spec)."""
+    prior = parse_prior(prior)
     out = []
     with mpmath.workdps(dps + 10):
         r, t, a, b, s2 = (mpmath.mpf(p[k]) for k in ("rho", "theta", "alpha", "beta", "sigma2"))
@@ -117,11 +117,11 @@ def quadrature_point(prior: str, p: dict, dps: int) -> list[QuadratureComparison
         add("tilted_first_moment", _plane([_lam(c)(*args) for c in tilted_first_moment().rhs], r), n1)
 
         # informative token x = theta s xi + z: x1 ~ N(theta s, sigma2), x2 ~ N(0, sigma2)
-        if law_obj.support is not None:
+        if prior.support is not None:
             # (probability, mean of x1, variance of x1) over the atoms of s
-            law = [(_mpq(q), t * _mpq(v), None) for v, q in law_obj.support]
+            law = [(_mpq(q), t * _mpq(v), None) for v, q in prior.support]
         else:
-            law = [(mpmath.mpf(1), t * _mpq(law_obj.mu), s2 + (t * _mpq(law_obj.tau)) ** 2)]
+            law = [(mpmath.mpf(1), t * _mpq(prior.mu), s2 + (t * _mpq(prior.tau)) ** 2)]
         i0 = sum(pr * I(0, b * r, mu, var) for pr, mu, var in law) * I(0, b * rho_perp)
         i1 = (
             sum(pr * I(1, b * r, mu, var) for pr, mu, var in law) * I(0, b * rho_perp),
@@ -177,7 +177,7 @@ def cross_check(n_points: int = 4, dps: int = 50, seed: int = 0, priors=("fixed"
         raise ValueError(f"`dps` must be >= 15, got {dps!r}")
     rng = np.random.default_rng(seed)
     comps = []
-    for prior in priors:
+    for prior in map(parse_prior, priors):
         for p in random_parameters(rng, n_points):
             comps.extend(quadrature_point(prior, p, dps))
     worst = max(c.rel_diff for c in comps)

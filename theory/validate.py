@@ -15,7 +15,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["alignments", "choice", "instance", "integer", "nonnegative", "real", "representable"]
+__all__ = ["alignments", "choice", "counts", "instance", "integer", "nonnegative", "real", "representable"]
 
 
 def real(name: str, value, *, lower: float | None = None, upper: float | None = None,
@@ -61,6 +61,16 @@ def integer(name: str, value, minimum: int | None = None, maximum: int | None = 
             raise ValueError(f"`{name}` must be >= {minimum}, got {value!r}")
         raise ValueError(f"`{name}` must be <= {maximum}, got {value!r}")
     return int(value)
+
+
+def counts(R, L) -> tuple[int, int]:
+    """Token counts ``(R, L)`` as ints: ``R >= 0`` informative tokens among ``L >= 1``,
+    ``R <= L`` (the one check of every finite instance: models, problems, cases)."""
+    R = integer("R", R, 0)
+    L = integer("L", L, 1)
+    if R > L:
+        raise ValueError(f"`R` must satisfy R <= L = {L}, got R = {R}")
+    return R, L
 
 
 def alignments(name: str, value) -> np.ndarray:

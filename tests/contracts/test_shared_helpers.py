@@ -54,9 +54,36 @@ def test_theory_and_numerics_share_the_validators():
     with pytest.raises(ValueError) as err:
         Schedule(kind="cosine")
     assert str(err.value) == "`kind` must be one of ('polynomial', 'constant'), got 'cosine'"
-    with pytest.raises(ValueError) as err:
-        Problem(theta=1.0, R=25, L=20, d=3)
-    assert str(err.value) == "`R` must satisfy R <= L = 20, got R = 25"
+    messages = set()
+    for build in (lambda: Problem(theta=1.0, R=25, L=20, d=3), lambda: Model.from_counts(1.0, R=25, L=20),
+                  lambda: validate.counts(25, 20)):
+        with pytest.raises(ValueError) as err:
+            build()
+        messages.add(str(err.value))
+    assert messages == {"`R` must satisfy R <= L = 20, got R = 25"}
+
+
+def test_problem_holds_its_model():
+    """Problem validates through its Model (one check per field) and keeps its attributes."""
+    problem = Problem(theta=2, R=10, L=40, d=4, beta=0.5, sigma2=2, prior="rademacher(0.7)", batch=3)
+    assert problem.model == Model(theta=2.0, alpha=0.25, beta=0.5, sigma2=2.0, prior="rademacher(p=0.7)")
+    assert (problem.theta, problem.beta, problem.sigma2) == (2.0, 0.5, 2.0)
+    assert all(type(v) is float for v in (problem.theta, problem.beta, problem.sigma2))
+    assert problem.prior is problem.model.prior and str(problem.prior) == "rademacher(p=0.7)"
+    assert problem.as_dict() == {"theta": 2.0, "R": 10, "L": 40, "d": 4, "beta": 0.5, "sigma2": 2.0,
+                                 "prior": "rademacher(p=0.7)", "batch": 3}
+    assert Problem(2, 10, 40, 4, 0.5, 2, "rademacher(p=0.7)", 3) == problem
+    assert validate.counts(3.0, 4) == (3, 4) and all(type(v) is int for v in validate.counts(3.0, 4))
+    with pytest.raises(AttributeError):
+        problem.theta = 1.0
+    for kwargs, message in [(dict(theta=-1.0), "`theta` must be >= 0, got -1.0"),
+                            (dict(d=1), "`d` must be >= 2, got 1"),
+                            (dict(batch=0), "`batch` must be >= 1, got 0"),
+                            (dict(L=0), "`L` must be >= 1, got 0"),
+                            (dict(R=-1), "`R` must be >= 0, got -1")]:
+        with pytest.raises(ValueError) as err:
+            Problem(**{**dict(theta=1.0, R=1, L=4, d=3), **kwargs})
+        assert str(err.value) == message
 
 
 # ----------------------------------------------------------------- central difference

@@ -3,6 +3,8 @@ theory's source, and harmless when disabled or damaged."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import sympy as sp
 
@@ -70,3 +72,21 @@ def test_the_effective_coefficients_agree_with_and_without_the_cache(tmp_path, m
     ev._numpy_functions.cache_clear()
     np.testing.assert_array_equal(plain, cached)
     assert len(list(tmp_path.glob("*.py"))) == 2
+
+
+def test_the_digest_covers_the_subpackages(tmp_path, monkeypatch):
+    """A change in a file of a theory subpackage (such as ``_priors/``) changes the key."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.py").write_text("A = 1\n")
+    (tmp_path / "sub" / "b.py").write_text("B = 1\n")
+    monkeypatch.setattr(cache, "__file__", str(tmp_path / "_cache.py"))
+    cache._digest.cache_clear()
+    try:
+        before = cache._digest()
+        (tmp_path / "sub" / "b.py").write_text("B = 2\n")
+        cache._digest.cache_clear()
+        assert cache._digest() != before
+    finally:
+        monkeypatch.undo()
+        cache._digest.cache_clear()
+    assert any(p.parent.name == "_priors" for p in Path(cache.__file__).parent.rglob("*.py"))

@@ -39,3 +39,19 @@ def test_from_counts():
     for R, L, name in [(5, 3, "R"), (-1, 3, "R"), (1, 0, "L"), (1.5, 3, "R")]:
         with pytest.raises(ValueError, match=f"`{name}`"):
             Model.from_counts(1.0, R=R, L=L)
+
+
+def test_the_prior_is_parsed_once_and_held_as_a_prior():
+    """A spec or a Prior gives the same model; the model holds the parsed Prior, and what
+    records print (``as_dict``) is the canonical spec string."""
+    from sigrec.theory import Prior, parse_prior
+
+    by_spec = Model(theta=1, alpha=0.5, prior="gaussian(1, 0.50)")
+    by_prior = Model(theta=1, alpha=0.5, prior=parse_prior("gaussian(mu=1, tau=1/2)"))
+    assert by_spec == by_prior and hash(by_spec) == hash(by_prior)
+    assert isinstance(by_spec.prior, Prior) and by_spec.prior.family == "gaussian"
+    assert str(by_spec.prior) == by_spec.prior.spec == "gaussian(mu=1, tau=0.5)"
+    assert by_spec.as_dict() == {"theta": 1.0, "alpha": 0.5, "beta": 1.0, "sigma2": 1.0,
+                                 "prior": "gaussian(mu=1, tau=0.5)", "regime": "proportional"}
+    assert type(by_spec.as_dict()["prior"]) is str
+    assert Model(theta=1, alpha=0.5).prior == parse_prior("fixed")

@@ -87,6 +87,6 @@ def test_fixed_prior_nuisance_mass_decreases(model):
 @given(models(theta=st.floats(0.01, 20)), st.floats(0.0, 1.0))
 def test_positive_alignment_always_climbs_under_the_fixed_prior(model, r):
     """j' > 0 for rho >= 0 (fixed prior): a symbolic statement, checked numerically."""
-    if model.prior != "fixed":
+    if model.prior.family != "fixed":
         return
     assert evaluate(model, [r]).slope[0] > 0

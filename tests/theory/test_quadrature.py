@@ -2,6 +2,7 @@ import pytest
 import sympy as sp
 
 import sigrec.theory._quadrature as quad
+from sigrec.theory import parse_prior
 from sigrec.theory._lemmas import Lemma, informative_lemmas, tilted_first_moment
 
 
@@ -19,12 +20,12 @@ def test_a_wrong_lemma_is_caught(monkeypatch):
     check must fail, both on the lemma and on everything composed from it."""
     import sigrec.theory._derivation as der
 
-    mean, moment = informative_lemmas("fixed")
+    mean, moment = informative_lemmas(parse_prior("fixed"))
     bad = (mean, Lemma(moment.name, moment.statement, None,
                        (moment.rhs[0] * (1 + sp.Rational(1, 10**30)), moment.rhs[1])))
     monkeypatch.setattr(quad, "informative_lemmas", lambda prior: bad)
     monkeypatch.setattr(der, "informative_lemmas", lambda prior: bad)
-    broken = der._derive.__wrapped__("fixed")  # bypass the cache
+    broken = der._derive.__wrapped__(parse_prior("fixed"))  # bypass the cache
     monkeypatch.setattr(quad, "derive", lambda prior: broken)
     res = quad.cross_check(n_points=1, dps=50, seed=3, priors=("fixed",))
     assert not res.passed
@@ -43,7 +44,7 @@ def test_a_wrong_stein_lemma_breaks_the_derivation(monkeypatch):
                 (good.rhs[0], good.rhs[1] * (1 + sp.Rational(1, 10**30))))
     monkeypatch.setattr(der, "tilted_first_moment", lambda: bad)
     with pytest.raises(AssertionError, match="depends on rho"):
-        der._derive.__wrapped__("fixed")
+        der._derive.__wrapped__(parse_prior("fixed"))
 
 
 def test_quadrature_itself_is_accurate():

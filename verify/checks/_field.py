@@ -132,7 +132,7 @@ def check_phase_boundary(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     ``t = -c*``, i.e. ``rho* = -c*/(beta theta)``; proportional: the pole criterion
     (``-xi`` attracts, certified sign of ``F'(-1)``), which is a prediction, not a theorem,
     for the absence of a pair of interior equilibria."""
-    from ...theory import critical_alpha, parse_prior, pole_signs, sparse_threshold_prior
+    from ...theory import critical_alpha, pole_signs, sparse_threshold_prior
 
     t0 = time.perf_counter()
     model = case.model
@@ -141,10 +141,10 @@ def check_phase_boundary(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     details: dict = {"certified_status": cert.status}
     if model.theta == 0:
         predicted, ok = "degenerate", cert.status == "degenerate"
-    elif parse_prior(model.prior).mean == 0:
+    elif model.prior.mean == 0:
         predicted = "bistable"
         ok = cert.status == "bistable" and len(cert.equilibria) == 1 and cert.equilibria[0].exact
-    elif model.prior != "fixed":
+    elif model.prior.family != "fixed":
         if model.sparse:
             c_star = sparse_threshold_prior(model.prior)
             details["sparse_threshold_c_star"] = c_star

@@ -383,9 +383,9 @@ def check_filtering(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     path = ctx.figure("nuisance_mass", case)
     if path is not None:
         figs.append(figures.nuisance_mass(path, m, rho_k, measured, at1))
-    if m.prior == "fixed":
+    if m.prior.family == "fixed":
         formula = "(1-alpha)/(alpha e^(beta theta) + 1 - alpha)"
-    elif m.prior == "rademacher":
+    elif m.prior.spec == "rademacher":
         formula = "(1-alpha) sech(beta theta)/(alpha + (1-alpha) sech(beta theta))"
     else:
         formula = "(1-alpha)/(alpha M_s(beta theta) + 1 - alpha), M_s the MGF of the prior"

@@ -109,7 +109,7 @@ def params(model=None, problem=None, schedule=None, **extra) -> str:
     names = {"rho0": r"\rho_0", "eta": r"\eta"}
     parts += [f"{names.get(k, k)}={_n(v)}" for k, v in extra.items()]
     text = "$" + "$, $".join(parts) + "$" if parts else ""
-    prior = getattr(src, "prior", "fixed")
+    prior = str(getattr(src, "prior", "fixed"))
     if prior == "fixed":
         return text
     return text + (", Rademacher prior" if prior == "rademacher" else f", prior {prior}")

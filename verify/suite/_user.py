@@ -48,11 +48,10 @@ def make_case(name: str | None = None, *, theta, alpha=None, R=None, L=None, N=N
             missing = [k for k in ("R", "d") if sizes[k] is None] + ([] if L is not None or N is not None else ["L"])
             if missing:
                 raise ValueError(f"a simulated case needs {', '.join(f'`{k}`' for k in missing)} too")
-            R = validate.integer("R", R, 0)
-            L = validate.integer("L", L, 1) if L is not None else R + validate.integer("N", N, 0)
+            if L is None:
+                L = validate.integer("R", R, 0) + validate.integer("N", N, 0)
+            R, L = validate.counts(R, L)
             d = validate.integer("d", d, 2)
-            if R > L:
-                raise ValueError(f"`R` must satisfy R <= L = {L}, got R = {R}")
             alpha = R / L
         checks = tuple(checks)
         select(checks)  # unknown ids are refused here, with the list of known ones
