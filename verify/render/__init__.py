@@ -6,7 +6,9 @@ from ._document import Document
 from ._json import to_json
 from ._notes import compare as compare_notes
 from ._notes import write_notes
+from ._phase_figure import plot_phase
 from ._report import markdown, report_dict, write_report
+from ._reproduce_figure import plot_reproduction
 
-__all__ = ["Document", "compare_notes", "figures", "markdown", "report_dict", "style", "to_json", "write_notes",
-           "write_report"]
+__all__ = ["Document", "compare_notes", "figures", "markdown", "plot_phase", "plot_reproduction", "report_dict",
+           "style", "to_json", "write_notes", "write_report"]

@@ -2,7 +2,6 @@
 certified phase diagram and resumable parameter sweeps."""
 
 from ._phase import PhaseDiagram, phase_diagram
-from ._phase import plot as plot_phase
 from ._phase import write_csv as write_phase_csv
 from ._reproduce import (
     PAPER_MEAN_FINAL_ALIGNMENT,
@@ -15,7 +14,6 @@ from ._reproduce import (
     run_configs,
 )
 from ._reproduce import PRESETS as REPRODUCE_PRESETS
-from ._reproduce import plot as plot_reproduction
 from ._sweep import SweepResult, SweepSpec, make_spec, run_sweep
 from ._sweep import load as load_sweep
 from ._sweep import plot as plot_sweep
@@ -34,8 +32,6 @@ __all__ = [
     "make_spec",
     "markdown_table",
     "phase_diagram",
-    "plot_phase",
-    "plot_reproduction",
     "plot_sweep",
     "run_config",
     "run_configs",
