@@ -1,6 +1,7 @@
 """Studies built on the checks and simulators: the paper's reproduction, the
 certified phase diagram and resumable parameter sweeps."""
 
+from ._appendix import AppendixData, appendix_data
 from ._phase import PhaseDiagram, phase_diagram
 from ._phase import write_csv as write_phase_csv
 from ._reproduce import (
@@ -19,6 +20,7 @@ from ._sweep import load as load_sweep
 from ._sweep import plot as plot_sweep
 
 __all__ = [
+    "AppendixData",
     "ConfigResult",
     "PAPER_MEAN_FINAL_ALIGNMENT",
     "PROTOCOL",
@@ -27,6 +29,7 @@ __all__ = [
     "REPRODUCE_PRESETS",
     "SweepResult",
     "SweepSpec",
+    "appendix_data",
     "configurations",
     "load_sweep",
     "make_spec",
