@@ -20,6 +20,7 @@ from ...theory import (
     Model,
     canonical_prior,
     certify,
+    compact,
     derive,
     derive_diffusion,
     derive_effective,
@@ -68,8 +69,9 @@ def shown(display, derived):
 class Derivations:
     """The sympy objects the appendix prints, and the display forms proved equal to them.
 
-    ``forms`` maps a display's name to the sympy expression printed (each checked
-    against the derived object with ``theory.same``, or solved for, here).
+    ``forms`` maps a display's name to the sympy expression printed: each checked
+    against the derived object with ``theory.same``, solved for, or the narrowest
+    equivalent form (``theory.compact``) of a derived object, all computed here.
     """
 
     fixed: object
@@ -164,6 +166,7 @@ def derivations() -> Derivations:
     # the limit: m for both priors, and F' of F = (1 - rho^2) S(rho) in general
     forms["m_fixed"] = shown(alpha * e / (alpha * e + 1 - alpha), fixed.m)
     forms["m_rademacher"] = shown(alpha * sh / (alpha * ch + 1 - alpha), rad.m)
+    forms["j"], forms["j_prime"] = compact(fixed.objective_poly), compact(fixed.slope_poly)
     S = sp.Function("S")
     forms["F_prime_generic"] = sp.diff((1 - rho**2) * S(rho), rho)
     # the landscape: h, h(-1), m_c through Delta, alpha_c through m_c
@@ -178,6 +181,8 @@ def derivations() -> Derivations:
     mc_shown = shown((theta + beta * sigma2 - sp.sqrt(disc)) / (2 * theta), ma.critical_m)
     forms["Delta"], forms["discriminant"] = Delta, disc
     forms["m_c"] = mc_shown.subs(sp.sqrt(disc), sp.sqrt(Delta))
+    forms["sparse_field"] = compact(fixed.sparse.field)
+    forms["rademacher_sign_factor"] = compact(mr.sign_factor)
     mcs = sp.Symbol("m_c", positive=True)
     # alpha_c solves m(-1) = m_c for alpha; printed through m_c, checked against the derived alpha_c
     ac = sp.factor(sp.solve(sp.Eq(fixed.m.subs(rho, -1), mcs), alpha)[0])
@@ -190,6 +195,8 @@ def derivations() -> Derivations:
           fixed.field_prime_plus)
     h1 = shown(sigma2 * (1 + beta * theta * (1 - m)) + theta**2 * m * (1 - m), ma.sign_factor.subs(rho, 1))
     forms["m_plus_symbol"] = mp
+    forms["sparse_F_prime_plus"] = compact(fixed.sparse.field_prime_plus)
+    forms["sparse_F_prime_minus"] = compact(fixed.sparse.field_prime_minus)
     forms["F_prime_plus_factor"] = -2 * ma.positive_factor.subs(m, mp)
     forms["h_plus1"] = h1.subs(m, mp)
     # nuisance mass under the Rademacher prior

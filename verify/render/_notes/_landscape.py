@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ....theory import compact, display, tex
+from ....theory import display, tex
 
 from .._phase_figure import plot_phase
 from ._format import NAMES, _case_math, _status
@@ -49,14 +49,13 @@ def monotone_section(doc, data, out: Path, claim=None, counts=None) -> None:
         "`field.monotone`) and, on the phase-diagram grid, agrees with $\\alpha_c$ everywhere. In the sparse "
         "regime the rescaled field is"
     )
-    sl = der.fixed.sparse
-    doc.eq(f"\\lim_{{\\alpha\\to0}}\\frac{{F}}{{\\alpha}} = {tex(compact(sl.field), NAMES)},")
+    doc.eq(f"\\lim_{{\\alpha\\to0}}\\frac{{F}}{{\\alpha}} = {tex(forms['sparse_field'], NAMES)},")
     doc.para(f"whose sign inside $(-1,1)$ is that of ${tex(ma.sparse_sign_factor, NAMES)}$, with the single zero "
              f"$\\rho^*={tex(ma.sparse_equilibrium, NAMES)}$ when $b>1$ (iv); $\\sigma^{{2}}$ drops out of the "
              "threshold. Under the Rademacher prior $m$ is odd (sympy: $m(-\\rho)+m(\\rho)$ simplifies to 0), so "
              "$j'$ is odd and vanishes at $\\rho=0$, and")
     mr = der.landscape_rademacher
-    doc.eq(display("\\frac{j'}{2\\theta\\rho}", compact(mr.sign_factor), NAMES).latex)
+    doc.eq(display("\\frac{j'}{2\\theta\\rho}", forms["rademacher_sign_factor"], NAMES).latex)
     doc.para("is positive because $m/\\rho>0$ and $m'>0$ (v).")
     doc.end_derivation()
     _phase_figure(doc, data.phase, out)

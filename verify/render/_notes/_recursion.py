@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ....theory import compact, tex
+from ....theory import tex
 
 from ._format import NAMES, _case_math, _g, _status, _two, rho
 
@@ -76,8 +76,7 @@ def stability_section(doc, data, claim=None, counts=None) -> None:
                   "Under the step-size conditions of Claim 3, $q_k\\to\\{+\\xi,-\\xi\\}$ almost surely, i.e. "
                   "$|\\rho_k|\\to1$.")
     doc.derivation()
-    der = data.derivations
-    fixed, forms = der.fixed, der.forms
+    forms = data.derivations.forms
     mp = forms["m_plus_symbol"]
     doc.para("The pole exponents follow from $F'(1)=-2j'(1)$ and $F'(-1)=2j'(-1)$. For the fixed prior, with "
              "$m_+=m(1)$,")
@@ -86,11 +85,10 @@ def stability_section(doc, data, claim=None, counts=None) -> None:
            f"F'(1) &= -2j'(1) = {tex(forms['F_prime_plus_factor'], named)}\\,h(1),\\\\\n"
            f"h(1) &= {tex(forms['h_plus1'], named)} > 0,\n"
            "\\end{aligned}")
-    sl = fixed.sparse
     doc.para("so $+\\xi$ always attracts; $-\\xi$ attracts iff $h(-1)<0$ (the lemma on the sign of the "
              "slope). In the sparse regime")
-    doc.eq(f"F'_s(1) = {tex(compact(sl.field_prime_plus), NAMES)},\\qquad "
-           f"F'_s(-1) = {tex(compact(sl.field_prime_minus), NAMES)}.")
+    doc.eq(f"F'_s(1) = {tex(forms['sparse_F_prime_plus'], NAMES)},\\qquad "
+           f"F'_s(-1) = {tex(forms['sparse_F_prime_minus'], NAMES)}.")
     doc.para(
         "By Claim 3 the iterates track the flow, and by the Lyapunov property they converge to the set of zeros "
         "of $F$. Almost-sure recovery therefore needs every interior zero to be unstable (a linearly unstable "

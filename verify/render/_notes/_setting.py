@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ....theory import compact, display, tex
+from ....theory import display, tex
 
 from ._format import NAMES, _num, _status, _two
 
@@ -76,8 +76,8 @@ def limit_section(doc, data, claim=None) -> None:
         "By rotational symmetry about $\\xi$ the limit objective depends on $q$ only through $\\rho$; "
         "$j=\\|f\\|^{2}$ is a polynomial in $(\\rho,m)$ and its total derivative, with $m'=dm/d\\rho$, is"
     )
-    doc.eq(display("j", compact(fixed.objective_poly)).latex + ",")
-    doc.eq(display("j'", compact(fixed.slope_poly)).latex + ".")
+    doc.eq(display("j", der.forms["j"]).latex + ",")
+    doc.eq(display("j'", der.forms["j_prime"]).latex + ".")
     fprime = tex(der.forms["F_prime_generic"]).replace("\\frac{d}{d \\rho} S{\\left(\\rho \\right)}", "j''(\\rho)") \
         .replace("S{\\left(\\rho \\right)}", "j'(\\rho)")
     doc.para("The Riemannian gradient of $j$ on the sphere has $\\xi$-component $(1-\\rho^{2})j'(\\rho)$, so")
