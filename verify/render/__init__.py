@@ -1,5 +1,7 @@
 """Rendering: the report (JSON and Markdown), the appendix notes, the figures and
-their one plot style. Nothing here decides a verdict; it renders records and claims."""
+their one plot style. Nothing here computes or decides: it draws the figure specs the
+checks' records carry and the studies' results, and typesets records, claims and the
+appendix's data (``verify.studies.appendix_data``)."""
 
 from . import figures, style
 from ._document import Document

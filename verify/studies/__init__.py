@@ -1,5 +1,6 @@
 """Studies built on the checks and simulators: the paper's reproduction, the
-certified phase diagram and resumable parameter sweeps."""
+certified phase diagram, resumable parameter sweeps and the appendix's data. They return
+data; ``verify.render`` draws and typesets it."""
 
 from ._appendix import AppendixData, appendix_data
 from ._phase import PhaseDiagram, phase_diagram
