@@ -140,11 +140,16 @@ def test_splitting_check_is_not_applicable_to_a_monotone_model():
 
 
 def test_notes_section_prints_the_variance_and_the_splitting_formula(tmp_path):
+    from types import SimpleNamespace
+
+    from sigrec.theory import derive_diffusion
     from sigrec.verify.render._document import Document
-    from sigrec.verify.render._notes_diffusion import diffusion_section
+    from sigrec.verify.render._notes._diffusion import diffusion_section
+    from sigrec.verify.studies._appendix import quadrature_rows
 
     doc = Document("t")
-    diffusion_section(doc, tmp_path)
+    data = SimpleNamespace(derivations=SimpleNamespace(diffusion=derive_diffusion("fixed")), diffusion=quadrature_rows())
+    diffusion_section(doc, data)
     md = doc.markdown()
     assert "Fluctuations: the diffusion approximation" in md
     assert "V_{p}" in md and "(verified)" in md and "\\int\\limits_{a}^{b}" in md

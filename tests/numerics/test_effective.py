@@ -187,6 +187,9 @@ def test_check_passes_and_draws_figure(tmp_path):
     from sigrec.verify.checks import REGISTRY, CheckContext
 
     path = tmp_path / "effective_drift.png"
+    from sigrec.verify.render import figures
+
     rec = REGISTRY["sga.effective_drift"].run(None, CheckContext(seed=1, figure_dir=tmp_path))[0]
     assert rec.status == "pass", rec.message
+    figures.draw_records([rec])
     assert path.stat().st_size > 10_000

@@ -4,6 +4,21 @@
 from ._case import Case
 from ._common import loglog_fit, one_step, one_step_increments, scaled_problem
 from ._context import CheckContext, certificate, derive_seed, equilibria
+from ._figures import (
+    EffectiveDriftFigure,
+    FieldFigure,
+    FigureSpec,
+    FiniteSizeFigure,
+    NuisanceFigure,
+    TrackingFigure,
+    TrajectoriesFigure,
+    effective_drift_figure,
+    field_figure,
+    finite_size_figure,
+    nuisance_figure,
+    tracking_figure,
+    trajectories_figure,
+)
 from ._record import KINDS, STATUSES, CheckRecord
 from ._registry import REGISTRY, SCOPES, Check, select
 from ._sga import RECOVERY_FRACTION, RECOVERY_LEVEL, default_schedule
@@ -19,13 +34,26 @@ __all__ = [
     "Check",
     "CheckContext",
     "CheckRecord",
+    "EffectiveDriftFigure",
+    "FieldFigure",
+    "FigureSpec",
+    "FiniteSizeFigure",
+    "NuisanceFigure",
+    "TrackingFigure",
+    "TrajectoriesFigure",
     "certificate",
     "default_schedule",
     "derive_seed",
+    "effective_drift_figure",
     "equilibria",
+    "field_figure",
+    "finite_size_figure",
     "loglog_fit",
+    "nuisance_figure",
     "one_step",
     "one_step_increments",
     "scaled_problem",
     "select",
+    "tracking_figure",
+    "trajectories_figure",
 ]

@@ -71,9 +71,11 @@ class CheckContext:
         return derive_seed(self.seed, *identity)
 
     def figure(self, name: str, case) -> Path | None:
-        """``figure_dir / f"{name}-{case.name}.png"`` (created), or ``None`` without figures."""
+        """``figure_dir / f"{name}-{case.name}.png"``, or ``None`` without figures.
+
+        Nothing is created: a check returns a figure spec with this path, and the
+        renderer (on the machine that writes the report) makes the folder and draws it.
+        """
         if self.figure_dir is None:
             return None
-        folder = Path(self.figure_dir)
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder / f"{name}-{case.name}.png"
+        return Path(self.figure_dir) / f"{name}-{case.name}.png"

@@ -31,9 +31,9 @@ import numpy as np
 from ...numerics import Problem, Schedule, predict, simulate
 from ...theory import stationary_alignment
 
-from ..render import figures
 from ._case import Case
 from ._context import CheckContext
+from ._figures import effective_drift_figure
 from ._record import CheckRecord
 
 CHECK_ID = "sga.effective_drift"
@@ -182,10 +182,11 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
         worst_ratio = max(worst_ratio, e_corr / e_plain if e_plain > 0 else math.inf)
     vanish = _vanishing(cases(quick)[0])
     ok_all &= vanish["ok"]
-    figs = []
+    figs, specs = [], ()
     if ctx.figure_dir is not None and first is not None:
         path = Path(ctx.figure_dir) / "effective_drift.png"
-        figs.append(figures.effective_drift(first[1], first[2], path, title=first[0].name))
+        specs = (effective_drift_figure(path, first[1], first[2], title=first[0].name),)
+        figs.append(str(path))
     msg = (f"corrected ODE sup error {worst_abs:.4f} (<= {ABS_TOL}), at most {worst_ratio:.3f} of the plain ODE's "
            f"(<= 1/{RATIO:g}) over {len(results)} cases; plateau "
            + ", ".join(f"{r['plateau']['measured']:.4f}±{r['plateau']['standard_error']:.4f} vs "
@@ -200,4 +201,5 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
                  "abs_tolerance": ABS_TOL},
         model=first[0].problem.model.as_dict() if first else None,
         seconds=time.perf_counter() - t0,
+        figures=specs,
     )]

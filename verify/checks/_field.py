@@ -9,9 +9,9 @@ import mpmath
 
 from ...theory import Model, evaluate_mp, pole_exponents_mp, pole_signs
 
-from ..render import figures
 from ._case import Case
 from ._context import CheckContext, certificate
+from ._figures import field_figure
 from ._record import CheckRecord
 
 
@@ -43,9 +43,11 @@ def check_monotone(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     }[cert.status]
     details = cert.as_dict()
     path = ctx.figure("field", case)
+    specs = ()
     if path is not None:
-        details["figures"] = [figures.field(model, cert, path, title=f"{case.name}: {cert.status}"
-                                            f" ({'certified' if cert.certified else 'not certified'})")]
+        specs = (field_figure(path, model, cert, title=f"{case.name}: {cert.status}"
+                              f" ({'certified' if cert.certified else 'not certified'})"),)
+        details["figures"] = [str(path)]
     return [CheckRecord(
         id="field.monotone",
         kind="condition",
@@ -57,6 +59,7 @@ def check_monotone(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         details=details,
         model=model.as_dict(),
         seconds=time.perf_counter() - t0,
+        figures=specs,
     )]
 
 

@@ -15,10 +15,10 @@ from scipy.stats import ks_2samp
 from ...numerics import Problem, Schedule, simulate
 from ...theory import effective_drift, evaluate
 
-from ..render import figures
 from ._case import Case
 from ._common import loglog_fit, one_step_increments, scaled_problem
 from ._context import CheckContext
+from ._figures import finite_size_figure
 from ._record import CheckRecord
 
 
@@ -190,10 +190,11 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     status = ("pass" if ok else "fail") if decided else ("fail" if not ok else "inconclusive")
     need = max(max(plan[r]["normals_to_resolve_3"], plan[r]["normals_to_resolve_3_measured"]) for r in rhos)
     rate_s = sum(r["seconds"] for r in rows) / max(1.0, 3 * sum(r["L"] * r["n"] for r in rows))
-    figs = []
+    figs, specs = [], ()
     path = ctx.figure("finite_size", case)
     if path is not None:
-        figs.append(figures.finite_size(path, rows, rhos, Cs, slope, slope_se, model=m0))
+        specs = (finite_size_figure(path, rows, rhos, Cs, slope, slope_se, model=m0),)
+        figs.append(str(path))
     slope_txt = (f"free log-log slope {slope:.2f} +- {slope_se:.2f}" if slope is not None
                  else f"bias resolved at only {int(resolved.sum())}/{len(rows)} points: slope untested "
                       f"(resolving three needs ~{need:.2g} normals, ~{need * rate_s / 60:.2g} CPU-min"
@@ -212,7 +213,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                               "small_at_largest_L": small},
                  "draw_plan": {str(r): {k: v for k, v in plan[r].items() if k != "desired"} for r in rhos},
                  "budget_normals": BUDGET[quick], "d": problem.d, "figures": figs},
-        model=m0.as_dict(), seconds=time.perf_counter() - t0)]
+        model=m0.as_dict(), seconds=time.perf_counter() - t0, figures=specs)]
 
 
 def check_reduced_exact(case: Case, ctx: CheckContext) -> list[CheckRecord]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 KINDS = ("condition", "consistency")
 #: consistency checks pass or fail; conditions hold, do not hold, or are undecided; either
@@ -41,6 +41,10 @@ class CheckRecord:
         The model the check ran on, if any.
     seconds : float
         Wall time of the check.
+    figures : tuple of figure specs
+        The figures of the check as data (``verify.checks`` figure specs, drawn by
+        ``verify.render.figures.draw``), one per path in ``details["figures"]``; not
+        part of :meth:`as_dict` (the report lists the paths).
     """
 
     id: str
@@ -53,6 +57,7 @@ class CheckRecord:
     details: dict = field(default_factory=dict)
     model: dict | None = None
     seconds: float = 0.0
+    figures: tuple = field(default=(), compare=False, repr=False)
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -66,4 +71,7 @@ class CheckRecord:
         return self.kind == "consistency" and self.status == "fail"
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The record as JSON-ready data (without the figure specs)."""
+        out = asdict(replace(self, figures=()))
+        del out["figures"]
+        return out

@@ -38,10 +38,10 @@ from ...numerics import (
 )
 from ...theory import central_difference, evaluate
 
-from ..render import figures
 from ._case import Case
 from ._common import drag_second_moment, one_step_increments
 from ._context import CheckContext, equilibria
+from ._figures import nuisance_figure, trajectories_figure
 from ._record import CheckRecord
 
 #: |rho_final| >= this counts as recovered (docs/design.md section 3)
@@ -299,10 +299,11 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     # steps forced above the drag-free scale: the iterates follow the drag-corrected dynamics,
     # not the limit ODE, so their signs say nothing about the ODE basins
     cons_status = "inconclusive" if info["drag_limited"] else ("pass" if ok else "fail")
-    figs = []
+    figs, specs = [], ()
     path = ctx.figure("sga_trajectories", case)
     if path is not None:
-        figs.append(figures.trajectories(path, m, sim, eq, "SGA (uniform starts) vs ODE from the same starts"))
+        specs = (trajectories_figure(path, m, sim, eq, "SGA (uniform starts) vs ODE from the same starts"),)
+        figs.append(str(path))
     common = {"schedule": sched.as_dict(), "steps": steps, "runs": sim.runs, "schedule_design": info,
               "problem": case.problem.as_dict(), "equilibria_midpoints": eq, "figures": figs}
     rec_msg = (f"{frac:.0%} of {sim.runs} runs reach |rho| >= {RECOVERY_LEVEL} (+xi {plus:.0%}, -xi {minus:.0%}) "
@@ -329,7 +330,7 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                     details={**common, "fraction_plus": plus, "fraction_minus": minus,
                              "final_rho_quantiles": np.quantile(rf, [0.1, 0.5, 0.9]).tolist(),
                              "mean_abs_final_rho": float(np.abs(rf).mean())},
-                    model=m.as_dict(), seconds=time.perf_counter() - t0),
+                    model=m.as_dict(), seconds=time.perf_counter() - t0, figures=specs),
         CheckRecord(id="sga.convergence", kind="consistency", status=cons_status,
                     value=agree_frac, threshold=0.95, certified=False,
                     message=(f"sign of rho_final agrees with the ODE basin of rho_0 for {int(agree.sum())}/{agree.size} "
@@ -344,7 +345,7 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                              "predicted_plus": int((pred[decided] == 1).sum()),
                              "predicted_minus": int((pred[decided] == -1).sum()),
                              "disagreeing_rho0": r0[decided][~agree].tolist()},
-                    model=m.as_dict(), seconds=time.perf_counter() - t0),
+                    model=m.as_dict(), seconds=time.perf_counter() - t0, figures=specs),
     ]
 
 
@@ -379,10 +380,11 @@ def check_filtering(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     ok = abs(mean) <= tol
     at1 = float(evaluate(m, 1.0).noise_mass)
     vanishes = at1 <= 1e-12
-    figs = []
+    figs, specs = [], ()
     path = ctx.figure("nuisance_mass", case)
     if path is not None:
-        figs.append(figures.nuisance_mass(path, m, rho_k, measured, at1))
+        specs = (nuisance_figure(path, m, rho_k, measured, at1),)
+        figs.append(str(path))
     if m.prior.family == "fixed":
         formula = "(1-alpha)/(alpha e^(beta theta) + 1 - alpha)"
     elif m.prior.spec == "rademacher":
@@ -398,7 +400,7 @@ def check_filtering(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                              "max_abs_binned": None, "samples": int(diff.size), "mean_measured": float(measured.mean()),
                              "mean_predicted": float(predicted.mean()), "figures": figs,
                              "schedule": sched.as_dict(), "steps": steps},
-                    model=m.as_dict(), seconds=time.perf_counter() - t0),
+                    model=m.as_dict(), seconds=time.perf_counter() - t0, figures=specs),
         CheckRecord(id="sga.filtering.vanishes", kind="condition", status="holds" if vanishes else "fails",
                     value=at1, threshold=0.0, certified=False,
                     message=(f"limit nuisance mass at the attractor rho=1 is {at1:.4g} = {formula}; "

@@ -15,10 +15,10 @@ import numpy as np
 from ...numerics import Problem, Schedule, flow_map, integrate, simulate, time_to_alignment
 from ...theory import evaluate
 
-from ..render import figures
 from ._case import Case
 from ._common import loglog_fit, one_step_increments, scaled_problem
 from ._context import CheckContext, equilibria
+from ._figures import tracking_figure, trajectories_figure
 from ._record import CheckRecord
 
 #: largest dimension used by ``sga.tracking``: the renormalisation of ``q`` adds a drift
@@ -226,16 +226,17 @@ def check_tracking(case: Case, ctx: CheckContext, *, snr: float | None = None) -
     pos = d.start_times > 0
     p_t = (float(loglog_fit(d.start_times[pos] + d.T, np.maximum(med_t[pos], 1e-300))[0])
            if pos.sum() >= 2 else float("nan"))
-    figs = []
+    specs = []
     path = ctx.figure("tracking_error", case)
     if path is not None:
-        figs.append(figures.tracking(path, d, results, f))
+        specs.append(tracking_figure(path, d, results, f))
     path = ctx.figure("sga_vs_ode_tracking", case)
     if path is not None:
         m = d.base.model
-        figs.append(figures.trajectories(
+        specs.append(trajectories_figure(
             path, m, sims[(d.L, d.eta_min)], equilibria(m),
             f"SGA vs ODE from rho0={d.rho0:.2f}, L={d.L}, d={d.base.d}, eta={d.eta_min:.3g}"))
+    figs = [s.path for s in specs]
     return [CheckRecord(
         id="sga.tracking", kind="consistency", status="pass" if ok else "fail",
         # the threshold is shown only when the absolute criterion was applied
@@ -252,4 +253,4 @@ def check_tracking(case: Case, ctx: CheckContext, *, snr: float | None = None) -
                  "D": d.D, "T": d.T, "t_end": d.t_end, "rho0": d.rho0, "start_times": d.start_times.tolist(),
                  "d_used": d.base.d, "pilot_variance": d.pilot_variance, "snr_target": d.snr,
                  "eta_min": d.eta_min, "runs": d.runs, "E_T_over_t": per_t, "figures": figs},
-        model=d.base.model.as_dict(), seconds=time.perf_counter() - t0)]
+        model=d.base.model.as_dict(), seconds=time.perf_counter() - t0, figures=tuple(specs))]

@@ -13,7 +13,7 @@ from ._atomic import atomic_folder
 from ._output import emit_json
 from ..render import compare_notes as compare
 from ..render import write_notes
-from ..studies import configurations, run_config
+from ..studies import appendix_data, configurations, run_config
 from ..suite import SuiteConfig, run_suite
 
 
@@ -40,7 +40,7 @@ def _generate(out: Path) -> None:
             if err.is_terminal else _null(), tempfile.TemporaryDirectory(prefix="sigrec-notes-") as figs:
         result = run_suite(SuiteConfig.preset_config("quick"), figure_dir=Path(figs))
         reproduction = [run_config(*cfg) for cfg in configurations("quick")]
-        write_notes(out, result=result, reproduction=reproduction)
+        write_notes(out, appendix_data(result=result, reproduction=reproduction))
 
 
 class _null:

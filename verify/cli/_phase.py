@@ -14,7 +14,8 @@ from ._atomic import atomic_folder
 from ._limits import bounded, check_grid, count, limits_text
 from ._output import emit_json, stderr_progress
 from ...theory import sparse_threshold_prior
-from ..studies._phase import phase_diagram, plot, write_csv
+from ..render import plot_phase as plot
+from ..studies import phase_diagram, write_phase_csv as write_csv
 
 
 def register(sub) -> None:

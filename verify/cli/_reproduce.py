@@ -13,7 +13,8 @@ from ..suite._environment import environment
 from ._atomic import atomic_folder, relocate
 from ._limits import count
 from ._output import emit_json, stderr_progress, to_json
-from ..studies._reproduce import PAPER_MEAN_FINAL_ALIGNMENT, PRESETS, PROTOCOL, configurations, markdown_table, plot, run_configs
+from ..studies._reproduce import PAPER_MEAN_FINAL_ALIGNMENT, PRESETS, PROTOCOL, configurations, markdown_table, run_configs
+from ..render import plot_reproduction as plot
 
 
 def register(sub) -> None:

@@ -1,12 +1,16 @@
 """Rendering: the report (JSON and Markdown), the appendix notes, the figures and
-their one plot style. Nothing here decides a verdict; it renders records and claims."""
+their one plot style. Nothing here computes or decides: it draws the figure specs the
+checks' records carry and the studies' results, and typesets records, claims and the
+appendix's data (``verify.studies.appendix_data``)."""
 
 from . import figures, style
 from ._document import Document
 from ._json import to_json
 from ._notes import compare as compare_notes
 from ._notes import write_notes
+from ._phase_figure import plot_phase
 from ._report import markdown, report_dict, write_report
+from ._reproduce_figure import plot_reproduction
 
-__all__ = ["Document", "compare_notes", "figures", "markdown", "report_dict", "style", "to_json", "write_notes",
-           "write_report"]
+__all__ = ["Document", "compare_notes", "figures", "markdown", "plot_phase", "plot_reproduction", "report_dict",
+           "style", "to_json", "write_notes", "write_report"]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..suite import environment
 from ._json import to_json
+from .figures import draw_records
 
 
 def _cell(text: str) -> str:
@@ -22,8 +24,6 @@ def _fmt(x) -> str:
 
 def report_dict(result) -> dict:
     """The JSON report of a :class:`verify.suite.SuiteResult`."""
-    from ..suite import environment
-
     return {
         "checks": [r.as_dict() for r in result.records],
         "claims": [c.as_dict() for c in result.claims],
@@ -95,8 +95,11 @@ def write_report(result, out: Path, final: Path | None = None) -> dict:
     """Write ``report.json`` and ``report.md`` into ``out``; return the report dict.
 
     ``final``: the folder ``out`` will be renamed to (``out`` is then a temporary
-    folder); paths under ``out`` in the report are written as paths under ``final``."""
+    folder); paths under ``out`` in the report are written as paths under ``final``. The
+    figure specs the records carry are drawn first (PNG and PDF, at the paths the report
+    lists)."""
     out.mkdir(parents=True, exist_ok=True)
+    draw_records(getattr(result, "records", ()))
     rep = report_dict(result)
     if final is not None:
         src, dst = str(out), str(final)

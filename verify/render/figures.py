@@ -1,32 +1,32 @@
-"""The figures of the verification report: one function per figure, data in, file out.
+"""The figures of the verification report: one function per figure kind, spec in, file out.
 
-Checks compute; these functions only draw what the checks computed (plus, where a
-figure needs a reference curve, the limit field or flow from ``theory``/``numerics``).
+Checks compute (``verify.checks`` builds a frozen figure spec with every array a figure
+shows); these functions only draw a spec: no theory or numerics call is made here.
+:func:`draw` dispatches on the spec's kind; :func:`draw_records` draws the specs a run's
+records carry (the report writer calls it).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
-
-from ...numerics import flow_map
-from ...theory import evaluate, pole_signs
 
 from .style import PLUS, errorbar_log, figure, legend_below, log_axis, params, runs_by_basin, save, title as _title
 
 
-def field(model, cert, path, title: str = "") -> str:
+def field(spec) -> str:
     """The field ``F(rho)`` with certified interior equilibria and pole stability marked.
 
-    The title is ``title`` (the case) followed by the model's parameters in math.
+    The title is ``spec.title`` (the case) followed by the model's parameters in math.
     """
-    r = np.linspace(-1, 1, 801)
-    v = evaluate(model, r)
+    model, cert = spec.model, spec.certificate
     fig, ax = figure()
-    ax.plot(r, v.field, "C0-", lw=1.4)
+    ax.plot(spec.rho, spec.field, "C0-", lw=1.4)
     ax.axhline(0, color="k", lw=0.6)
-    plus, minus = pole_signs(model)
+    plus, minus = spec.poles
     for x, ex in ((1.0, plus), (-1.0, minus)):
         ax.plot([x], [0], "o", ms=7, mfc="C2" if ex < 0 else "white", mec="C2", clip_on=False,
                 label=("attracting pole" if ex < 0 else "repelling pole"))
@@ -39,40 +39,41 @@ def field(model, cert, path, title: str = "") -> str:
     ax.set_xlabel(r"$\rho$")
     ax.set_ylabel(r"$F(\rho)/\alpha$ (sparse limit)" if model.sparse else r"$F(\rho)$")
     status = f"{cert.status} ({'certified' if cert.certified else 'not certified'})"
-    _title(ax, title or status, params(model))
-    return save(fig, path)
+    _title(ax, spec.title or status, params(model))
+    return save(fig, spec.path)
 
 
-def trajectories(path, model, sim, equilibria, title: str = "") -> str:
+def trajectories(spec) -> str:
     """SGA iterates and the ODE from the same starts, run by run, coloured by final basin.
 
     A median across runs that split between ``+xi`` and ``-xi`` shows nothing, so every
     run is drawn thinly, in the colour of the basin its iterate ends in, with each
-    basin's mean; the ODE from each run's start is drawn dashed in grey. ``title``
+    basin's mean; the ODE from each run's start is drawn dashed in grey. ``spec.title``
     (what is compared) is followed by the simulated instance's parameters, taken from
-    ``sim`` itself.
+    the spec's problem and schedule (the simulation's own).
     """
-    t = sim.times
-    fl = flow_map(model, sim.initial_rho[:, None], t[None, :], equilibria=equilibria, rtol=1e-10).rho
+    t = spec.times
     fig, ax = figure()
-    ode = ax.plot(t, fl.T, color="0.35", lw=0.6, ls="--", alpha=0.6)
+    ode = ax.plot(t, spec.ode.T, color="0.35", lw=0.6, ls="--", alpha=0.6)
     ode[0].set_label("ODE, same starts")
-    runs_by_basin(ax, t, sim.rho, label="SGA")
+    runs_by_basin(ax, t, spec.rho, label="SGA")
     ax.set_xlabel(r"ODE time $t_k$")
     ax.set_ylabel(r"$\rho$")
     ax.set_ylim(-1.05, 1.05)
+    title = spec.title
     what = title.split(",")[0].split(" from ")[0].split(" (")[0] if title else "SGA vs ODE"
-    r0 = np.asarray(sim.initial_rho)
+    r0 = np.asarray(spec.initial_rho)
     start = (rf"from $\rho_0={float(r0[0]):.3g}$" if np.allclose(r0, r0[0]) else "from uniform starts")
-    _title(ax, f"{what}, {sim.runs} runs {start}", params(problem=sim.problem, schedule=sim.schedule))
+    _title(ax, f"{what}, {spec.runs} runs {start}", params(problem=spec.problem, schedule=spec.schedule))
     legend_below(ax, ncol=3)
-    return save(fig, path)
+    return save(fig, spec.path)
 
 
-def nuisance_mass(path, model, rho_k, measured, at1: float) -> str:
+def nuisance_mass(spec) -> str:
     """Measured nuisance attention mass (binned by alignment) against the limit curve."""
     fig, ax = figure()
-    r = rho_k.ravel()
+    r = spec.rho.ravel()
+    measured = spec.measured
     bins = np.linspace(r.min(), r.max(), 21)
     which = np.clip(np.digitize(r, bins) - 1, 0, bins.size - 2)
     centres, mm, ms = [], [], []
@@ -82,69 +83,67 @@ def nuisance_mass(path, model, rho_k, measured, at1: float) -> str:
             centres.append(r[sel].mean())
             mm.append(measured.ravel()[sel].mean())
             ms.append(measured.ravel()[sel].std(ddof=1) / math.sqrt(sel.sum()))
-    grid = np.linspace(-1, 1, 401)
-    ax.plot(grid, evaluate(model, grid).noise_mass, color="C1", label=r"limit $\nu(\rho)$")
+    ax.plot(spec.grid, spec.limit, color="C1", label=r"limit $\nu(\rho)$")
     ax.errorbar(centres, mm, yerr=2 * np.array(ms), fmt="o", ms=3, color="C0", label="measured (binned, 2 SE)")
-    ax.axhline(at1, color="gray", ls=":", lw=0.8, label=rf"$\nu(1)={at1:.3g}$")
+    ax.axhline(spec.at1, color="gray", ls=":", lw=0.8, label=rf"$\nu(1)={spec.at1:.3g}$")
     ax.set_xlabel(r"$\rho$")
     ax.set_ylabel(r"nuisance attention mass $\nu$")
-    _title(ax, "nuisance attention mass", params(model))
+    _title(ax, "nuisance attention mass", params(spec.model))
     ax.legend(frameon=True, framealpha=0.9)
-    return save(fig, path)
+    return save(fig, spec.path)
 
 
-def tracking(path, design, results, fit) -> str:
+def tracking(spec) -> str:
     """``E_T(t)`` over start times, and its median sup against the step and against ``1/L``."""
     fig, axes = figure(ncols=3)
-    base_L, starts_t, T = design.L, design.start_times, design.T
+    starts_t, T = spec.start_times, spec.T
     ax = axes[0]
-    for (L, eta), E in results.items():
-        if L == base_L:
-            q = np.quantile(E, [0.1, 0.5, 0.9], axis=0)
-            ax.plot(starts_t + T, q[1], "o-", ms=3, label=rf"$\eta={eta:.3g}$")
-            ax.fill_between(starts_t + T, np.maximum(q[0], 1e-300), q[2], alpha=0.2)
+    for eta, E in spec.curves:
+        q = np.quantile(E, [0.1, 0.5, 0.9], axis=0)
+        ax.plot(starts_t + T, q[1], "o-", ms=3, label=rf"$\eta={eta:.3g}$")
+        ax.fill_between(starts_t + T, np.maximum(q[0], 1e-300), q[2], alpha=0.2)
     log_axis(ax, "x")
     log_axis(ax, "y")
     ax.set_xlabel(r"$t+T$")
     ax.set_ylabel(r"$E_T(t)$ (median, 10–90%)")
     ax.legend()
     ax = axes[1]
-    etas = np.array(design.etas)
-    ax.plot(etas, [fit.S[(base_L, e)] for e in etas], "o-", label=f"slope ${fit.p_eta:.2f}\\pm{fit.se_eta:.2f}$")
-    ax.axhline(design.D / 4, color="gray", ls=":", label=r"$D/4$")
+    etas = np.array(spec.etas)
+    ax.plot(etas, list(spec.S_eta), "o-", label=f"slope ${spec.p_eta:.2f}\\pm{spec.se_eta:.2f}$")
+    ax.axhline(spec.D / 4, color="gray", ls=":", label=r"$D/4$")
     log_axis(ax, "x")
     log_axis(ax, "y")
     ax.set_xlabel(r"step $\eta$")
     ax.set_ylabel(r"median of $\mathrm{sup}_t\,E_T$")
     ax.legend()
     ax = axes[2]
-    Ls = np.array(design.Ls)
-    ax.plot(1.0 / Ls, [fit.S[(L, design.eta_max)] for L in Ls], "o-", label=f"slope ${fit.p_L:.2f}\\pm{fit.se_L:.2f}$")
+    Ls = np.array(spec.Ls)
+    ax.plot(1.0 / Ls, list(spec.S_L), "o-", label=f"slope ${spec.p_L:.2f}\\pm{spec.se_L:.2f}$")
     log_axis(ax, "x")
     log_axis(ax, "y")
     ax.set_xlabel(r"$1/L$")
     ax.set_ylabel(r"median of $\mathrm{sup}_t\,E_T$")
     ax.legend()
-    base = design.base
-    fig.suptitle(f"pseudotrajectory error, {params(problem=base)}, $T={T:.3g}$", fontsize=8)
-    return save(fig, path)
+    fig.suptitle(f"pseudotrajectory error, {params(problem=spec.base)}, $T={T:.3g}$", fontsize=8)
+    return save(fig, spec.path)
 
 
-def finite_size(path, rows, rhos, C_over_L, slope, slope_se, model=None) -> str:
+def finite_size(spec) -> str:
     """``|mean - F|`` against ``L`` on log-log axes with the fitted ``C / L``.
 
     Error bars (2 standard errors) whose lower end would reach zero are clipped inside
     the log axis and marked (:func:`style.errorbar_log`).
     """
+    rows, model, slope, slope_se = spec.rows, spec.model, spec.slope, spec.slope_se
     fig, ax = figure()
     Larr = np.array([r["L"] for r in rows], float)
     err = np.array([r["err"] for r in rows])
     se = np.array([r["se"] for r in rows])
-    for i, rho in enumerate(rhos):
+    for i, rho in enumerate(spec.rhos):
         sel = np.array([r["rho"] == rho for r in rows])
         errorbar_log(ax, Larr[sel], np.abs(err[sel]), 2 * se[sel], fmt="o", ms=4, color=f"C{i}", capsize=2,
                      label=rf"$|\bar g-F|$ at $\rho={rho}$")
-        C = C_over_L[str(rho)]["C"]
+        C = spec.C_over_L[str(rho)]["C"]
         if C != 0:
             ax.plot(Larr[sel], abs(C) / Larr[sel], "--", lw=1, color=f"C{i}", label=rf"$|C|/L$, $C={C:.3g}$")
     log_axis(ax, "x")
@@ -155,28 +154,50 @@ def finite_size(path, rows, rhos, C_over_L, slope, slope_se, model=None) -> str:
            "free log-log slope " + (f"${slope:.2f}\\pm{slope_se:.2f}$" if slope is not None
                                     else "undetermined (bias below the Monte Carlo error)"))
     ax.legend(frameon=True, framealpha=0.9)
-    return save(fig, path)
+    return save(fig, spec.path)
 
 
-def effective_drift(sim, pred, path, *, title: str | None = None) -> str:
+def effective_drift(spec) -> str:
     """Plain ODE, corrected ODE and the simulated mean with 10-90% and 25-75% bands.
 
-    ``sim`` (numerics.Simulation) and ``pred`` (numerics Prediction) must share record steps.
     The runs start at one ``rho_0`` in the monotone regime and stay in one basin, so
-    bands across runs are meaningful here. The title is the part of ``title`` before
-    ``:`` (the configuration's name) and the parameters from ``sim``.
+    bands across runs are meaningful here. The title is the part of ``spec.title``
+    before ``:`` (the configuration's name) and the simulation's parameters.
     """
-    t = sim.times
-    q10, q25, q75, q90 = np.quantile(sim.rho, [0.1, 0.25, 0.75, 0.9], axis=0)
+    t, rho = spec.times, spec.rho
+    q10, q25, q75, q90 = np.quantile(rho, [0.1, 0.25, 0.75, 0.9], axis=0)
     fig, ax = figure()
     ax.fill_between(t, q10, q90, color=PLUS, alpha=0.15, lw=0, label="simulation 10–90%")
     ax.fill_between(t, q25, q75, color=PLUS, alpha=0.3, lw=0, label="simulation 25–75%")
-    ax.plot(t, sim.rho.mean(axis=0), color=PLUS, lw=1.2, label=f"simulated mean ({sim.runs} runs)")
-    ax.plot(pred.time, pred.rho_plain, "k--", lw=1.2, label="limit ODE")
-    ax.plot(pred.time, pred.rho_corrected, color="C3", lw=1.5, label="corrected ODE")
+    ax.plot(t, rho.mean(axis=0), color=PLUS, lw=1.2, label=f"simulated mean ({spec.runs} runs)")
+    ax.plot(spec.ode_time, spec.rho_plain, "k--", lw=1.2, label="limit ODE")
+    ax.plot(spec.ode_time, spec.rho_corrected, color="C3", lw=1.5, label="corrected ODE")
     ax.set_xlabel(r"ODE time $t_k$")
     ax.set_ylabel(r"$\rho$")
-    name = (title or "").split(":")[0].strip()
-    _title(ax, name, params(problem=sim.problem, schedule=sim.schedule))
+    name = (spec.title or "").split(":")[0].strip()
+    _title(ax, name, params(problem=spec.problem, schedule=spec.schedule))
     ax.legend(loc="lower right")
-    return save(fig, path)
+    return save(fig, spec.path)
+
+
+#: the drawing function of each kind of spec
+_DRAW = {"field": field, "trajectories": trajectories, "nuisance_mass": nuisance_mass, "tracking": tracking,
+         "finite_size": finite_size, "effective_drift": effective_drift}
+
+
+def draw(spec, path=None) -> str:
+    """Draw ``spec`` into ``path`` (default: ``spec.path``; its folder is created); return the PNG path."""
+    if path is not None:
+        spec = replace(spec, path=str(path))
+    Path(spec.path).parent.mkdir(parents=True, exist_ok=True)
+    return _DRAW[spec.kind](spec)
+
+
+def draw_records(records) -> list[str]:
+    """Draw every figure spec the ``records`` carry (``CheckRecord.figures``), in order,
+    each path once (records of one run share a figure); returns the PNG paths."""
+    specs = {}
+    for r in records:
+        for spec in getattr(r, "figures", ()):
+            specs.setdefault(spec.path, spec)
+    return [draw(spec) for spec in specs.values()]

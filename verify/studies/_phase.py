@@ -38,6 +38,14 @@ class PhaseDiagram:
         Closed-form ``alpha_c(theta)`` (fixed prior; NaN where ``beta theta <= 1``).
     disagreements : int
         Grid points where the certified status contradicts the closed-form boundary.
+    boxes : int
+        Interval boxes evaluated over the grid.
+    curve_thetas, curve_alphas : ndarray, shape (n_curve,)
+        The boundary on a fine ``theta`` grid for the figure: ``alpha_c(theta)`` (fixed
+        prior, 400 points) or the sign change of ``F'(-1)`` in ``alpha`` (120 points).
+    sparse_threshold : float
+        ``c*`` of the prior (``theory.sparse_threshold_prior``): the sparse field is
+        monotone iff ``beta theta <= c*``.
     """
 
     beta: float
@@ -52,6 +60,9 @@ class PhaseDiagram:
     boundary: np.ndarray
     disagreements: int
     boxes: int
+    curve_thetas: np.ndarray | None = None
+    curve_alphas: np.ndarray | None = None
+    sparse_threshold: float = math.nan
 
     def counts(self) -> dict:
         """Number of grid cells per status, over every row written by :func:`write_csv`
@@ -107,8 +118,10 @@ def phase_diagram(beta=1.0, sigma2=1.0, prior="fixed", n_theta=48, n_alpha=48,
                 disagreements += predicted != c_status
         if sparse[j] in ("monotone", "bistable"):
             disagreements += sparse[j] != ("bistable" if beta * t > c_star else "monotone")
+    fine = np.linspace(thetas[0], thetas[-1], 400 if prior == "fixed" else 120)
+    curve = np.array([_boundary(prior, t, beta, sigma2) for t in fine])
     return PhaseDiagram(beta, sigma2, prior, thetas, alphas, status, cert, sparse, sparse_cert, boundary,
-                        disagreements, boxes)
+                        disagreements, boxes, fine, curve, c_star)
 
 
 def _boundary(prior: str, theta: float, beta: float, sigma2: float) -> float:
@@ -144,49 +157,3 @@ def write_csv(pd: PhaseDiagram, path: Path) -> None:
 
 def _fmt(x):
     return "" if np.isnan(x) else f"{x:.10g}"
-
-
-def plot(pd: PhaseDiagram, path: Path) -> None:
-    """The certified landscape over ``(theta, alpha)`` (PNG at ``path`` and a PDF next to it).
-
-    Cells: monotone, bistable, undecided, degenerate; the closed-form ``alpha_c(theta)``
-    (fixed prior; for another prior the sign change of ``F'(-1)`` in ``alpha``) and the
-    sparse threshold ``beta theta = c*`` on top. The title names the
-    prior and the parameters; the legend, not the title, explains the colours.
-    """
-    from matplotlib.colors import ListedColormap
-    from matplotlib.patches import Patch
-
-    from ..render.style import figure, params_text, save
-
-    codes = {"monotone": 0, "bistable": 1, "undecided": 2, "degenerate": 3}
-    colours = ["#9ecae1", "#fdae6b", "#d62728", "#7f7f7f"]
-    grid = np.vectorize(codes.get)(pd.status).astype(float)
-    fig, ax = figure(size=(5.0, 3.4))
-    dt = pd.thetas[1] - pd.thetas[0]
-    t_edges = np.concatenate([pd.thetas - dt / 2, [pd.thetas[-1] + dt / 2]])
-    la = np.log10(pd.alphas)
-    da = la[1] - la[0]
-    a_edges = 10 ** np.concatenate([la - da / 2, [la[-1] + da / 2]])
-    ax.pcolormesh(t_edges, a_edges, grid, cmap=ListedColormap(colours), vmin=-0.5, vmax=3.5, shading="flat",
-                  antialiased=False, edgecolors="face", linewidth=0.4)  # cells overlap: no seams in the PDF
-    ax.set_yscale("log")
-    handles = [Patch(color=colours[codes[k]], label=k) for k in ("monotone", "bistable", "undecided")
-               if (pd.status == k).any()]
-    fine = np.linspace(pd.thetas[0], pd.thetas[-1], 400 if pd.prior == "fixed" else 120)
-    ac = np.array([_boundary(pd.prior, t, pd.beta, pd.sigma2) for t in fine])
-    if np.isfinite(ac).any():
-        label = (r"closed form $\alpha_c(\theta)$" if pd.prior == "fixed"
-                 else r"pole criterion: $F'(-1)=0$")
-        handles += ax.plot(fine, ac, "k-", lw=1.5, label=label)
-    c_star = sparse_threshold_prior(pd.prior)
-    if 0 < c_star < math.inf:
-        handles.append(ax.axvline(c_star / pd.beta, color="k", ls="--", lw=1,
-                                  label=rf"$\beta\theta={c_star:.4g}$ (sparse threshold)"))
-    ax.set_xlabel(r"$\theta$")
-    ax.set_ylabel(r"$\alpha=R/L$")
-    ax.set_title(f"certified landscape, {pd.prior} prior, " + params_text(beta=pd.beta, sigma2=pd.sigma2))
-    ax.set_ylim(a_edges[0], 1)
-    ax.set_xlim(t_edges[0], t_edges[-1])
-    ax.legend(handles=handles, loc="lower right", frameon=True, framealpha=0.9)
-    save(fig, path)

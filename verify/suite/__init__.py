@@ -1,10 +1,10 @@
 """The verification suite: cases and presets, the runner, and the claim verdicts."""
 
 from ._cases import CASES, PRESETS, SuiteConfig
-from ._claims import Claim, claims
+from ._claims import PAPER_MEAN_FINAL_ALIGNMENT, Claim, claims
 from ._environment import environment
 from ._runner import SuiteResult, plan, run_suite, summarize
 from ._user import cases_from_toml, make_case
 
-__all__ = ["CASES", "PRESETS", "Claim", "SuiteConfig", "SuiteResult", "cases_from_toml", "claims", "environment",
+__all__ = ["CASES", "PAPER_MEAN_FINAL_ALIGNMENT", "PRESETS", "Claim", "SuiteConfig", "SuiteResult", "cases_from_toml", "claims", "environment",
            "make_case", "plan", "run_suite", "summarize"]

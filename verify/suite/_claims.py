@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 
+#: the mean final alignment the paper reports (claim 6)
+PAPER_MEAN_FINAL_ALIGNMENT = 0.9965
 #: verdict classes, in the order a reader should worry about them
 STATUSES = ("fails", "partial", "undecided", "holds")
 
@@ -67,6 +69,28 @@ class Claim:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    @property
+    def evidence_class(self) -> str:
+        """The class of the evidence behind the verdict, as the notes state it.
+
+        ``certified`` when some record of ``checks`` is certified and every one that did
+        not pass is; otherwise ``numerical evidence``. Claim 1 is a certified derivation
+        whose lemmas are checked by quadrature; claim 6 (the reproduction) is numerical.
+        """
+        if self.number == 1:
+            return "certified derivation; lemmas by quadrature (numerical evidence)"
+        if self.number == 6:
+            return "numerical evidence"
+        deciding = [r for r in self.records if r["id"] in self.checks]
+        if any(r["certified"] for r in deciding) and all(r["certified"] for r in deciding if r["status"] != "pass"):
+            return "certified"
+        return "numerical evidence"
+
+    def check_evidence(self, check: str) -> str:
+        """``certified``, ``numerical`` or ``mixed``: the records of one of its checks."""
+        cert = {r["certified"] for r in self.records if r["id"] == check}
+        return "certified" if cert == {True} else ("numerical" if cert == {False} else "mixed")
 
 
 def _by_id(records) -> dict:
@@ -220,8 +244,6 @@ def _claim_experiments(reproduction, paper_mean: float) -> Claim | None:
 
 def claims(records, reproduction=None) -> tuple[Claim, ...]:
     """The verdict on each claim the records (and, optionally, a reproduction) decide, by number."""
-    from ..studies import PAPER_MEAN_FINAL_ALIGNMENT
-
     by = _by_id(records)
     found = [_claim_limit(by), _claim_monotone(by), _claim_tracking(by), _claim_recovery(by),
              _claim_filtering(by), _claim_experiments(reproduction, PAPER_MEAN_FINAL_ALIGNMENT)]

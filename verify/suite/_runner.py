@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import threading
 import time
 from contextlib import closing
@@ -24,6 +22,7 @@ class SuiteResult:
     records: tuple[CheckRecord, ...]
     seconds: float
     summary: dict = field(default_factory=dict)
+    #: the paths of the records' figures (``details["figures"]``), drawn by the report writer
     figures: tuple = ()
     claims: tuple[Claim, ...] = ()
 
@@ -84,9 +83,9 @@ class _Unit:
 
     checks: tuple[str, ...]
     case: object
+    #: its ``figure_dir`` is where the figures go on the machine that runs the suite
+    #: (``None``: no figures); the unit only names paths there, it writes nothing
     ctx: CheckContext
-    #: where the figures go on the machine that runs the suite (``None``: no figures)
-    figure_dir: str | None
     #: position in the plan's units, and the run its progress is reported to
     index: int = 0
     run: str | None = None
@@ -108,45 +107,21 @@ def _groups(steps) -> list[tuple]:
     return [(tuple(cid for cid, _ in g), g[0][1]) for g in groups]
 
 
-def _relocated(value, old: str, new: str):
-    """``value`` with every string path under ``old`` moved under ``new`` (recursively)."""
-    if isinstance(value, str):
-        return new + value[len(old):] if value.startswith(old) else value
-    if isinstance(value, Path):
-        return Path(_relocated(str(value), old, new))
-    if isinstance(value, dict):
-        return {k: _relocated(v, old, new) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_relocated(v, old, new) for v in value)
-    return value
+def _run_unit(u: _Unit) -> list[CheckRecord]:
+    """The records of one unit, run wherever the scheduler put it.
 
-
-def _run_unit(u: _Unit):
-    """``(records, figure files)`` of one unit, run wherever the scheduler put it.
-
-    Figures are drawn into a private temporary folder and returned as bytes (a worker
-    need not share a file system with the client); the records already name their
-    final place under ``u.figure_dir``.
+    A record's figures are specs (data, drawn where the report is written), so a worker
+    writes no file and need not share a file system with the client.
     """
-    tmp = None if u.figure_dir is None else tempfile.mkdtemp(prefix="sigrec-figures-")
-    try:
-        ctx = replace(u.ctx, figure_dir=None if tmp is None else Path(tmp))
-        records = []
-        for k, cid in enumerate(u.checks):
-            current_executor().raise_if_stopped()  # the command was interrupted: stop here
-            report(u.run, {"unit": u.index, "done": k, "check": cid})
-            records.extend(_run_check(REGISTRY[cid], u.case, ctx))
-        if tmp is None:
-            return records, {}
-        files = {p.relative_to(tmp).as_posix(): p.read_bytes() for p in sorted(Path(tmp).rglob("*")) if p.is_file()}
-        records = [replace(r, details=_relocated(r.details, tmp, u.figure_dir)) for r in records]
-        return records, files
-    finally:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+    records = []
+    for k, cid in enumerate(u.checks):
+        current_executor().raise_if_stopped()  # the command was interrupted: stop here
+        report(u.run, {"unit": u.index, "done": k, "check": cid})
+        records.extend(_run_check(REGISTRY[cid], u.case, u.ctx))
+    return records
 
 
-def _run_distributed(ex, steps, ctx, figure_dir, progress) -> list[CheckRecord]:
+def _run_distributed(ex, steps, ctx, progress) -> list[CheckRecord]:
     """The records of ``steps``, each unit (see :func:`_groups`) a fan-out task on ``ex``.
 
     Units report each check they start; ``progress(label, done, total)`` is called from
@@ -171,16 +146,11 @@ def _run_distributed(ex, steps, ctx, figure_dir, progress) -> list[CheckRecord]:
 
     parts = [None] * len(groups)
     with ex.events(on_report) as run:
-        work = [_Unit(checks, case, replace(ctx, figure_dir=None), None if figure_dir is None else str(figure_dir),
-                      i, run) for i, (checks, case) in enumerate(groups)]
+        work = [_Unit(checks, case, ctx, i, run) for i, (checks, case) in enumerate(groups)]
         advance(0, 0, f"{len(work)} units on {ex.workers} workers")
         try:
             with closing(ex.as_completed(_run_unit, work, fan_out=True)) as finished:
-                for i, (recs, files) in finished:
-                    for name, data in files.items():
-                        target = Path(figure_dir) / name
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        target.write_bytes(data)
+                for i, recs in finished:
                     parts[i] = recs
                     advance(i, len(work[i].checks), f"{work[i].label} done")
         finally:
@@ -199,7 +169,9 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
     worker (docs/design.md section 8); ``progress`` is then called as a worker starts
     each check (relayed by dask events) and as each unit finishes. Either way
     ``progress`` is called once more at the end, and every record is the same (each
-    check draws from its own seed identity). Figures go to ``figure_dir`` when given.
+    check draws from its own seed identity). With ``figure_dir`` the records carry figure
+    specs (``CheckRecord.figures``) whose paths are under ``figure_dir``; nothing is drawn
+    here: ``verify.render.write_report`` (or ``render.figures.draw_records``) draws them.
     """
     t0 = time.perf_counter()
     if figure_dir is not None:
@@ -216,7 +188,7 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
                 progress(label, i, len(steps))
             records.extend(_run_check(check, case, ctx))
     else:
-        records = _run_distributed(ex, steps, ctx, figure_dir, progress)
+        records = _run_distributed(ex, steps, ctx, progress)
     if progress:
         progress("done", len(steps), len(steps))
     figures = tuple(f for r in records for f in r.details.get("figures", []))

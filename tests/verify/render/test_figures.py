@@ -10,6 +10,7 @@ import pytest
 
 from sigrec.numerics import Problem, Schedule, simulate
 from sigrec.theory import Model, certify
+from sigrec.verify.checks import field_figure, finite_size_figure, nuisance_figure, trajectories_figure
 from sigrec.verify.render import figures, style
 
 PLAIN = ("theta=", "alpha=", "sigma2", "beta*", "abs(", "rho=", "eta=")
@@ -51,7 +52,7 @@ def test_trajectories_separate_the_basins_and_name_the_case(bistable_sim, captur
     sim = bistable_sim
     model = sim.problem.model
     eq = list(certify(model).midpoints)
-    path = figures.trajectories(tmp_path / "t.png", model, sim, eq, "SGA vs ODE from rho0=0.50, L=10, d=10")
+    path = figures.draw(trajectories_figure(tmp_path / "t.png", model, sim, eq, "SGA vs ODE from rho0=0.50, L=10, d=10"))
     fig = captured[-1]
     title, xl, yl = _texts(fig)
     assert "$\\theta=2$" in title and "$d=3$" in title and "$L=1{,}050$" in title
@@ -73,7 +74,7 @@ def test_trajectories_separate_the_basins_and_name_the_case(bistable_sim, captur
 
 def test_field_title_and_labels(captured, tmp_path):
     model = Model(theta=2.0, alpha=1 / 21)
-    figures.field(model, certify(model), tmp_path / "f.png", title="paper's bistable case")
+    figures.draw(field_figure(tmp_path / "f.png", model, certify(model), title="paper's bistable case"))
     title, xl, yl = _texts(captured[-1])
     assert "$\\theta=2$" in title and "$\\alpha=0.0476$" in title
     assert xl == "$\\rho$" and yl == "$F(\\rho)$"
@@ -131,11 +132,11 @@ def test_nuisance_mass_and_finite_size_figures(captured, tmp_path):
     model = Model(theta=0.25, alpha=1 / 21)
     rho_k = np.linspace(-0.5, 1, 200)[None, :].repeat(3, axis=0)
     measured = 0.94 + 0.001 * np.random.default_rng(0).standard_normal(rho_k.shape)
-    figures.nuisance_mass(tmp_path / "n.png", model, rho_k, measured, 0.94)
+    figures.draw(nuisance_figure(tmp_path / "n.png", model, rho_k, measured, 0.94))
     _no_plain_math(*_texts(captured[-1]))
     rows = [{"L": L, "rho": 0.5, "err": e, "se": s} for L, e, s in ((100, 1e-2, 2e-3), (400, 2e-3, 4e-3),
                                                                     (1600, 5e-4, 1e-3))]
-    figures.finite_size(tmp_path / "s.png", rows, [0.5], {"0.5": {"C": 0.8}}, None, None)
+    figures.draw(finite_size_figure(tmp_path / "s.png", rows, [0.5], {"0.5": {"C": 0.8}}, None, None))
     fig = captured[-1]
     _no_plain_math(*_texts(fig))
     ax = fig.axes[0]
@@ -147,10 +148,10 @@ def test_nuisance_mass_and_finite_size_figures(captured, tmp_path):
 def test_tracking_trajectory_title_is_not_a_shared_constant(bistable_sim, captured, tmp_path):
     sim = bistable_sim
     model = sim.problem.model
-    figures.trajectories(tmp_path / "a.png", model, sim, list(certify(model).midpoints), "")
+    figures.draw(trajectories_figure(tmp_path / "a.png", model, sim, list(certify(model).midpoints), ""))
     other = SimpleNamespace(**{k: getattr(sim, k) for k in ("times", "rho", "initial_rho", "runs", "schedule")},
                             problem=Problem(theta=2.0, R=50, L=1050, d=7))
-    figures.trajectories(tmp_path / "b.png", model, other, list(certify(model).midpoints), "")
+    figures.draw(trajectories_figure(tmp_path / "b.png", model, other, list(certify(model).midpoints), ""))
     assert _texts(captured[-2])[0] != _texts(captured[-1])[0]
 
 

@@ -14,6 +14,7 @@ from sigrec.theory._latex import LINE_WIDTH
 from sigrec.verify.cli._main import main
 from sigrec.verify.render._document import PACKAGES, Document, _escape_text
 from sigrec.verify.render._notes import compare, write_notes
+from sigrec.verify.studies import appendix_data
 
 REPO = Path(__file__).resolve().parents[3]
 COMMITTED = REPO / "notes"
@@ -32,7 +33,7 @@ rho, theta, alpha, beta, sigma2, m = (symbols.rho, symbols.theta, symbols.alpha,
 @pytest.fixture(scope="module")
 def notes_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("notes")
-    write_notes(out)  # without a suite run: theory sections only (fast)
+    write_notes(out, appendix_data())  # without a suite run: theory sections only (fast)
     return out
 
 

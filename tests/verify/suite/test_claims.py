@@ -105,3 +105,32 @@ def test_inconclusive_is_neither_a_pass_nor_a_failure():
     assert _rec("x", "consistency", "fail").failed
     with pytest.raises(ValueError, match="status"):
         _rec("x", "consistency", "holds")
+
+
+def test_evidence_class_is_decided_by_the_claim():
+    cert = [_rec("field.monotone", "condition", "holds", "a", certified=True),
+            _rec("field.monotone", "condition", "fails", "b", certified=True)]
+    c = _by_number(claims(cert))[2]
+    assert c.evidence_class == "certified" and c.check_evidence("field.monotone") == "certified"
+    mixed = cert + [_rec("field.monotone", "condition", "undecided", "u", certified=False)]
+    c = _by_number(claims(mixed))[2]
+    assert c.evidence_class == "numerical evidence" and c.check_evidence("field.monotone") == "mixed"
+    num = _by_number(claims([_rec("sga.filtering.vanishes", "condition", "fails", "w", value=0.5)]))[5]
+    assert num.evidence_class == "numerical evidence" and num.check_evidence("sga.filtering.vanishes") == "numerical"
+    good = [_rec("derivation.quadrature", "consistency", "pass", value=1e-60),
+            _rec("field.endpoints", "consistency", "pass", certified=True)]
+    assert _by_number(claims(good))[1].evidence_class.startswith("certified derivation; lemmas by quadrature")
+    # the class is not part of the report's claim (report.json keeps its fields)
+    assert "evidence_class" not in _by_number(claims(good))[1].as_dict()
+
+
+def test_claims_module_imports_no_study():
+    import ast
+    from pathlib import Path
+
+    import sigrec.verify.suite as suite
+
+    for path in Path(suite.__path__[0]).glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level >= 2:
+                assert node.module.split(".")[0] not in ("studies", "render", "cli"), (path.name, node.module)

@@ -2,40 +2,20 @@
 
 Only prints: every equation comes from the sympy objects of
 :func:`sigrec.theory.derive_general` (the derivation with the MGF ``M_s`` left
-unspecified) and :func:`sigrec.theory.general_criteria`; the table is computed by
-:func:`sigrec.theory.sparse_threshold_prior`, :func:`sigrec.theory.pole_alpha` and
-:func:`sigrec.theory.certify` (deterministic).
+unspecified) and :func:`sigrec.theory.general_criteria`, and the table's thresholds,
+certificates and pole alphas are computed, by ``verify.studies.appendix_data``.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 import sympy as sp
 
-from ...theory import (
-    Model,
-    canonical_prior,
-    certify,
-    derive_general,
-    general_criteria,
-    parse_prior,
-    pole_alpha,
-    pole_signs,
-    sparse_threshold_prior,
-    tex,
-)
-from ...theory import symbols
+from ....theory import symbols, tex
 
 beta, rho, theta = symbols.beta, symbols.rho, symbols.theta
-
-#: the priors of the table: the paper's, the symmetric one, and one member of each new family
-PRIORS = ("fixed", "rademacher", "rademacher(p=0.7)", "bernoulli(p=0.3)", "gaussian(mu=1, tau=0.5)",
-          "discrete(values=[-1, 0, 2], probs=[0.2, 0.3, 0.5])")
-#: the signal strength at which the pole criterion is tabulated (beta = sigma2 = 1)
-THETA = 2.0
 
 _t = sp.Symbol("t", real=True)
 
@@ -53,18 +33,17 @@ def _mgf_tex(expr) -> str:
     return re.sub(r"M_\{s('*)\}(\^\{\d+\})?\{\\left\(t \\right\)\}", r"M_s\1(t)\2", text)
 
 
-def _prior_tex(spec: str) -> str:
-    law = parse_prior(spec)
-    if law.family == "discrete":
-        return "discrete: " + ", ".join(f"{v} w.p. {q}" for v, q in law.support)
-    return spec
+def _prior_tex(row) -> str:
+    if row.family == "discrete":
+        return "discrete: " + ", ".join(f"{v} w.p. {q}" for v, q in row.support)
+    return row.spec
 
 
-def priors_section(doc, out: Path) -> None:
-    """Add the section "Any signal prior" to ``doc`` (``out`` is unused: no figure)."""
-    g = derive_general()
-    crit = general_criteria()
-    w, mu1, v = (sp.Symbol(n, real=True) for n in ("w", "mu1", "v"))
+def priors_section(doc, data) -> None:
+    """Add the section "Any signal prior" to ``doc``."""
+    der = data.derivations
+    g, crit, forms = der.general, der.criteria, der.forms
+    THETA = data.priors_theta
     doc.section("Any signal prior")
     doc.para(
         "The informative tokens carry $\\theta s_i\\xi$ with $s_i$ drawn from a prior; only its moment "
@@ -72,7 +51,7 @@ def priors_section(doc, out: Path) -> None:
         "function (sympy), the derivation of the limit gives, with $t=\\beta\\theta\\rho$,"
     )
     doc.eq("m = " + _mgf_tex(g.m) + ",\\qquad 1-\\text{nuisance mass} = w = "
-           + _mgf_tex(sp.factor(sp.together(1 - g.noise_mass))))
+           + _mgf_tex(forms["w_general"]))
     doc.para("and in the sparse regime ($1/\\alpha$-rescaled)")
     doc.eq("j_s' = " + _mgf_tex(g.sparse.slope)
            + " = 2\\beta\\sigma^{2}\\theta\\,\\frac{d}{dt}\\bigl(t M_s'(t)\\bigr)")
@@ -83,20 +62,14 @@ def priors_section(doc, out: Path) -> None:
         "written through the law of $s$ tilted by $e^{ts}$: its mean $\\mu_1=M_s'/M_s$ and variance "
         "$v=M_s''/M_s-\\mu_1^{2}\\ge 0$ (sympy proves these forms equal to the derived ones):"
     )
-    K, A = sp.Symbol("K", positive=True), sp.Symbol("A", positive=True)
-    K_of = (1 - w) * mu1**2 + v
-    A_named = beta * theta**2 * w * K + beta * symbols.sigma2  # A in terms of K
-    g_short = mu1 * A + beta * symbols.sigma2 * _t * K
-    if sp.simplify(g_short.subs(A, A_named).subs(K, K_of).subs(_t, sp.Symbol("t", real=True))
-                   - crit.sign_factor) != 0:
-        raise AssertionError("the named form of g differs from general_criteria().sign_factor")
+    g_short, K_of, A_named = forms["g"], forms["K"], forms["A"]
     doc.eq("m = " + tex(crit.m) + ",\\qquad m' = " + tex(crit.m_prime) + ",\\qquad "
            "j' = 2\\theta w\\, g")
     doc.eq("g = " + tex(g_short) + ",\\qquad K = " + tex(K_of) + ",\\qquad A = " + tex(A_named))
-    q = sp.Poly(crit.pole_quadratic, w).all_coeffs()[::-1]
+    q = forms["pole_coefficients"]
     doc.eq("g_s = " + tex(crit.sparse_sign_factor) + ",\\qquad Q(w) = g\\big|_{\\rho=-1} = q_0 + q_1 w + q_2 w^{2}")
-    doc.eq("q_0 = " + tex(sp.factor(q[0])) + ",\\qquad q_2 = " + tex(sp.factor(q[2])))
-    doc.eq("q_1 = " + tex(sp.factor(q[1])))
+    doc.eq("q_0 = " + tex(q[0]) + ",\\qquad q_2 = " + tex(q[2]))
+    doc.eq("q_1 = " + tex(q[1]))
     doc.para("What follows for every prior (proved; $\\mu_1, v$ at $t=-\\beta\\theta$ in $Q$):")
     doc.items([
         "if $\\mathbb{E}s>0$: $\\mu_1$ increases ($\\mu_1'=v\\ge0$), so $\\mu_1(t)\\ge\\mathbb{E}s>0$ for "
@@ -118,24 +91,17 @@ def priors_section(doc, out: Path) -> None:
         f"threshold and gives the pole criterion at $\\theta={THETA:g}$, $\\beta=\\sigma^2=1$."
     )
     rows = []
-    for spec in PRIORS:
-        spec = canonical_prior(spec)
-        law = parse_prior(spec)
-        c = sparse_threshold_prior(spec)
+    for row in data.priors:
+        c = row.threshold
         if 0 < c < math.inf:
-            below = certify(Model(c * (1 - 1e-6), 0.0, 1.0, 1.0, spec)).status
-            above = certify(Model(c * (1 + 1e-6), 0.0, 1.0, 1.0, spec)).status
-            c_text, sides = f"{c:.5g}", f"{below} / {above}"
+            c_text, sides = f"{c:.5g}", f"{row.below} / {row.above}"
         else:
             c_text, sides = "0" if c == 0 else "none", "bistable / bistable" if c == 0 else "-"
-        roots = pole_alpha(spec, THETA)
-        if roots:
-            pole = ", ".join(f"{a:.4g}" for a in roots)
+        if row.pole_roots:
+            pole = ", ".join(f"{a:.4g}" for a in row.pole_roots)
         else:
-            minus = pole_signs(Model(THETA, 0.5, 1.0, 1.0, spec))[1]
-            pole = "none: " + ("$-\\xi$ attracts" if minus < 0 else "$-\\xi$ repels")
-        rows.append([_prior_tex(spec), f"${tex(law.mgf(_t))}$", f"${sp.latex(sp.Rational(law.mean))}$", c_text,
-                     sides, pole])
+            pole = "none: " + ("$-\\xi$ attracts" if row.minus < 0 else "$-\\xi$ repels")
+        rows.append([_prior_tex(row), f"${tex(row.mgf)}$", f"${sp.latex(row.mean)}$", c_text, sides, pole])
     doc.table(["prior", "$M_s(t)$", "$\\mathbb{E}s$", "$c^*$", "certified at $c^*(1\\mp10^{-6})$",
                f"$\\alpha$ where $F'(-1)=0$, $\\theta={THETA:g}$"], rows,
               widths=(2.8, 2.5, 0.7, 1.3, 2.0, 2.1),

@@ -1,32 +1,23 @@
 """Appendix section: the diffusion approximation (docs/design.md section 1.1).
 
-Only draws and prints: the equations are printed from the sympy objects of
-:func:`sigrec.theory.derive_diffusion`; the quadrature table is computed by
-:func:`sigrec.theory.variance_quadrature` (deterministic, 40 digits).
+Only prints: the equations are printed from the sympy objects of
+:func:`sigrec.theory.derive_diffusion`; the quadrature table (``theory.variance_quadrature``,
+40 digits) is computed by ``verify.studies.appendix_data``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import sympy as sp
 
-from ...theory import derive_diffusion, tex, variance_quadrature
-
-#: parameter points of the quadrature table (one per prior)
-POINTS = (
-    ("fixed", {"rho": 0.3, "theta": 0.7, "alpha": 0.2, "beta": 1.1, "sigma2": 0.9}),
-    ("rademacher", {"rho": -0.6, "theta": 1.3, "alpha": 0.05, "beta": 0.8, "sigma2": 1.2}),
-)
-
+from ....theory import tex
 
 #: LaTeX names of the parameters in the quadrature table
 _SYMBOL = {"rho": "\\rho", "theta": "\\theta", "alpha": "\\alpha", "beta": "\\beta", "sigma2": "\\sigma^{2}"}
 
 
-def diffusion_section(doc, out: Path) -> None:
-    """Add the section "Fluctuations: the diffusion approximation" to ``doc`` (``out`` is unused: no figure)."""
-    der = derive_diffusion("fixed")
+def diffusion_section(doc, data) -> None:
+    """Add the section "Fluctuations: the diffusion approximation" to ``doc``."""
+    der = data.derivations.diffusion
     V_p = sp.Symbol("V_p", positive=True)
     doc.section("Fluctuations: the diffusion approximation")
     doc.para(
@@ -46,10 +37,9 @@ def diffusion_section(doc, out: Path) -> None:
         "at 40 digits, without the one-dimensional lemmas:"
     )
     rows = []
-    for prior, p in POINTS:
-        q = variance_quadrature(prior, p, dps=40)
-        pts = ", ".join(f"{_SYMBOL[k]}={v}" for k, v in p.items())
-        rows.append([prior, f"${pts}$", f"{q.symbolic:.12g}", f"{q.quadrature:.12g}", f"{q.rel_diff:.1e}"])
+    for q in data.diffusion:
+        pts = ", ".join(f"{_SYMBOL[k]}={v}" for k, v in q.point.items())
+        rows.append([q.prior, f"${pts}$", f"{q.symbolic:.12g}", f"{q.quadrature:.12g}", f"{q.rel_diff:.1e}"])
     doc.table(["prior", "point", "$(1-\\rho^{2})V_p$, sympy", "quadrature", "rel. diff."], rows, widths=(1.7, 2.7, 2.1, 2.1, 1.2),
               caption="$LB\\operatorname{Var}(X\\mid\\rho)$: sympy against 40-digit quadrature (numerical evidence).")
     doc.para(

@@ -1,0 +1,284 @@
+"""The data of the derivation appendix (``sigrec notes``), built in one place.
+
+:func:`appendix_data` computes everything the appendix shows and returns it frozen:
+the symbolic derivations and the display forms sympy proves equal to them, the
+certified phase diagram, the claims with their evidence (decided in
+:mod:`verify.suite`), the effective-dynamics record and its figure spec, the 40-digit
+quadrature table of the diffusion section, the priors table (certificates and pole
+alphas) and the reproduction. ``verify.render`` only typesets an :class:`AppendixData`,
+so editing the prose re-runs nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from ...theory import (
+    Model,
+    canonical_prior,
+    certify,
+    compact,
+    derive,
+    derive_diffusion,
+    derive_effective,
+    derive_general,
+    general_criteria,
+    monotone_analysis,
+    parse_prior,
+    pole_alpha,
+    pole_signs,
+    same,
+    sparse_threshold_prior,
+    symbols,
+    variance_quadrature,
+)
+from ..suite import PAPER_MEAN_FINAL_ALIGNMENT, claims
+from ._phase import PhaseDiagram, phase_diagram
+from ._reproduce import PROTOCOL
+
+rho, theta, alpha, beta, sigma2, m = (symbols.rho, symbols.theta, symbols.alpha, symbols.beta, symbols.sigma2,
+                                      symbols.m)
+
+#: the appendix's phase-diagram grid (fixed prior, beta = sigma2 = 1)
+PHASE_GRID = {"n_theta": 32, "n_alpha": 32, "theta_max": 4.0, "alpha_min": 1e-4}
+#: parameter points of the diffusion section's quadrature table (one per prior)
+DIFFUSION_POINTS = (
+    ("fixed", {"rho": 0.3, "theta": 0.7, "alpha": 0.2, "beta": 1.1, "sigma2": 0.9}),
+    ("rademacher", {"rho": -0.6, "theta": 1.3, "alpha": 0.05, "beta": 0.8, "sigma2": 1.2}),
+)
+#: the priors of the priors table: the paper's, the symmetric one, and one member of each new family
+PRIORS = ("fixed", "rademacher", "rademacher(p=0.7)", "bernoulli(p=0.3)", "gaussian(mu=1, tau=0.5)",
+          "discrete(values=[-1, 0, 2], probs=[0.2, 0.3, 0.5])")
+#: the signal strength at which the pole criterion is tabulated (beta = sigma2 = 1)
+PRIORS_THETA = 2.0
+#: the argument of the MGF in the priors section
+T = sp.Symbol("t", real=True)
+
+
+def shown(display, derived):
+    """``display`` after checking that sympy finds it equal to the ``derived`` object."""
+    if not same(display, derived):
+        raise AssertionError(f"display form {display} is not equal to the derived {derived}")
+    return display
+
+
+@dataclass(frozen=True)
+class Derivations:
+    """The sympy objects the appendix prints, and the display forms proved equal to them.
+
+    ``forms`` maps a display's name to the sympy expression printed: each checked
+    against the derived object with ``theory.same``, solved for, or the narrowest
+    equivalent form (``theory.compact``) of a derived object, all computed here.
+    """
+
+    fixed: object
+    rademacher: object
+    landscape: object
+    landscape_rademacher: object
+    effective: object
+    diffusion: object
+    general: object
+    criteria: object
+    forms: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class QuadratureRow:
+    """One row of the diffusion section's table: sympy against 40-digit quadrature."""
+
+    prior: str
+    point: dict
+    symbolic: float
+    quadrature: float
+    rel_diff: float
+
+
+@dataclass(frozen=True)
+class PriorRow:
+    """One prior of the priors table.
+
+    ``below``/``above``: certified landscape at ``c*(1 -+ 1e-6)`` (``None`` when ``c*``
+    is 0 or infinite); ``pole_roots``: the alphas where ``F'(-1) = 0`` at
+    :data:`PRIORS_THETA`; ``minus``: the pole exponent at ``-1`` when there is none.
+    """
+
+    spec: str
+    family: str
+    support: tuple
+    mgf: object
+    mean: object
+    threshold: float
+    below: str | None
+    above: str | None
+    pole_roots: tuple
+    minus: float | None
+
+
+@dataclass(frozen=True)
+class AppendixData:
+    """Everything the appendix shows, computed (see :func:`appendix_data`).
+
+    ``suite`` is False without a suite run (theory sections only: no claims, no
+    effective-dynamics table, no evidence table); ``reproduction`` is ``None`` without
+    the flagship reproduction (no claim 6).
+    """
+
+    derivations: Derivations
+    phase: PhaseDiagram
+    diffusion: tuple[QuadratureRow, ...]
+    priors: tuple[PriorRow, ...]
+    suite: bool = False
+    seed: int | None = None
+    claims: dict = field(default_factory=dict)
+    #: case name -> the case's configuration (for captions)
+    counts: dict = field(default_factory=dict)
+    #: ``details`` of the ``sga.effective_drift`` record, and its figure spec
+    effective: dict | None = None
+    effective_figure: object = None
+    #: whether the suite's schedule satisfies Robbins--Monro (``None``: no schedule given)
+    robbins_monro: bool | None = None
+    reproduction: tuple | None = None
+    protocol: object = PROTOCOL
+    paper_mean: float = PAPER_MEAN_FINAL_ALIGNMENT
+    priors_theta: float = PRIORS_THETA
+
+
+def derivations() -> Derivations:
+    """The derivation objects and the checked display forms of every section."""
+    fixed, rad = derive("fixed"), derive("rademacher")
+    ma, mr = monotone_analysis("fixed"), monotone_analysis("rademacher")
+    forms = {}
+    # Gaussian tilting: the table of tilted means and first moments, M written as a symbol
+    M = fixed.lemmas[0]
+    Ms = sp.Symbol("M", positive=True)
+    e, ch, sh = sp.exp(beta * theta * rho), sp.cosh(beta * theta * rho), sp.sinh(beta * theta * rho)
+    rows = []
+    for prior, (mean, moment), shapes in (
+            ("fixed", fixed.lemmas[2:], (e, theta * e, beta * sigma2 * e)),
+            ("Rademacher", rad.lemmas[2:], (ch, theta * sh, beta * sigma2 * ch))):
+        shapes_shown = [shown(M.rhs * shapes[0], mean.rhs), shown(M.rhs * shapes[1], moment.rhs[0]),
+                        shown(M.rhs * shapes[2], moment.rhs[1])]
+        rows.append((prior, tuple(f.subs(M.rhs, Ms) for f in shapes_shown)))
+    forms["lemma_table"] = tuple(rows)
+    # the limit: m for both priors, and F' of F = (1 - rho^2) S(rho) in general
+    forms["m_fixed"] = shown(alpha * e / (alpha * e + 1 - alpha), fixed.m)
+    forms["m_rademacher"] = shown(alpha * sh / (alpha * ch + 1 - alpha), rad.m)
+    forms["j"], forms["j_prime"] = compact(fixed.objective_poly), compact(fixed.slope_poly)
+    S = sp.Function("S")
+    forms["F_prime_generic"] = sp.diff((1 - rho**2) * S(rho), rho)
+    # the landscape: h, h(-1), m_c through Delta, alpha_c through m_c
+    forms["h"] = shown(sigma2 * (1 + beta * theta * rho * (1 - m)) + theta**2 * m * (1 - m), ma.sign_factor)
+    forms["h_minus1"] = shown(sigma2 * (1 - beta * theta * (1 - m)) + theta**2 * m * (1 - m),
+                              ma.endpoint_quadratic)
+    disc = (theta - beta * sigma2) ** 2 + 4 * sigma2
+    inside = [a for a in sp.preorder_traversal(ma.critical_m) if isinstance(a, sp.Pow) and a.exp == sp.S.Half][0]
+    if sp.expand(disc - inside.base) != 0:
+        raise AssertionError("the discriminant under the root of m_c differs from Delta")
+    Delta = sp.Symbol("Delta", positive=True)
+    mc_shown = shown((theta + beta * sigma2 - sp.sqrt(disc)) / (2 * theta), ma.critical_m)
+    forms["Delta"], forms["discriminant"] = Delta, disc
+    forms["m_c"] = mc_shown.subs(sp.sqrt(disc), sp.sqrt(Delta))
+    forms["sparse_field"] = compact(fixed.sparse.field)
+    forms["rademacher_sign_factor"] = compact(mr.sign_factor)
+    mcs = sp.Symbol("m_c", positive=True)
+    # alpha_c solves m(-1) = m_c for alpha; printed through m_c, checked against the derived alpha_c
+    ac = sp.factor(sp.solve(sp.Eq(fixed.m.subs(rho, -1), mcs), alpha)[0])
+    if not same(ac.subs(mcs, ma.critical_m), ma.critical_alpha):
+        raise AssertionError("alpha_c through m_c differs from the derived alpha_c")
+    forms["m_c_symbol"], forms["alpha_c"] = mcs, ac
+    # recovery: F'(1) = -2 j'(1) through m_+ = m(1), and h(1)
+    mp = sp.Symbol("m_+", positive=True)
+    shown((-2 * ma.positive_factor * ma.sign_factor).subs(rho, 1).subs(m, fixed.m.subs(rho, 1)),
+          fixed.field_prime_plus)
+    h1 = shown(sigma2 * (1 + beta * theta * (1 - m)) + theta**2 * m * (1 - m), ma.sign_factor.subs(rho, 1))
+    forms["m_plus_symbol"] = mp
+    forms["sparse_F_prime_plus"] = compact(fixed.sparse.field_prime_plus)
+    forms["sparse_F_prime_minus"] = compact(fixed.sparse.field_prime_minus)
+    forms["F_prime_plus_factor"] = -2 * ma.positive_factor.subs(m, mp)
+    forms["h_plus1"] = h1.subs(m, mp)
+    # nuisance mass under the Rademacher prior
+    forms["nu_rademacher"] = shown((1 - alpha) / (alpha * ch + 1 - alpha), rad.noise_mass)
+    # any prior: the named form of g, the informative mass w and the pole quadratic's coefficients
+    g, crit = derive_general(), general_criteria()
+    w, mu1, v = (sp.Symbol(n, real=True) for n in ("w", "mu1", "v"))
+    K, A = sp.Symbol("K", positive=True), sp.Symbol("A", positive=True)
+    K_of = (1 - w) * mu1**2 + v
+    A_named = beta * theta**2 * w * K + beta * sigma2  # A in terms of K
+    g_short = mu1 * A + beta * sigma2 * T * K
+    if sp.simplify(g_short.subs(A, A_named).subs(K, K_of).subs(T, sp.Symbol("t", real=True))
+                   - crit.sign_factor) != 0:
+        raise AssertionError("the named form of g differs from general_criteria().sign_factor")
+    forms["g"], forms["K"], forms["A"] = g_short, K_of, A_named
+    forms["w_general"] = sp.factor(sp.together(1 - g.noise_mass))
+    q = sp.Poly(crit.pole_quadratic, w).all_coeffs()[::-1]
+    forms["pole_coefficients"] = tuple(sp.factor(c) for c in q)
+    return Derivations(fixed, rad, ma, mr, derive_effective("fixed"), derive_diffusion("fixed"), g, crit, forms)
+
+
+def quadrature_rows() -> tuple[QuadratureRow, ...]:
+    """The diffusion section's table: ``theory.variance_quadrature`` at 40 digits."""
+    rows = []
+    for prior, p in DIFFUSION_POINTS:
+        q = variance_quadrature(prior, p, dps=40)
+        rows.append(QuadratureRow(prior, dict(p), q.symbolic, q.quadrature, q.rel_diff))
+    return tuple(rows)
+
+
+def prior_rows() -> tuple[PriorRow, ...]:
+    """The priors table: sparse thresholds, certificates on both sides, pole alphas."""
+    rows = []
+    for spec in PRIORS:
+        spec = canonical_prior(spec)
+        law = parse_prior(spec)
+        c = sparse_threshold_prior(spec)
+        below = above = None
+        if 0 < c < math.inf:
+            below = certify(Model(c * (1 - 1e-6), 0.0, 1.0, 1.0, spec)).status
+            above = certify(Model(c * (1 + 1e-6), 0.0, 1.0, 1.0, spec)).status
+        roots = tuple(pole_alpha(spec, PRIORS_THETA))
+        minus = None if roots else pole_signs(Model(PRIORS_THETA, 0.5, 1.0, 1.0, spec))[1]
+        support = tuple(law.support) if law.family == "discrete" else ()
+        rows.append(PriorRow(spec, law.family, support, law.mgf(T), sp.Rational(law.mean), c, below, above, roots,
+                             minus))
+    return tuple(rows)
+
+
+def appendix_data(result=None, reproduction=None, schedule=None) -> AppendixData:
+    """Compute the appendix's data.
+
+    Parameters
+    ----------
+    result : verify.suite.SuiteResult, optional
+        A suite run (``sigrec notes`` runs the quick preset): the claims, the
+        effective-dynamics table and figure, the evidence table.
+    reproduction : list of ConfigResult, optional
+        The flagship reproduction (claim 6).
+    schedule : numerics.Schedule, optional
+        The suite's schedule, whose Robbins--Monro conditions the notes state.
+    """
+    found, counts, effective, figure, seed = {}, {}, None, None, None
+    if result is not None:
+        found = {c.number: c for c in claims(result.records, reproduction)}
+        counts = {c["name"]: c for c in result.config.as_dict().get("cases", [])}
+        seed = result.config.seed
+        recs = [r for r in result.records if r.id == "sga.effective_drift"]
+        if recs:
+            effective = recs[0].details
+            figure = recs[0].figures[0] if recs[0].figures else None
+    return AppendixData(
+        derivations=derivations(),
+        phase=phase_diagram(**PHASE_GRID),
+        diffusion=quadrature_rows(),
+        priors=prior_rows(),
+        suite=result is not None,
+        seed=seed,
+        claims=found,
+        counts=counts,
+        effective=effective,
+        effective_figure=figure,
+        robbins_monro=None if schedule is None else bool(schedule.robbins_monro().holds),
+        reproduction=None if reproduction is None else tuple(reproduction),
+    )
