@@ -4,12 +4,16 @@
 from ._case import Case
 from ._common import loglog_fit, one_step, one_step_increments, scaled_problem
 from ._context import CheckContext, certificate, derive_seed, equilibria
+from ._preset import PAPER, PRESETS, QUICK, Preset, preset_named
 from ._record import KINDS, STATUSES, CheckRecord
 from ._registry import REGISTRY, SCOPES, Check, select
 from ._sga import RECOVERY_FRACTION, RECOVERY_LEVEL, default_schedule
 
 __all__ = [
     "KINDS",
+    "PAPER",
+    "PRESETS",
+    "QUICK",
     "RECOVERY_FRACTION",
     "RECOVERY_LEVEL",
     "REGISTRY",
@@ -19,6 +23,7 @@ __all__ = [
     "Check",
     "CheckContext",
     "CheckRecord",
+    "Preset",
     "certificate",
     "default_schedule",
     "derive_seed",
@@ -26,6 +31,7 @@ __all__ = [
     "loglog_fit",
     "one_step",
     "one_step_increments",
+    "preset_named",
     "scaled_problem",
     "select",
 ]

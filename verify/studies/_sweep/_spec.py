@@ -8,11 +8,13 @@ from itertools import product
 
 from ....numerics import Problem, Schedule
 from ....theory import canonical_prior
-from ....theory.validate import choice, integer, real
+from ....theory.validate import integer, real
+from ...checks import PRESETS as _BY_NAME
+from ...checks import preset_named
 
 #: grid parameters, in dimension order (``N`` and ``alpha`` are exclusive)
 PARAMETERS = ("theta", "N", "alpha", "d", "beta", "sigma2", "prior")
-PRESETS = ("quick", "paper")
+PRESETS = tuple(_BY_NAME)
 
 
 def _relevant(spec: dict) -> dict:
@@ -153,12 +155,7 @@ def preset(name: str) -> dict:
     ``N`` in {1000, 2500, 5000, 10000}) at ``d`` in {3, 10}, under the reproduction's
     protocol (``eta_k = 45/(k + 250)``, 3000 steps, 30 runs).
     """
-    choice("preset", name, PRESETS)
-    if name == "quick":
-        return dict(theta=[0.5, 2.0], N=[200, 2000], d=[3], R=50, runs=24, steps=800, eta0=45.0, k0=250.0,
-                    power=1.0)
-    return dict(theta=[0.25, 0.5, 1.0, 2.0], N=[1_000, 2_500, 5_000, 10_000], d=[3, 10], R=500, runs=30,
-                steps=3000, eta0=45.0, k0=250.0, power=1.0)
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in preset_named(name).sweep}
 
 
 def spec_from(preset_name: str | None = None, **given) -> SweepSpec:
