@@ -44,7 +44,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     (:func:`._common.one_step_increments`). Draws are planned in two passes: first from the
     leading-order theory of the bias (``theory.effective_drift``: ``E X = F + C/L``, per-draw
     variance ``v1/L``, so ``n_L = 3.5^2 v1 L / C^2`` resolves it at 3.5 standard errors), with
-    at most a third of the budget (``Preset.finite_budget``: normals, 3 L per draw); then, since that theory is only asymptotic
+    at most a third of the budget (``Preset.finite_budget``); then, since that theory is only asymptotic
     (at ``d/L`` of order one the measured bias can be half of it), in up to three more passes
     from the ``C`` (one standard error below its estimate) and variances measured so far,
     aiming at 4.5 standard errors, on the smallest unresolved sizes first, until three sizes
@@ -195,7 +195,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     slope_txt = (f"free log-log slope {slope:.2f} +- {slope_se:.2f}" if slope is not None
                  else f"bias resolved at only {int(resolved.sum())}/{len(rows)} points: slope untested "
                       f"(resolving three needs ~{need:.2g} normals, ~{need * rate_s / 60:.2g} CPU-min"
-                      + (", within the paper preset's budget" if preset.larger and need <= preset.larger.finite_budget else "")
+                      + (", within the paper preset's budget" if preset.larger_fits("finite_budget", need) else "")
                       + ")")
     C_txt = "; ".join(f"C fitted {Cs[str(r)]['C']:.3g} +- {Cs[str(r)]['se']:.2g}, leading-order theory "
                       f"{plan[r]['C_predicted']:.3g}" for r in rhos)

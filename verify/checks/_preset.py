@@ -56,6 +56,11 @@ class Preset:
     scaling_runs: int
     larger: "Preset | None" = None
 
+    def larger_fits(self, budget: str, cost: float) -> bool:
+        """True iff a larger preset exists and ``cost`` fits its field ``budget`` (what
+        an undecided check's message recommends: ``--preset paper runs it``)."""
+        return self.larger is not None and cost <= getattr(self.larger, budget)
+
 
 PAPER = Preset(
     name="paper", quadrature_points=6, lyapunov_starts=41,

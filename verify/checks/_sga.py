@@ -315,7 +315,7 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         how = ""
         if info["plan"]["feasible"]:
             need = info["plan"]["token_steps"]
-            how = (" (--preset paper runs it)" if ctx.preset.larger and ctx.budget is None and need <= ctx.preset.larger.sga_plan_budget
+            how = (" (--preset paper runs it)" if ctx.budget is None and ctx.preset.larger_fits("sga_plan_budget", need)
                    else f" (rerun with --budget {need:.3g})")
         budget_msg = f"; deciding it needs: {info['plan_text']}{how}"
     if cstatus == "undecided":

@@ -27,7 +27,6 @@ from ._record import CheckRecord
 #: in the limit but at the paper's sizes and affordable steps can dominate the comparison;
 #: ``sga.effective_drift`` checks that bias.
 TRACK_D_MAX = 10
-#: runs and token-step budget: ``Preset.tracking_runs``, ``Preset.tracking_budget``
 #: token-step cost of the five configurations in units of runs * t_total * L / eta_min
 #: (steps eta_min, 2 eta_min, 4 eta_min at L; 4 eta_min at L/4 and L/2)
 _CONFIG_COST = 1 + 0.5 + 0.25 + 0.25 * 0.75
@@ -246,7 +245,8 @@ def check_tracking(case: Case, ctx: CheckContext, *, snr: float | None = None) -
                  + ("" if crit["absolute"] is not None else
                     "; the absolute bound D/4 is not testable at this budget (noise alone reaches it): "
                     f"judged on the trends; testing it needs ~{_cost_at(d, 4.5):.2g} token-steps"
-                    + (" (--preset paper runs it)" if ctx.preset.larger and _cost_at(d, 4.5) <= ctx.preset.larger.tracking_budget else ""))),
+                    + (" (--preset paper runs it)" if ctx.preset.larger_fits("tracking_budget", _cost_at(d, 4.5))
+                       else ""))),
         details={"criteria": crit, "p_eta": f.p_eta, "se_eta": f.se_eta, "p_L": f.p_L, "se_L": f.se_L, "p_t": p_t,
                  "summary_S": {f"L={L},eta={eta:.4g}": s for (L, eta), s in f.S.items()},
                  "D": d.D, "T": d.T, "t_end": d.t_end, "rho0": d.rho0, "start_times": d.start_times.tolist(),
