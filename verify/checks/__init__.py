@@ -19,12 +19,16 @@ from ._figures import (
     tracking_figure,
     trajectories_figure,
 )
+from ._preset import PAPER, PRESETS, QUICK, Preset, preset_named
 from ._record import KINDS, STATUSES, CheckRecord
 from ._registry import REGISTRY, SCOPES, Check, select
 from ._sga import RECOVERY_FRACTION, RECOVERY_LEVEL, default_schedule
 
 __all__ = [
     "KINDS",
+    "PAPER",
+    "PRESETS",
+    "QUICK",
     "RECOVERY_FRACTION",
     "RECOVERY_LEVEL",
     "REGISTRY",
@@ -41,6 +45,7 @@ __all__ = [
     "NuisanceFigure",
     "TrackingFigure",
     "TrajectoriesFigure",
+    "Preset",
     "certificate",
     "default_schedule",
     "derive_seed",
@@ -52,6 +57,7 @@ __all__ = [
     "nuisance_figure",
     "one_step",
     "one_step_increments",
+    "preset_named",
     "scaled_problem",
     "select",
     "tracking_figure",

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ...theory import Certificate, Model, certify
+from ._preset import QUICK, Preset
 
 
 def _key(part) -> int:
@@ -49,8 +50,8 @@ class CheckContext:
     ----------
     seed : int
         Root seed; a check draws from :meth:`seed_for` of its own identity.
-    quick : bool
-        The quick budget (``--preset quick``) instead of the paper budget.
+    preset : Preset
+        The budgets, run counts and grids of ``--preset`` (default quick).
     figure_dir : Path or None
         Where figures go (``None``: no figures).
     quadrature_points, quadrature_dps : int
@@ -60,7 +61,7 @@ class CheckContext:
     """
 
     seed: int = 0
-    quick: bool = True
+    preset: Preset = QUICK
     figure_dir: Path | None = None
     quadrature_points: int = 2
     quadrature_dps: int = 50

@@ -49,6 +49,7 @@ from ...numerics import (
 
 from ._case import Case
 from ._context import CheckContext
+from ._preset import Preset
 from ._record import CheckRecord
 
 #: the reproduction's schedule (verify/studies/_reproduce.py PROTOCOL)
@@ -93,10 +94,9 @@ class Budget:
     split_runs: int
 
 
-def budget(quick: bool) -> Budget:
-    # paper: 160 runs put a coverage fraction within +-0.032 (1 SE) and keep the two checks
-    # on the reproduction case near 3 minutes on 2 cores
-    return Budget(100, 4000, 400) if quick else Budget(160, 12_000, 300)
+def budget(preset: Preset) -> Budget:
+    """The diffusion checks' :class:`Budget` under ``preset``."""
+    return Budget(preset.diffusion_runs, preset.diffusion_max_steps, preset.diffusion_split_runs)
 
 
 def _passage(rho: np.ndarray, level: float) -> np.ndarray:
@@ -140,14 +140,14 @@ def _inconclusive(check_id, case, cap, t0, what):
 
 
 def _cap(ctx: CheckContext, budget_: Budget | None) -> int:
-    return (budget_ or budget(ctx.quick)).max_steps
+    return (budget_ or budget(ctx.preset)).max_steps
 
 
 def _runs(case: Case, ctx: CheckContext, variance_scale: float, budget_: Budget | None, schedule: Schedule | None):
     """What ``sga.fluctuations`` and ``sga.hitting_time`` compare, from the same fixed start:
     ``(schedule, horizon, predicted paths, predicted passages, exact paths)``, or ``None`` when
     the predicted 90% first passage lies beyond the budget's step cap."""
-    b = budget_ or budget(ctx.quick)
+    b = budget_ or budget(ctx.preset)
     p = case.problem
     pseed = ctx.seed_for(case.name, "diffusion.prediction")
     schedule = schedule or schedule_for(p, pseed)
@@ -240,7 +240,7 @@ def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, bud
               eta: float = SPLIT_ETA) -> list[CheckRecord]:
     """``sga.splitting``: simulated fraction reaching ``+xi`` vs the scale function (module docstring)."""
     t0 = time.perf_counter()
-    b = budget_ or budget(ctx.quick)
+    b = budget_ or budget(ctx.preset)
     p = case.problem
     sched = Schedule.constant(eta)
     tab = diffusion_tables(p)

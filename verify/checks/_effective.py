@@ -34,6 +34,7 @@ from ...theory import stationary_alignment
 from ._case import Case
 from ._context import CheckContext
 from ._figures import effective_drift_figure
+from ._preset import QUICK, Preset
 from ._record import CheckRecord
 
 CHECK_ID = "sga.effective_drift"
@@ -54,13 +55,13 @@ class EffectiveCase:
     plateau: bool = False
 
 
-def cases(quick: bool = True) -> tuple[EffectiveCase, ...]:
-    """The configurations: the paper's weak-signal instance at a constant step (800 steps
-    when quick, which do not reach its plateau; 3000 otherwise), a strong signal and a
-    decaying schedule."""
+def cases(preset: Preset = QUICK) -> tuple[EffectiveCase, ...]:
+    """The configurations: the paper's weak-signal instance at a constant step
+    (``preset.effective_weak_steps``: 800 steps when quick, which do not reach its plateau;
+    3000 otherwise), a strong signal and a decaying schedule."""
     const = Schedule.constant(0.05)
     weak = EffectiveCase("weak signal: theta=0.25, R=500, L=10500, d=100, eta=0.05", Problem(0.25, 500, 10500, 100),
-                         const, 800 if quick else 3000, 0.1, plateau=not quick)
+                         const, preset.effective_weak_steps, 0.1, plateau=preset.effective_weak_plateau)
     return (
         weak,
         EffectiveCase("strong signal, eta d/L = 0.003", Problem(1.0, 150, 1000, 30), Schedule.constant(0.1), 800, 0.05,
@@ -148,7 +149,7 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
     case : ignored
         The check runs on its own configurations (:func:`cases`).
     ctx : CheckContext
-        ``ctx.quick``: the weak-signal case for 800 steps (ODE time 40) instead of 3000,
+        ``ctx.preset`` quick: the weak-signal case for 800 steps (ODE time 40) instead of 3000,
         30 runs (about 20 s on 2 cores); its plateau is then not reached, and only the
         strong-signal case tests the plateau. Configuration ``i`` draws from the stream
         ``ctx.seed_for("sga.effective_drift", i)``; the figure of the first goes to
@@ -160,12 +161,13 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
         wrong theory (the tests check that the check then fails).
     """
     t0 = time.perf_counter()
-    quick = ctx.quick
-    runs = runs if runs is not None else (30 if quick else 60)
+    preset = ctx.preset
+    quick = preset.name == "quick"  # recorded in the details
+    runs = runs if runs is not None else preset.effective_runs
     stride = 20
     results, ok_all, worst_ratio, worst_abs = [], True, 0.0, 0.0
     first = None
-    for i, config in enumerate(cases(quick)):
+    for i, config in enumerate(cases(preset)):
         sim, pred, mean, e_plain, e_corr = _run_case(config, runs, ctx.seed_for(CHECK_ID, i), stride, drag_scale)
         first = first or (config, sim, pred)
         ok = e_corr <= e_plain / RATIO and e_corr <= ABS_TOL
@@ -180,7 +182,7 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
         ok_all &= ok
         worst_abs = max(worst_abs, e_corr)
         worst_ratio = max(worst_ratio, e_corr / e_plain if e_plain > 0 else math.inf)
-    vanish = _vanishing(cases(quick)[0])
+    vanish = _vanishing(cases(preset)[0])
     ok_all &= vanish["ok"]
     figs, specs = [], ()
     if ctx.figure_dir is not None and first is not None:

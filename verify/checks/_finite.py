@@ -22,8 +22,6 @@ from ._figures import finite_size_figure
 from ._record import CheckRecord
 
 
-#: normals drawn by ``finite_size.rate``, quick / paper (3 L per draw; ~7e7 normals/s per core)
-BUDGET = {True: 4.0e7, False: 4.0e9}
 #: standard errors at which a bias counts as resolved, and the draws are planned for
 RESOLVED_SE = 3.0
 SIGMAS = 3.5
@@ -46,7 +44,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     (:func:`._common.one_step_increments`). Draws are planned in two passes: first from the
     leading-order theory of the bias (``theory.effective_drift``: ``E X = F + C/L``, per-draw
     variance ``v1/L``, so ``n_L = 3.5^2 v1 L / C^2`` resolves it at 3.5 standard errors), with
-    at most a third of the budget (:data:`BUDGET`); then, since that theory is only asymptotic
+    at most a third of the budget (``Preset.finite_budget``); then, since that theory is only asymptotic
     (at ``d/L`` of order one the measured bias can be half of it), in up to three more passes
     from the ``C`` (one standard error below its estimate) and variances measured so far,
     aiming at 4.5 standard errors, on the smallest unresolved sizes first, until three sizes
@@ -67,7 +65,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """
     t0 = time.perf_counter()
     problem = case.problem
-    quick = ctx.quick
+    preset = ctx.preset
     m0 = problem.model
     alpha = problem.R / problem.L
     # the O(1/L) regime needs many informative tokens: start at R ~ 10; sizes a factor
@@ -75,7 +73,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     # cost a third of what doubling would)
     L0 = max(16, int(math.ceil(10 / alpha))) if alpha > 0 else 16
     Ls = sorted({int(round(L0 * 2 ** (j / 2))) for j in range(5)})
-    budget = BUDGET[quick]
+    budget = preset.finite_budget
     # the alignment where the bias is easiest to resolve: largest C^2 / v1 by the theory
     # (E X = F + C(rho)/L, per-draw variance v1(rho)/L)
     theory = {}
@@ -198,7 +196,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     slope_txt = (f"free log-log slope {slope:.2f} +- {slope_se:.2f}" if slope is not None
                  else f"bias resolved at only {int(resolved.sum())}/{len(rows)} points: slope untested "
                       f"(resolving three needs ~{need:.2g} normals, ~{need * rate_s / 60:.2g} CPU-min"
-                      + (", within the paper preset's budget" if ctx.quick and need <= BUDGET[False] else "")
+                      + (", within the paper preset's budget" if preset.larger_fits("finite_budget", need) else "")
                       + ")")
     C_txt = "; ".join(f"C fitted {Cs[str(r)]['C']:.3g} +- {Cs[str(r)]['se']:.2g}, leading-order theory "
                       f"{plan[r]['C_predicted']:.3g}" for r in rhos)
@@ -212,7 +210,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                  "criteria": {"C_over_L_not_rejected": p_model > 1e-3, "slope_consistent": slope_ok,
                               "small_at_largest_L": small},
                  "draw_plan": {str(r): {k: v for k, v in plan[r].items() if k != "desired"} for r in rhos},
-                 "budget_normals": BUDGET[quick], "d": problem.d, "figures": figs},
+                 "budget_normals": preset.finite_budget, "d": problem.d, "figures": figs},
         model=m0.as_dict(), seconds=time.perf_counter() - t0, figures=specs)]
 
 
@@ -227,7 +225,7 @@ def check_reduced_exact(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     (Bonferroni).
     """
     t0 = time.perf_counter()
-    runs = 400 if ctx.quick else 2000
+    runs = ctx.preset.reduced_exact_runs
     sets = [scaled_problem(case.problem, 60, d=5),
             Problem(theta=2.0, R=10, L=40, d=4, prior="rademacher")]
     tests = []

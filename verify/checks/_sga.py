@@ -42,20 +42,17 @@ from ._case import Case
 from ._common import drag_second_moment, one_step_increments
 from ._context import CheckContext, equilibria
 from ._figures import nuisance_figure, trajectories_figure
+from ._preset import QUICK, Preset
 from ._record import CheckRecord
 
 #: |rho_final| >= this counts as recovered (docs/design.md section 3)
 RECOVERY_LEVEL = 0.99
 #: fraction of recovered runs for the condition "recovery" to hold
 RECOVERY_FRACTION = 0.9
-#: token-steps (runs x steps x L) budgets of the simulations, quick / full
-SIM_BUDGET = {True: 4.0e7, False: 1.2e9}
 #: fewest steps a convergence run takes when the budget allows (see default_schedule)
 MIN_STEPS = 400
-RUNS = {True: 16, False: 20}
-#: token-steps (runs x steps x L) a planned, decisive recovery run may cost, quick / paper
-#: (paper: ~1.1e10 is the flagship weak-signal case at d = 100, about 3 minutes on 2 cores)
-PLAN_BUDGET = {True: 4.0e7, False: 1.5e10}
+#: runs, token-step (runs x steps x L) budgets of the simulations and of a planned, decisive
+#: recovery run: ``Preset.sga_runs``, ``Preset.sga_sim_budget``, ``Preset.sga_plan_budget``
 
 
 # ----------------------------------------------------------------- ode.lyapunov
@@ -72,7 +69,7 @@ def check_lyapunov(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """
     t0 = time.perf_counter()
     m = case.model
-    starts = np.linspace(-0.98, 0.98, 7 if ctx.quick else 41)
+    starts = np.linspace(-0.98, 0.98, ctx.preset.lyapunov_starts)
     eq = equilibria(m)
     fmax = float(np.max(np.abs(evaluate(m, np.linspace(-1, 1, 401)).field)))
     hit = time_to_alignment(m, starts, 0.99, equilibria=eq).time
@@ -110,7 +107,7 @@ def check_lyapunov(case: Case, ctx: CheckContext) -> list[CheckRecord]:
 # ----------------------------------------------------------------- schedule
 
 
-def default_schedule(problem: Problem, *, quick: bool = True, seed: int = 0) -> tuple[Schedule, int, dict]:
+def default_schedule(problem: Problem, *, preset: Preset = QUICK, seed: int = 0) -> tuple[Schedule, int, dict]:
     """The Robbins–Monro schedule and step count used by ``sga.convergence``/``sga.filtering``.
 
     ``eta_k = eta0 / (k + k0)^0.6`` with ``k0 = 100`` (``1/2 < 0.6 <= 1``). The first
@@ -118,13 +115,13 @@ def default_schedule(problem: Problem, *, quick: bool = True, seed: int = 0) -> 
     ``rho = 0.99``, ``(eps/2) rho E|P g|^2`` (measured by one step of the reduced chain,
     common random numbers at two step sizes), is below half of ``F(0.99)``, so that the
     iterates can actually reach ``|rho| >= 0.99`` — unless the step budget
-    (:data:`SIM_BUDGET`) cannot then reach the ODE time needed, in which case ``eps`` is
+    (``preset.sga_sim_budget``) cannot then reach the ODE time needed, in which case ``eps`` is
     raised to the value that reaches it and ``details["drag_limited"]`` says so.
 
     Returns ``(schedule, steps, details)``.
     """
     m = problem.model
-    runs = RUNS[quick]
+    runs = preset.sga_runs
     p, k0 = 0.6, 100.0
     # ODE time needed from the typical start (|rho_0| ~ 1/sqrt(d)) to |rho| = 0.99, x 1.5
     r_typ = 1.0 / math.sqrt(problem.d)
@@ -137,10 +134,10 @@ def default_schedule(problem: Problem, *, quick: bool = True, seed: int = 0) -> 
     t_need = 1.5 * float(t_hit.max()) if t_hit.size else 10.0 / max(fmax, 1e-12)
     # drag coefficient E|P g|^2 at rho = 0.99 (two step sizes on the same token draws)
     r = RECOVERY_LEVEL
-    pg2 = drag_second_moment(problem, r, 200 if quick else 800, seed)
+    pg2 = drag_second_moment(problem, r, preset.sga_drag_samples, seed)
     F99 = float(evaluate(m, r).field)
     eps_drag = 0.5 * abs(F99) * 2.0 / max(r * pg2, 1e-300)
-    max_steps = int(SIM_BUDGET[quick] // (runs * problem.L))
+    max_steps = int(preset.sga_sim_budget // (runs * problem.L))
     max_steps = max(max_steps, 50)
 
     def steps_for(eps):
@@ -182,7 +179,7 @@ def check_robbins_monro(case: Case, ctx: CheckContext, *, schedule: Schedule | N
     """
     t0 = time.perf_counter()
     if schedule is None:
-        schedule = default_schedule(case.problem, quick=ctx.quick, seed=_schedule_seed(case, ctx))[0]
+        schedule = default_schedule(case.problem, preset=ctx.preset, seed=_schedule_seed(case, ctx))[0]
     rm = schedule.robbins_monro()
     return [CheckRecord(
         id="stepsize.robbins_monro", kind="condition", status="holds" if rm.holds else "fails",
@@ -205,24 +202,24 @@ def _convergence_run(case: Case, ctx: CheckContext):
 
     The budget planner (``numerics.plan_recovery``) designs a decisive run: its last steps
     leave the drag plateau above the recovery level and the corrected ODE carries every
-    planned start past it. When that plan fits :data:`PLAN_BUDGET` it is run (and
+    planned start past it. When that plan fits ``Preset.sga_plan_budget`` it is run (and
     ``info["planned"]`` is true); otherwise :func:`default_schedule` spends the ordinary
     budget and the plan is reported as what would decide the check.
     """
     problem = case.problem
-    quick = ctx.quick
+    preset = ctx.preset
     rate = measure_rate(problem, seed=ctx.seed_for(case.name, "pilot"))
-    plan = plan_recovery(problem, target=RECOVERY_LEVEL, runs=RUNS[quick], seconds_per_token_step=rate)
-    budget = PLAN_BUDGET[quick] if ctx.budget is None else ctx.budget
+    plan = plan_recovery(problem, target=RECOVERY_LEVEL, runs=preset.sga_runs, seconds_per_token_step=rate)
+    budget = preset.sga_plan_budget if ctx.budget is None else ctx.budget
     if plan.feasible and plan.token_steps <= budget:
         sched, steps = plan.schedule, plan.steps
         info = {"planned": True, "plan": plan.as_dict(), "drag_limited": False, "steps": steps,
                 "ode_time_reached": float(sched.times(steps)[-1]), "ode_time_needed": plan.ode_time}
     else:
-        sched, steps, info = default_schedule(problem, quick=quick, seed=_schedule_seed(case, ctx))
+        sched, steps, info = default_schedule(problem, preset=preset, seed=_schedule_seed(case, ctx))
         info = {**info, "planned": False, "plan": plan.as_dict(), "plan_text": plan.describe()}
     stride = max(1, steps // 400)
-    sim = simulate(problem, sched, steps=steps, runs=RUNS[ctx.quick], seed=ctx.seed_for(case.name, "sga.convergence"),
+    sim = simulate(problem, sched, steps=steps, runs=preset.sga_runs, seed=ctx.seed_for(case.name, "sga.convergence"),
                    stride=stride, workers=2)
     return sched, steps, info, sim
 
@@ -319,7 +316,7 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         how = ""
         if info["plan"]["feasible"]:
             need = info["plan"]["token_steps"]
-            how = (" (--preset paper runs it)" if ctx.quick and ctx.budget is None and need <= PLAN_BUDGET[False]
+            how = (" (--preset paper runs it)" if ctx.budget is None and ctx.preset.larger_fits("sga_plan_budget", need)
                    else f" (rerun with --budget {need:.3g})")
         budget_msg = f"; deciding it needs: {info['plan_text']}{how}"
     if cstatus == "undecided":

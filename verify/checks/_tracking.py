@@ -19,6 +19,7 @@ from ._case import Case
 from ._common import loglog_fit, one_step_increments, scaled_problem
 from ._context import CheckContext, equilibria
 from ._figures import tracking_figure, trajectories_figure
+from ._preset import Preset
 from ._record import CheckRecord
 
 #: largest dimension used by ``sga.tracking``: the renormalisation of ``q`` adds a drift
@@ -26,8 +27,6 @@ from ._record import CheckRecord
 #: in the limit but at the paper's sizes and affordable steps can dominate the comparison;
 #: ``sga.effective_drift`` checks that bias.
 TRACK_D_MAX = 10
-TRACK_BUDGET = {True: 5.0e7, False: 1.5e9}
-RUNS = {True: 16, False: 32}
 #: token-step cost of the five configurations in units of runs * t_total * L / eta_min
 #: (steps eta_min, 2 eta_min, 4 eta_min at L; 4 eta_min at L/4 and L/2)
 _CONFIG_COST = 1 + 0.5 + 0.25 + 0.25 * 0.75
@@ -87,7 +86,7 @@ class TrackingFit:
     se_L: float
 
 
-def design(problem: Problem, *, quick: bool, seed: int, snr: float | None = None) -> TrackingDesign:
+def design(problem: Problem, *, preset: Preset, seed: int, snr: float | None = None) -> TrackingDesign:
     """Choose the experiment for the limit model of ``problem``.
 
     Dimension ``d_t = min(d, TRACK_D_MAX)``. Fixed start ``rho_0`` halfway from the fixed
@@ -96,10 +95,10 @@ def design(problem: Problem, *, quick: bool, seed: int, snr: float | None = None
     ``[0, t_end]``. Constant steps: the smallest ``eta_min`` makes the predicted noise
     over a horizon, ``sqrt(eta v T)`` (``v`` the one-step variance of the projected
     gradient at ``rho_0``, from a pilot), a fraction ``1 / snr`` of the ODE displacement
-    ``D`` over a horizon; the budget :data:`TRACK_BUDGET` may lower ``snr``. At least 40
+    ``D`` over a horizon; the budget ``preset.tracking_budget`` may lower ``snr``. At least 40
     steps per horizon and ``|F'| eta_max <= 0.05``.
     """
-    runs = RUNS[quick]
+    runs = preset.tracking_runs
     base = scaled_problem(problem, problem.L, d=min(problem.d, TRACK_D_MAX))
     m = base.model
     grid = np.linspace(-0.9, 0.9, 181)
@@ -116,14 +115,14 @@ def design(problem: Problem, *, quick: bool, seed: int, snr: float | None = None
     starts_t = np.linspace(0.0, t_end, 7)
     ode_pts = integrate(m, rho0, starts_t).rho
     D = float(np.max(np.abs(flow_map(m, ode_pts, T, rtol=1e-10).rho - ode_pts)))
-    x, _ = one_step_increments(base, rho0, 400 if quick else 1600, seed)
+    x, _ = one_step_increments(base, rho0, preset.tracking_pilot, seed)
     v = float(x.var(ddof=1))
-    snr_target = snr if snr is not None else (6.0 if quick else 10.0)
+    snr_target = snr if snr is not None else preset.tracking_snr
     eta_min = D**2 / (snr_target**2 * v * T)
     # token-step cost of the five configurations, in units of runs * t_total * L / eta_min
     cost = runs * (t_end + T) * base.L / eta_min * _CONFIG_COST
-    if cost > TRACK_BUDGET[quick]:
-        eta_min *= cost / TRACK_BUDGET[quick]
+    if cost > preset.tracking_budget:
+        eta_min *= cost / preset.tracking_budget
         snr_target = D / math.sqrt(eta_min * v * T)
     fprime = float(np.max(np.abs(np.gradient(F, grid))))
     eta_max = min(4 * eta_min, T / 40, 0.05 / max(fprime, 1e-12))
@@ -214,7 +213,7 @@ def check_tracking(case: Case, ctx: CheckContext, *, snr: float | None = None) -
     """
     t0 = time.perf_counter()
     problem = case.problem
-    d = design(problem, quick=ctx.quick, seed=ctx.seed_for(case.name, "sga.tracking", "pilot"), snr=snr)
+    d = design(problem, preset=ctx.preset, seed=ctx.seed_for(case.name, "sga.tracking", "pilot"), snr=snr)
     results, sims = simulate_design(d, ctx, case.name)
     f = fit(d, results, ctx.seed_for(case.name, "sga.tracking", "bootstrap"))
     crit = verdict(d, f)
@@ -247,7 +246,8 @@ def check_tracking(case: Case, ctx: CheckContext, *, snr: float | None = None) -
                  + ("" if crit["absolute"] is not None else
                     "; the absolute bound D/4 is not testable at this budget (noise alone reaches it): "
                     f"judged on the trends; testing it needs ~{_cost_at(d, 4.5):.2g} token-steps"
-                    + (" (--preset paper runs it)" if ctx.quick and _cost_at(d, 4.5) <= TRACK_BUDGET[False] else ""))),
+                    + (" (--preset paper runs it)" if ctx.preset.larger_fits("tracking_budget", _cost_at(d, 4.5))
+                       else ""))),
         details={"criteria": crit, "p_eta": f.p_eta, "se_eta": f.se_eta, "p_L": f.p_L, "se_L": f.se_L, "p_t": p_t,
                  "summary_S": {f"L={L},eta={eta:.4g}": s for (L, eta), s in f.S.items()},
                  "D": d.D, "T": d.T, "t_end": d.t_end, "rho0": d.rho0, "start_times": d.start_times.tolist(),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...numerics import benchmark
-
+from ..checks import PAPER, QUICK
 from ._args import add_json_flag
 from ._output import emit_json
 
@@ -74,18 +74,19 @@ def format_scaling(report) -> str:
 
 
 def run(args) -> int:
+    preset = QUICK if args.quick else PAPER  # --quick: the quick preset's sizes
     if getattr(args, "executor", False):  # callers may pass a Namespace of the older flags
-        from ..studies._scaling import measure_scaling
+        from ..studies import measure_scaling
 
         if args.workers < 2:
             raise ValueError(f"`workers` must be >= 2 for --executor, got {args.workers}")
-        scaling = measure_scaling(workers=(1, args.workers), quick=args.quick)
+        scaling = measure_scaling(workers=(1, args.workers), preset=preset)
         if args.json:
             emit_json(scaling.as_dict())
         else:
             print(format_scaling(scaling))
         return 0
-    report = benchmark(quick=args.quick)
+    report = benchmark(quick=preset.bench_smoke)
     if args.json:
         emit_json(report.as_dict())
         return 0

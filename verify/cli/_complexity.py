@@ -7,7 +7,8 @@ import time
 
 from ...numerics import complexity, diffusion_tables, optimize_schedule, scaling_exponents
 
-from ._args import add_json_flag, add_model_arguments, finite_float
+from ._args import add_json_flag, add_model_arguments, finite_float, problem_and_schedule
+from ._limits import bounded, count
 from ._output import emit_json
 
 
@@ -21,20 +22,21 @@ def register(sub) -> None:
         "them. Token collections = steps x batch. Schedule conventions as in `sigrec simulate`.",
     )
     add_model_arguments(p, need_alpha=False)
-    p.add_argument("--R", type=int, required=True, help="number of informative tokens")
-    p.add_argument("--L", type=int, required=True, help="number of tokens (R <= L)")
-    p.add_argument("--d", type=int, required=True, help="dimension (>= 2)")
+    p.add_argument("--R", type=count("R"), required=True, help="number of informative tokens")
+    p.add_argument("--L", type=count("L"), required=True, help="number of tokens (R <= L)")
+    p.add_argument("--d", type=count("d"), required=True, help="dimension (>= 2)")
     p.add_argument("--eta0", type=finite_float, default=0.5, help="step scale, default 0.5")
-    p.add_argument("--k0", type=finite_float, default=10.0, help="step offset (> 0), default 10")
-    p.add_argument("--power", type=finite_float, default=0.75,
+    p.add_argument("--k0", type=bounded("k0"), default=10.0, help="step offset (> 0), default 10")
+    p.add_argument("--power", type=bounded("power"), default=0.75,
                    help="eta_k = eta0/(k+k0)^power, k from 0; 0 = constant step; default 0.75")
-    p.add_argument("--batch", type=int, default=1, help="token collections averaged per step, default 1")
+    p.add_argument("--batch", type=count("batch"), default=1, help="token collections averaged per step, default 1")
     p.add_argument("--rho0", type=finite_float, default=None, help="start alignment in [-1, 1] (default: "
                    "uniform on the sphere)")
     p.add_argument("--target", type=finite_float, default=0.99, help="alignment level in (0, 1), default 0.99")
-    p.add_argument("--runs", type=int, default=2000, help="diffusion paths, default 2000")
+    p.add_argument("--runs", type=count("runs"), default=2000, help="diffusion paths, default 2000")
+    # no documented limit of its own; numerics.complexity checks it (>= 1)
     p.add_argument("--horizon", type=int, default=200_000, help="step cap, default 200000")
-    p.add_argument("--seed", type=int, default=0, help="seed of the diffusion paths, default 0")
+    p.add_argument("--seed", type=count("seed"), default=0, help="seed of the diffusion paths, default 0")
     p.add_argument("--optimize", action="store_true",
                    help="grid-search (eta0, k0, power) minimising the 90%% step, plateau above the target")
     p.add_argument("--scaling", action="store_true",
@@ -48,23 +50,16 @@ def _num(x):
 
 
 def run(args) -> int:
-    from ._args import problem_and_schedule
-
     t0 = time.perf_counter()
-    if not 0 < args.target < 1:
-        raise ValueError(f"`target` must lie in (0, 1), got {args.target!r}")
+    # what numerics.complexity does not check itself (it checks target, runs, horizon
+    # before its first derivation)
     if args.rho0 is not None and not -1 <= args.rho0 <= 1:
         raise ValueError(f"`rho0` must lie in [-1, 1], got {args.rho0!r}")
-    if args.runs < 10:
-        raise ValueError(f"`runs` must be >= 10, got {args.runs!r}")
-    if args.horizon < 1:
-        raise ValueError(f"`horizon` must be >= 1, got {args.horizon!r}")
     problem, schedule = problem_and_schedule(args)
     if problem.R < 1:
         raise ValueError("`R` must be >= 1 (the diffusion needs informative tokens)")
-    tab = diffusion_tables(problem)
     given = complexity(problem, schedule, args.rho0, args.target, runs=args.runs, horizon=args.horizon,
-                       seed=args.seed, tables=tab)
+                       seed=args.seed)
     out = {
         "model": problem.model.as_dict(),
         "problem": problem.as_dict(),
@@ -78,8 +73,9 @@ def run(args) -> int:
                   "section 1.1)",
     }
     if args.optimize:
+        # the same tables complexity built (the symbolic derivation is cached)
         search = optimize_schedule(problem, args.rho0, args.target, horizon=min(args.horizon, 200_000),
-                                   seed=args.seed, tables=tab)
+                                   seed=args.seed, tables=diffusion_tables(problem))
         out["given"] = given.as_dict()
         out.update(search.best.as_dict())
         out["token_collections_median"] = _num(search.best.median_steps * problem.batch)

@@ -8,13 +8,15 @@ from pathlib import Path
 from rich.console import Console
 
 from ...numerics import describe
+from ..render import plot_reproduction as plot
+from ..render import reproduce_markdown, reproduce_summary
+from ..studies import PAPER_MEAN_FINAL_ALIGNMENT, PROTOCOL, configurations, markdown_table, run_configs
+from ..studies import REPRODUCE_PRESETS as PRESETS
+from ..suite import environment
 from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args
-from ..suite._environment import environment
 from ._atomic import atomic_folder, relocate
 from ._limits import count
 from ._output import emit_json, stderr_progress, to_json
-from ..studies._reproduce import PAPER_MEAN_FINAL_ALIGNMENT, PRESETS, PROTOCOL, configurations, markdown_table, run_configs
-from ..render import plot_reproduction as plot
 
 
 def register(sub) -> None:
@@ -34,8 +36,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    if args.seed < 0:
-        raise ValueError(f"`seed` must be >= 0, got {args.seed!r}")
     protocol = replace(PROTOCOL, simulator=args.simulator, seed=args.seed)
     configs = configurations(args.preset)
     with executor_from_args(args) as ex, stderr_progress() as bar:
@@ -65,25 +65,18 @@ def _write(args, protocol, results, tmp: Path, where: dict | None = None) -> dic
         "environment": environment(where),
     }
     (tmp / "reproduce.json").write_text(to_json(doc) + "\n")
-    table = markdown_table(results)
-    (tmp / "reproduce.md").write_text(
-        "# sigrec reproduce\n\n"
-        f"Protocol (not reported by the paper; fixed here): d = {protocol.d}, {protocol.steps} steps, "
-        f"{protocol.runs} runs, schedule eta_k = {protocol.eta0:g}/(k + {protocol.k0:g})^{protocol.power:g}, "
-        f"batch {protocol.batch}, {doc['protocol']['note']}, seed {protocol.seed}.\n\n" + table + "\n\n"
-        + "\n".join(f"![{Path(f).stem}]({Path(f).name})" for f in figures) + "\n")
+    (tmp / "reproduce.md").write_text(reproduce_markdown(doc, markdown_table(results)))
     return doc
 
 
 def _print(args, protocol, results, doc) -> None:
-    figures, table = doc["figures"], markdown_table(results)
     if args.json:
         emit_json(doc)
     else:
         # soft_wrap: never hard-wrap at the terminal width, so the markdown table
         # keeps one line per row and can be pasted
         out = Console(soft_wrap=True)
-        out.print(f"protocol: d={protocol.d}, steps={protocol.steps}, runs={protocol.runs}, "
-                  f"eta_k={protocol.eta0:g}/(k+{protocol.k0:g})^{protocol.power:g}, {doc['protocol']['note']}")
+        head, table, wrote = reproduce_summary(doc, markdown_table(results), args.out)
+        out.print(head)
         out.print(table, markup=False, highlight=False)
-        out.print(f"wrote {args.out / 'reproduce.md'}, reproduce.json and {len(figures)} figures")
+        out.print(wrote)

@@ -5,21 +5,25 @@ from __future__ import annotations
 
 import sys
 
-
 from ...numerics import describe
-from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, finite_float, prior_arg
+from ..render import plot_sweep
+from ..studies import SWEEP_PRESETS, run_sweep, sweep_figure_data, sweep_spec
+from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, prior_arg
+from ._limits import bounded, count, finite_float
 from ._output import emit_json, stderr_progress
-from ..studies._sweep import PRESETS, make_spec, plot, preset, run_sweep
 
-#: flags that take a list of values (one grid dimension each)
+#: flags that take a list of values (one grid dimension each); ``N`` has no documented
+#: limit of its own (``L = R + N`` is checked by the library)
 _LISTS = (("theta", finite_float, "signal strengths"), ("N", int, "nuisance token counts (L = R + N)"),
           ("alpha", finite_float, "informative fractions (R = round(alpha L)); instead of --N"),
-          ("d", int, "dimensions, default 3"), ("beta", finite_float, "inverse temperatures (a dimension when given)"),
+          ("d", count("d"), "dimensions, default 3"),
+          ("beta", finite_float, "inverse temperatures (a dimension when given)"),
           ("sigma2", finite_float, "noise variances (a dimension when given)"))
-_SCALARS = (("R", int, "informative tokens with --N"), ("L", int, "tokens with --alpha"),
-            ("runs", int, "runs per cell"), ("steps", int, "steps per run"), ("eta0", finite_float, "step scale"),
-            ("k0", finite_float, "step offset"), ("power", finite_float, "eta_k = eta0/(k+k0)^power; 0 = constant"),
-            ("seed", int, "root seed of the cells' SeedSequences"))
+_SCALARS = (("R", count("R"), "informative tokens with --N"), ("L", count("L"), "tokens with --alpha"),
+            ("runs", count("runs"), "runs per cell"), ("steps", count("steps"), "steps per run"),
+            ("eta0", finite_float, "step scale"), ("k0", bounded("k0"), "step offset"),
+            ("power", bounded("power"), "eta_k = eta0/(k+k0)^power; 0 = constant"),
+            ("seed", count("seed"), "root seed of the cells' SeedSequences"))
 
 
 def register(sub) -> None:
@@ -32,7 +36,7 @@ def register(sub) -> None:
         "--store as soon as it finishes. Rerunning the same command resumes: finished cells are skipped; a "
         "store made by other flags is refused. Read the store with xarray.open_zarr.",
     )
-    p.add_argument("--preset", choices=PRESETS, default=None,
+    p.add_argument("--preset", choices=SWEEP_PRESETS, default=None,
                    help="quick: 4 small cells (under a minute on 2 cores); paper: the paper's grid at d = 3, 10; "
                    "flags given as well override the preset's")
     for name, kind, text in _LISTS:
@@ -50,17 +54,10 @@ def register(sub) -> None:
 
 
 def spec_from_args(args):
-    kwargs = preset(args.preset) if args.preset else {}
+    """The :class:`sigrec.verify.studies.SweepSpec` of the flags (the preset's values
+    where a flag is not given)."""
     given = {name: getattr(args, name) for name, _, _ in _LISTS + _SCALARS}
-    given["prior"] = args.prior
-    if given["N"] is not None:
-        kwargs.pop("alpha", None)
-    if given["alpha"] is not None:
-        kwargs.pop("N", None)
-    kwargs.update({k: v for k, v in given.items() if v is not None})
-    if "theta" not in kwargs:
-        raise ValueError("`theta` is required: give --theta VALUES or --preset quick|paper")
-    return make_spec(**kwargs)
+    return sweep_spec(args.preset, prior=args.prior, **given)
 
 
 def run(args) -> int:
@@ -75,7 +72,7 @@ def run(args) -> int:
         result = run_sweep(spec, args.store, on_skip=on_skip,
                            progress=lambda d, n: bar.update(task, completed=d, total=n))
         where = describe(ex)
-    figures = plot(args.store, args.out)
+    figures = plot_sweep(sweep_figure_data(args.store), args.out)
     doc = {**result.as_dict(), "figures": figures, "executor": where}
     if args.json:
         emit_json(doc)

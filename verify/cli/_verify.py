@@ -102,7 +102,7 @@ def run(args) -> int:
     else:
         probe = Console()
         out = probe if probe.is_terminal else Console(width=160)  # no truncation in logs
-        t = Table(title=f"sigrec verify --preset {config.preset}: " + ", ".join(c.name for c in config.cases))
+        t = Table(title=f"sigrec verify --preset {config.preset.name}: " + ", ".join(c.name for c in config.cases))
         for col in ("check", "case", "kind", "status", "value", "threshold", "evidence"):
             t.add_column(col, no_wrap=True)
         for r in result.records:

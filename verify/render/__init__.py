@@ -11,6 +11,8 @@ from ._notes import write_notes
 from ._phase_figure import plot_phase
 from ._report import markdown, report_dict, write_report
 from ._reproduce_figure import plot_reproduction
+from ._reproduce_text import reproduce_markdown, reproduce_summary
+from ._sweep_figure import plot_sweep
 
-__all__ = ["Document", "compare_notes", "figures", "markdown", "plot_phase", "plot_reproduction", "report_dict",
-           "style", "to_json", "write_notes", "write_report"]
+__all__ = ["Document", "compare_notes", "figures", "markdown", "plot_phase", "plot_reproduction", "plot_sweep",
+           "report_dict", "reproduce_markdown", "reproduce_summary", "style", "to_json", "write_notes", "write_report"]

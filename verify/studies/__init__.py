@@ -16,9 +16,12 @@ from ._reproduce import (
     run_configs,
 )
 from ._reproduce import PRESETS as REPRODUCE_PRESETS
-from ._sweep import SweepResult, SweepSpec, make_spec, run_sweep
+from ._scaling import ScalingReport, measure_scaling
+from ._sweep import SweepFigure, SweepResult, SweepSpec, make_spec, run_sweep
+from ._sweep import PRESETS as SWEEP_PRESETS
+from ._sweep import figure_data as sweep_figure_data
 from ._sweep import load as load_sweep
-from ._sweep import plot as plot_sweep
+from ._sweep import spec_from as sweep_spec
 
 __all__ = [
     "AppendixData",
@@ -28,17 +31,22 @@ __all__ = [
     "PhaseDiagram",
     "Protocol",
     "REPRODUCE_PRESETS",
+    "SWEEP_PRESETS",
+    "ScalingReport",
+    "SweepFigure",
     "SweepResult",
     "SweepSpec",
     "appendix_data",
     "configurations",
     "load_sweep",
     "make_spec",
+    "measure_scaling",
     "markdown_table",
     "phase_diagram",
-    "plot_sweep",
     "run_config",
     "run_configs",
     "run_sweep",
+    "sweep_figure_data",
+    "sweep_spec",
     "write_phase_csv",
 ]

@@ -16,10 +16,12 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ...numerics import Problem, Schedule, current_executor, predict, simulate
+from ..checks import PRESETS as _BY_NAME
+from ..checks import preset_named
 from ..suite import PAPER_MEAN_FINAL_ALIGNMENT
 from ._against import against_theory
 
-PRESETS = ("quick", "paper")
+PRESETS = tuple(_BY_NAME)
 
 
 @dataclass(frozen=True)
@@ -80,12 +82,9 @@ class ConfigResult:
 
 
 def configurations(preset: str) -> list[tuple[float, int, int]]:
-    """(theta, R, N) per preset; the quick preset is the flagship only."""
-    if preset not in PRESETS:
-        raise ValueError(f"`preset` must be one of {PRESETS}, got {preset!r}")
-    if preset == "quick":
-        return [(0.25, 500, 10_000)]
-    return [(t, 500, n) for t in (0.25, 0.5, 1.0, 2.0) for n in (1_000, 2_500, 5_000, 10_000)]
+    """(theta, R, N) per preset (``Preset.reproduce_configs``); the quick preset is the
+    flagship only."""
+    return list(preset_named(preset).reproduce_configs)
 
 
 def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progress=None) -> ConfigResult:

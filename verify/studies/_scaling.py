@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ...numerics import executor
+from ..checks import PAPER, Preset
 from ._sweep import _Cell, compute_cell, corrected_prediction, make_spec, run_sweep
 
 
@@ -55,9 +56,10 @@ class ScalingReport:
         return asdict(self)
 
 
-def measure_scaling(workers=(1, 2), quick: bool = False, noop_tasks: int = 200) -> ScalingReport:
-    """Time a fixed 8-cell sweep at each worker count, and no-op tasks on the cluster."""
-    steps, runs = (150, 4) if quick else (1000, 16)
+def measure_scaling(workers=(1, 2), preset: Preset = PAPER, noop_tasks: int = 200) -> ScalingReport:
+    """Time a fixed 8-cell sweep at each worker count (``preset.scaling_steps`` steps and
+    ``preset.scaling_runs`` runs per cell), and no-op tasks on the cluster."""
+    steps, runs = preset.scaling_steps, preset.scaling_runs
     spec = make_spec(theta=[0.5, 1.0, 1.5, 2.0], N=[500, 2000], R=50, runs=runs, steps=steps, seed=1)
     warm = make_spec(theta=[2.0], N=[10], R=5, runs=1, steps=2, seed=1)
     corrected_prediction(spec, (0, 0, 0), [0.3])  # the driver's one-time symbolic derivation

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-from ..checks import REGISTRY, Case
+from ..checks import PRESETS as _BY_NAME
+from ..checks import QUICK, REGISTRY, Case, Preset, preset_named
 
-PRESETS = ("quick", "paper")
+#: the preset names (``--preset`` choices)
+PRESETS = tuple(_BY_NAME)
 
 #: stochastic checks that a bistable or symmetric case adds to the field checks
 _BASINS = ("field.*", "ode.lyapunov", "sga.convergence", "sga.filtering")
@@ -53,6 +55,8 @@ def _with_diffusion(cases: tuple) -> tuple:
 
 #: the paper preset's cases (quick cases plus the diffusion checks)
 PAPER_CASES = _with_diffusion(CASES)
+#: each preset's built-in cases
+_PRESET_CASES = {"quick": CASES, "paper": PAPER_CASES}
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,8 @@ class SuiteConfig:
     each case narrows it further with its own ``checks``.
     """
 
-    preset: str = "quick"
+    #: the budgets and run counts (recorded by name)
+    preset: Preset = QUICK
     seed: int = 20260606
     quadrature_points: int = 2
     quadrature_dps: int = 50
@@ -74,11 +79,9 @@ class SuiteConfig:
 
     @classmethod
     def preset_config(cls, preset: str) -> "SuiteConfig":
-        if preset not in PRESETS:
-            raise ValueError(f"`preset` must be one of {PRESETS}, got {preset!r}")
-        if preset == "quick":
-            return cls(preset="quick")
-        return cls(preset="paper", quadrature_points=6, cases=PAPER_CASES)
+        """The configuration of the preset called ``preset`` (its cases and quadrature points)."""
+        chosen = preset_named(preset)
+        return cls(preset=chosen, quadrature_points=chosen.quadrature_points, cases=_PRESET_CASES[chosen.name])
 
     def with_seed(self, seed: int) -> "SuiteConfig":
         if seed < 0:
@@ -87,6 +90,7 @@ class SuiteConfig:
 
     def as_dict(self) -> dict:
         d = asdict(self)
+        d["preset"] = self.preset.name
         d["cases"] = [asdict(c) for c in self.cases]
         d["checks"] = list(self.checks)
         return d

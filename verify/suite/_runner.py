@@ -176,7 +176,7 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
     t0 = time.perf_counter()
     if figure_dir is not None:
         figure_dir.mkdir(parents=True, exist_ok=True)
-    ctx = CheckContext(seed=config.seed, quick=config.preset == "quick", figure_dir=figure_dir,
+    ctx = CheckContext(seed=config.seed, preset=config.preset, figure_dir=figure_dir,
                        quadrature_points=config.quadrature_points, quadrature_dps=config.quadrature_dps,
                        budget=config.budget)
     steps = plan(config)

@@ -24,16 +24,18 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from ...theory import canonical_prior, validate
-from ..checks import Case, select
+from ...theory import validate
+from ..checks import Case
 
 _KEYS = {"name", "theta", "alpha", "R", "L", "N", "d", "beta", "sigma2", "prior", "checks", "description"}
 
 
 def make_case(name: str | None = None, *, theta, alpha=None, R=None, L=None, N=None, d=None, beta=1.0,
               sigma2=1.0, prior="fixed", checks=("*",), description="", where: str = "") -> Case:
-    """One validated :class:`Case`: a finite instance (``R``, ``L`` or ``N``, ``d``) or,
-    with ``alpha`` alone, a theory-only case. ``where`` prefixes error messages."""
+    """One :class:`Case` (which validates its fields): a finite instance (``R``, ``L`` or
+    ``N``, ``d``) or, with ``alpha`` alone, a theory-only case. Checked here only what the
+    input forms add (``N`` for ``L - R``, which sizes go together); ``where`` prefixes
+    error messages."""
     pre = f"{where}: " if where else ""
     try:
         sizes = {"R": R, "L": L, "N": N, "d": d}
@@ -48,17 +50,10 @@ def make_case(name: str | None = None, *, theta, alpha=None, R=None, L=None, N=N
             missing = [k for k in ("R", "d") if sizes[k] is None] + ([] if L is not None or N is not None else ["L"])
             if missing:
                 raise ValueError(f"a simulated case needs {', '.join(f'`{k}`' for k in missing)} too")
-            if L is None:
+            if N is not None:  # L = R + N; the case checks R, L and d itself
                 L = validate.integer("R", R, 0) + validate.integer("N", N, 0)
-            R, L = validate.counts(R, L)
-            d = validate.integer("d", d, 2)
-            alpha = R / L
-        checks = tuple(checks)
-        select(checks)  # unknown ids are refused here, with the list of known ones
-        case = Case(name or "case", float(validate.real("theta", theta)), float(validate.real("alpha", alpha)),
-                    beta=float(validate.real("beta", beta)), sigma2=float(validate.real("sigma2", sigma2)),
-                    prior=canonical_prior(prior), R=R, L=L, d=d, description=description, checks=checks)
-        case.model  # validates theta, alpha, beta, sigma2, prior
+        case = Case(name or "case", theta, alpha, beta=beta, sigma2=sigma2, prior=prior, R=R, L=L, d=d,
+                    description=description, checks=checks)
     except ValueError as exc:
         raise ValueError(f"{pre}{exc}") from None
     return case

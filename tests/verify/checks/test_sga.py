@@ -5,7 +5,7 @@ import json
 import pytest
 
 import sigrec.numerics._ode._field as ode
-from sigrec.verify.checks import REGISTRY, STATUSES, Case, CheckContext, CheckRecord, select
+from sigrec.verify.checks import REGISTRY, STATUSES, Case, CheckContext, CheckRecord, QUICK, select
 
 #: strong-signal bistable fixed-prior case, small sizes: cheap
 BIST = Case("bist", 3.0, 20 / 1000, R=20, L=1000, d=5)
@@ -14,7 +14,7 @@ RADE = Case("rade", 2.0, 0.3, R=300, L=1000, d=3, prior="rademacher")
 
 
 def run(check_id, case, seed=0, figure_dir=None, **kw):
-    return REGISTRY[check_id].run(case, CheckContext(seed=seed, quick=True, figure_dir=figure_dir), **kw)
+    return REGISTRY[check_id].run(case, CheckContext(seed=seed, preset=QUICK, figure_dir=figure_dir), **kw)
 
 
 def _well_formed(records):

@@ -63,3 +63,17 @@ def test_paper_configurations():
 def test_flagship_reaches_the_paper_alignment():
     r = rep.run_config(0.25, 500, 10_000)
     assert r.runs == 30 and r.mean_final_alignment >= 0.99
+
+
+def test_reproduce_text_renders_the_document_it_is_given():
+    from sigrec.verify.render import reproduce_markdown, reproduce_summary
+
+    doc = {"protocol": {"d": 10, "steps": 3000, "runs": 30, "eta0": 45.0, "k0": 250.0, "power": 1.0,
+                        "batch": 1, "seed": 7, "note": "exact reduced simulator"}, "figures": ["/x/a-b.png"]}
+    md = reproduce_markdown(doc, "| t |")
+    assert md == ("# sigrec reproduce\n\nProtocol (not reported by the paper; fixed here): d = 10, 3000 steps, "
+                  "30 runs, schedule eta_k = 45/(k + 250)^1, batch 1, exact reduced simulator, seed 7.\n\n| t |\n\n"
+                  "![a-b](a-b.png)\n")
+    assert reproduce_summary(doc, "| t |", "out") == (
+        "protocol: d=10, steps=3000, runs=30, eta_k=45/(k+250)^1, exact reduced simulator", "| t |",
+        "wrote out/reproduce.md, reproduce.json and 1 figures")

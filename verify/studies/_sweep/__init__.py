@@ -1,0 +1,43 @@
+"""Parameter sweeps with a resumable Zarr store (docs/design.md section 8).
+
+One concept per module: :mod:`._spec` (what a sweep computes, its presets),
+:mod:`._cell` (one grid cell, pure), :mod:`._store` (the Zarr layout), :mod:`._driver`
+(the loop over unfinished cells) and :mod:`._figure` (the numbers the figures draw).
+
+A sweep is a grid over ``theta``, ``N`` (at fixed ``R``) or ``alpha`` (at fixed ``L``),
+``d``, ``beta``, ``sigma2`` and ``prior``. Each grid cell is one independent unit on the
+executor of the enclosing command (a fan-out unit, whose blocks of runs spread over the
+cluster, when there are fewer cells than workers): it simulates ``runs`` runs of the exact reduced
+chain (docs/design.md section 2) from uniform starts on the sphere and compares them
+with the limit theory of that cell's model. Its random stream is
+``SeedSequence(seed, spawn_key=cell identity)`` (:func:`sigrec.verify.checks.derive_seed`,
+the identity built from the cell's parameter values), so neither the cluster nor the
+order in which cells finish changes a number.
+
+**Store.** A Zarr (format 2) group that ``xarray.open_zarr`` reads as a Dataset with one
+dimension per swept parameter (coordinates named after the flags) and a ``run``
+dimension. It is created in full (NaN) before the first cell runs, with one chunk per
+cell, and the specification in its attributes. A cell is written by the driver only:
+its data chunks first, then its ``done`` flag; chunks are written to a temporary file
+and renamed, so a cell either counts as finished with all its data or not at all. A
+rerun reads ``done``, skips finished cells and computes the rest; a store made by
+another specification is refused.
+
+**The predicted -xi fraction.** For ``q_0`` uniform on ``S^{d-1}``,
+``(1 + rho_0)/2 ~ Beta((d-1)/2, (d-1)/2)`` (numerics ``_init``). When ``-xi`` attracts,
+its ODE basin is ``[-1, rho*)`` with ``rho*`` the smallest interior equilibrium
+(certified bracket midpoint), so the basin measure of uniform starts is the regularized
+incomplete beta function ``I_{(1 + rho*)/2}((d-1)/2, (d-1)/2)``; it is 0 when the
+landscape is monotone.
+"""
+
+from ._cell import (CONFIDENCE, LANDSCAPES, QUANTILES, RECOVERED, _Cell, _minus_basin, compute_cell,
+                    corrected_prediction)
+from ._driver import SweepResult, run_sweep
+from ._figure import SETTLED, SweepFigure, figure_data
+from ._spec import PARAMETERS, PRESETS, SweepSpec, _relevant, make_spec, preset, spec_from
+from ._store import STORE_FORMAT, VARIABLES, load, open_store, write_cell
+
+__all__ = ["CONFIDENCE", "LANDSCAPES", "PARAMETERS", "PRESETS", "QUANTILES", "RECOVERED", "SETTLED",
+           "STORE_FORMAT", "VARIABLES", "SweepFigure", "SweepResult", "SweepSpec", "compute_cell",
+           "corrected_prediction", "figure_data", "load", "make_spec", "open_store", "preset", "run_sweep", "spec_from", "write_cell"]

@@ -1,0 +1,174 @@
+"""What a sweep computes (:class:`SweepSpec`), its validation and its presets."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from itertools import product
+
+from ....numerics import Problem, Schedule
+from ....theory import canonical_prior
+from ....theory.validate import integer, real
+from ...checks import PRESETS as _BY_NAME
+from ...checks import preset_named
+
+#: grid parameters, in dimension order (``N`` and ``alpha`` are exclusive)
+PARAMETERS = ("theta", "N", "alpha", "d", "beta", "sigma2", "prior")
+PRESETS = tuple(_BY_NAME)
+
+
+def _relevant(spec: dict) -> dict:
+    """``spec`` (a :meth:`SweepSpec.as_dict`) without the token count its grid does not
+    use: ``L`` when ``N`` is swept at fixed ``R``, ``R`` when ``alpha`` is swept at
+    fixed ``L`` (stores written before this rule carry both)."""
+    unused = "R" if "alpha" in spec["grid"] else "L"
+    return {k: v for k, v in spec.items() if k != unused}
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """What a sweep computes; a store records it and refuses any other.
+
+    Attributes
+    ----------
+    grid : tuple of (str, tuple)
+        The swept parameters in dimension order, each with its values.
+    R : int
+        Informative tokens when ``N`` is swept (``L = R + N``).
+    L : int
+        Tokens when ``alpha`` is swept (``R = round(alpha L)``).
+    runs, steps : int
+    eta0, k0, power : float
+        Schedule ``eta_k = eta0/(k + k0)^power`` (``power = 0``: constant).
+    seed : int
+        Root of every cell's ``SeedSequence``.
+    """
+
+    grid: tuple
+    R: int = 500
+    L: int = 10_500
+    runs: int = 30
+    steps: int = 3000
+    eta0: float = 45.0
+    k0: float = 250.0
+    power: float = 1.0
+    seed: int = 2026
+
+    @property
+    def dims(self) -> tuple:
+        return tuple(name for name, _ in self.grid)
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(len(values) for _, values in self.grid)
+
+    @property
+    def cells(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def stride(self) -> int:
+        """Record ``rho`` every ``stride`` steps (for the step to reach 0.99)."""
+        return max(1, self.steps // 200)
+
+    @property
+    def schedule(self) -> Schedule:
+        return Schedule.constant(self.eta0) if self.power == 0 else Schedule(self.eta0, self.k0, self.power)
+
+    def as_dict(self) -> dict:
+        """The specification as a store records it: ``R`` only when ``N`` is swept,
+        ``L`` only when ``alpha`` is (the other one is not used)."""
+        return _relevant({**asdict(self), "grid": {name: list(values) for name, values in self.grid}})
+
+    def parameters(self, index) -> dict:
+        """The full parameter set of cell ``index`` (defaults for the unswept ones)."""
+        p = {"theta": None, "d": 3, "beta": 1.0, "sigma2": 1.0, "prior": "fixed"}
+        p.update({name: values[i] for (name, values), i in zip(self.grid, index)})
+        if "alpha" in p:
+            p["R"], p["L"] = int(round(p.pop("alpha") * self.L)), self.L
+        else:
+            p["R"], p["L"] = self.R, self.R + int(p.pop("N", 10_000))
+        return p
+
+    def problem(self, index) -> Problem:
+        p = self.parameters(index)
+        return Problem(theta=p["theta"], R=p["R"], L=p["L"], d=p["d"], beta=p["beta"], sigma2=p["sigma2"],
+                       prior=p["prior"])
+
+    def identity(self, index) -> tuple:
+        """The cell's random-stream identity: its parameter values, by name."""
+        return ("sweep",) + tuple(f"{name}={values[i]!r}" for (name, values), i in zip(self.grid, index))
+
+
+def make_spec(*, theta, N=None, alpha=None, d=None, beta=None, sigma2=None, prior=None, R=500, L=10_500,
+              runs=30, steps=3000, eta0=45.0, k0=250.0, power=1.0, seed=2026) -> SweepSpec:
+    """A validated :class:`SweepSpec`; each parameter is a list of values.
+
+    ``theta`` is required; give ``N`` (with ``R``) or ``alpha`` (with ``L``), not both
+    (default ``N = [10000]``). ``d`` defaults to ``[3]``; ``beta``, ``sigma2`` and
+    ``prior`` are dimensions only when given (else 1, 1 and fixed).
+    """
+    if N is not None and alpha is not None:
+        raise ValueError("give `N` (with `R`) or `alpha` (with `L`), not both")
+    R = integer("R", R, 1)
+    L = integer("L", L, 2)
+    lists = {"theta": theta, "N": N if alpha is None else None, "alpha": alpha, "d": d if d is not None else [3],
+             "beta": beta, "sigma2": sigma2, "prior": prior}
+    if lists["N"] is None and alpha is None:
+        lists["N"] = [10_000]
+    checks = {
+        "theta": lambda v: real("theta", v, lower=0.0),
+        "N": lambda v: integer("N", v, 0),
+        "alpha": lambda v: real("alpha", v, lower=0.0, upper=1.0, strict=False),
+        "d": lambda v: integer("d", v, 2),
+        "beta": lambda v: real("beta", v, lower=0.0, strict=True),
+        "sigma2": lambda v: real("sigma2", v, lower=0.0, strict=True),
+        "prior": canonical_prior,
+    }
+    grid = []
+    for name in PARAMETERS:
+        values = lists[name]
+        if values is None:
+            continue
+        values = tuple(checks[name](v) for v in values)
+        if not values:
+            raise ValueError(f"`{name}` needs at least one value")
+        if len(set(values)) != len(values):
+            raise ValueError(f"`{name}` has repeated values: {list(values)}")
+        if name == "alpha" and min(values) * L < 0.5:
+            raise ValueError(f"`alpha` * `L` must give R >= 1 informative token, got alpha = {min(values)}, L = {L}")
+        grid.append((name, values))
+    spec = SweepSpec(tuple(grid), R=R, L=L, runs=integer("runs", runs, 1), steps=integer("steps", steps, 1),
+                     eta0=real("eta0", eta0, lower=0.0, strict=True), k0=real("k0", k0, lower=0.0, strict=True),
+                     power=real("power", power, lower=0.0), seed=integer("seed", seed, 0))
+    spec.schedule  # validates the schedule
+    for index in product(*(range(n) for n in spec.shape)):
+        spec.problem(index)  # validates every instance up front (e.g. R <= L)
+    return spec
+
+
+def preset(name: str) -> dict:
+    """Keyword arguments of :func:`make_spec` for a preset.
+
+    ``quick``: 2 x 2 cells at small ``L`` (bistable and monotone), within a minute on
+    2 cores. ``paper``: the paper's grid (``theta`` in {0.25, 0.5, 1, 2}, ``R = 500``,
+    ``N`` in {1000, 2500, 5000, 10000}) at ``d`` in {3, 10}, under the reproduction's
+    protocol (``eta_k = 45/(k + 250)``, 3000 steps, 30 runs).
+    """
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in preset_named(name).sweep}
+
+
+def spec_from(preset_name: str | None = None, **given) -> SweepSpec:
+    """:func:`make_spec` of a preset's values (``preset_name``, optional) overridden by
+    ``given`` (keyword arguments of :func:`make_spec`; ``None`` means not given). Giving
+    ``N`` drops the preset's ``alpha`` and giving ``alpha`` its ``N``."""
+    kwargs = preset(preset_name) if preset_name else {}
+    if given.get("N") is not None:
+        kwargs.pop("alpha", None)
+    if given.get("alpha") is not None:
+        kwargs.pop("N", None)
+    kwargs.update({k: v for k, v in given.items() if v is not None})
+    if "theta" not in kwargs:
+        raise ValueError("`theta` is required: give --theta VALUES or --preset quick|paper")
+    return make_spec(**kwargs)
+
