@@ -24,7 +24,9 @@ from ..theory import Model
 from ..theory.validate import choice, counts, instance, integer, real
 
 from ._executor import current_executor
+from ._full import FullKernel
 from ._init import initial_rho, spawn_generators
+from ._reduced import ReducedKernel
 from ._schedule import Schedule
 
 SIMULATORS = ("reduced", "full")
@@ -195,10 +197,7 @@ def _run_block(problem, simulator, seed, runs, lo, hi, rho0, etas, record, progr
     """Runs ``lo..hi-1`` of ``runs`` (streams ``SeedSequence(seed).spawn(runs)[lo:hi]``)."""
     gens = spawn_generators(seed, runs)[lo:hi]
     start = initial_rho(gens, problem.d, rho0)
-    if simulator == "full":
-        from ._full import FullKernel as Kernel
-    else:
-        from ._reduced import ReducedKernel as Kernel
+    Kernel = FullKernel if simulator == "full" else ReducedKernel
     kernel = Kernel(problem, gens, start)
     steps = etas.size
     samples = record[record < steps]

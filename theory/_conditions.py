@@ -39,7 +39,8 @@ from functools import lru_cache
 
 import sympy as sp
 
-from ._derivation import derive
+from ._derivation import derive, derive_general
+from ._lemmas import MGF, mgf_derivative
 from ._model import Model
 from ._priors import Prior, parse_prior
 from ._symbols import alpha, beta, m, m1, rho, sigma2, theta
@@ -225,9 +226,6 @@ def general_criteria() -> GeneralCriteria:
 
     Raises ``AssertionError`` if an identity fails (a wrong derivation would).
     """
-    from ._derivation import derive_general
-    from ._lemmas import MGF, mgf_derivative
-
     g_der = derive_general()
     t = beta * theta * rho
     M0, M1, M2 = (mgf_derivative(n, t) for n in range(3))

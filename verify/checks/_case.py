@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ...numerics import Problem
 from ...theory import Model, canonical_prior, validate
+from ._registry import select
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,6 @@ class Case:
     checks: tuple[str, ...] = ("*",)
 
     def __post_init__(self):
-        from ._registry import select  # the registry imports the checks, which import this module
-
         sizes = {"R": self.R, "L": self.L, "d": self.d}
         if any(v is not None for v in sizes.values()):
             missing = [k for k, v in sizes.items() if v is None]

@@ -29,6 +29,8 @@ tests show that 2 fails.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 import time
 from dataclasses import dataclass
@@ -47,10 +49,12 @@ from ...numerics import (
     splitting_probability,
 )
 
-from ._case import Case
 from ._context import CheckContext
 from ._preset import Preset
 from ._record import CheckRecord
+
+if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
+    from ._case import Case
 
 #: the reproduction's schedule (verify/studies/_reproduce.py PROTOCOL)
 SCHEDULE = Schedule(eta0=45.0, k0=250.0, power=1.0)

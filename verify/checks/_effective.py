@@ -21,6 +21,8 @@ Criteria (all must hold for ``pass``):
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 import time
 from dataclasses import dataclass
@@ -29,13 +31,15 @@ from pathlib import Path
 import numpy as np
 
 from ...numerics import Problem, Schedule, predict, simulate
-from ...theory import stationary_alignment
+from ...theory import effective_drift, gradient_second_moment, stationary_alignment
 
-from ._case import Case
 from ._context import CheckContext
 from ._figures import effective_drift_figure
 from ._preset import QUICK, Preset
 from ._record import CheckRecord
+
+if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
+    from ._case import Case
 
 CHECK_ID = "sga.effective_drift"
 RATIO = 3.0
@@ -98,7 +102,6 @@ def _plateau(case: EffectiveCase, sim, pred, drag_scale: float) -> dict:
     measured = float(per_run.mean())
     se = float(per_run.std(ddof=1) / math.sqrt(per_run.size))
     # curvature shift of the mean by the stationary spread, (1/2) F'' Var / |F'|
-    from ...theory import effective_drift
 
     h = 1e-3
     f = [float(effective_drift(p.model, pl.rho + k * h, case.schedule.eta0, p.d, p.L, p.batch,
@@ -111,7 +114,6 @@ def _plateau(case: EffectiveCase, sim, pred, drag_scale: float) -> dict:
     # relative size (3/4) eta^2 E|Pg|^2 of the drag (E Y^2 ~ (E Y)^2 for a sum of many
     # squares); the drag sets 1 - rho, so the neglected part of the plateau is about
     # that fraction of 1 - rho. It is allowed on top of the Monte Carlo error, and reported.
-    from ...theory import gradient_second_moment
 
     eta = case.schedule.eta0
     y = float(gradient_second_moment(p.model, pl.rho, p.d, p.L, p.batch).total)

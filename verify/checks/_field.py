@@ -3,16 +3,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import time
 
 import mpmath
 
-from ...theory import Model, evaluate_mp, pole_exponents_mp, pole_signs
+from ...theory import Model, critical_alpha, evaluate_mp, pole_exponents_mp, pole_signs, sparse_threshold_prior
 
-from ._case import Case
 from ._context import CheckContext, certificate
 from ._figures import field_figure
 from ._record import CheckRecord
+
+if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
+    from ._case import Case
 
 
 #: certified sign of a pole exponent (:func:`theory.pole_signs`) -> label
@@ -135,7 +139,6 @@ def check_phase_boundary(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     ``t = -c*``, i.e. ``rho* = -c*/(beta theta)``; proportional: the pole criterion
     (``-xi`` attracts, certified sign of ``F'(-1)``), which is a prediction, not a theorem,
     for the absence of a pair of interior equilibria."""
-    from ...theory import critical_alpha, pole_signs, sparse_threshold_prior
 
     t0 = time.perf_counter()
     model = case.model

@@ -6,6 +6,8 @@ Signature ``check_xxx(case, ctx) -> list[CheckRecord]``; the finite instance is
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 import time
 
@@ -15,11 +17,13 @@ from scipy.stats import ks_2samp
 from ...numerics import Problem, Schedule, simulate
 from ...theory import effective_drift, evaluate
 
-from ._case import Case
 from ._common import loglog_fit, one_step_increments, scaled_problem
 from ._context import CheckContext
 from ._figures import finite_size_figure
 from ._record import CheckRecord
+
+if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
+    from ._case import Case
 
 
 #: standard errors at which a bias counts as resolved, and the draws are planned for

@@ -19,6 +19,8 @@ What each check uses of the case
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 import time
 from functools import lru_cache
@@ -38,12 +40,14 @@ from ...numerics import (
 )
 from ...theory import central_difference, evaluate
 
-from ._case import Case
 from ._common import drag_second_moment, one_step_increments
 from ._context import CheckContext, equilibria
 from ._figures import nuisance_figure, trajectories_figure
 from ._preset import QUICK, Preset
 from ._record import CheckRecord
+
+if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
+    from ._case import Case
 
 #: |rho_final| >= this counts as recovered (docs/design.md section 3)
 RECOVERY_LEVEL = 0.99

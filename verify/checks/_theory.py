@@ -4,13 +4,17 @@ They run once per suite, not per case; ``case`` is ignored."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import time
 
-from ...theory import cross_check, derive
+from ...theory import cross_check, derive, derive_general
 
-from ._case import Case
 from ._context import CheckContext
 from ._record import CheckRecord
+
+if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
+    from ._case import Case
 
 
 def check_quadrature(case: Case | None, ctx: CheckContext) -> list[CheckRecord]:
@@ -48,7 +52,6 @@ def check_quadrature(case: Case | None, ctx: CheckContext) -> list[CheckRecord]:
 def check_endpoints(case: Case | None, ctx: CheckContext) -> list[CheckRecord]:
     """``field.endpoints``: ``F(+-1) = 0`` symbolically, both priors, any prior (the
     derivation with the MGF unspecified) and the sparse limits."""
-    from ...theory import derive_general
 
     t0 = time.perf_counter()
     found = {}

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 import time
 from dataclasses import dataclass
@@ -15,12 +17,14 @@ import numpy as np
 from ...numerics import Problem, Schedule, flow_map, integrate, simulate, time_to_alignment
 from ...theory import evaluate
 
-from ._case import Case
 from ._common import loglog_fit, one_step_increments, scaled_problem
 from ._context import CheckContext, equilibria
 from ._figures import tracking_figure, trajectories_figure
 from ._preset import Preset
 from ._record import CheckRecord
+
+if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
+    from ._case import Case
 
 #: largest dimension used by ``sga.tracking``: the renormalisation of ``q`` adds a drift
 #: ``-(eta/2) rho E|P g|^2`` with ``E|P g|^2 ~ d / L``, an ``O(eta d / L)`` bias that vanishes

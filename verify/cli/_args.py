@@ -6,6 +6,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from ...numerics import Problem, Schedule, executor
 from ...theory import Model, canonical_prior
 
 from ._limits import bounded, count, finite_float  # noqa: F401  (finite_float: the commands' float type)
@@ -61,7 +62,6 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
 
 def problem_and_schedule(args):
     """``(numerics.Problem, numerics.Schedule)`` from :func:`add_problem_arguments` flags."""
-    from ...numerics import Problem, Schedule
 
     problem = Problem(theta=args.theta, R=args.R, L=args.L, d=args.d, beta=args.beta,
                       sigma2=args.sigma2, prior=args.prior, batch=args.batch)
@@ -128,7 +128,6 @@ def add_executor_arguments(parser: argparse.ArgumentParser, default_workers=None
 
 def executor_from_args(args):
     """The :func:`sigrec.numerics.executor` context of :func:`add_executor_arguments` flags."""
-    from ...numerics import executor
 
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"`workers` must be >= 1, got {args.workers}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...numerics import benchmark
 from ..checks import PAPER, QUICK
+from ..studies import measure_scaling
 from ._args import add_json_flag
 from ._output import emit_json
 
@@ -76,7 +77,6 @@ def format_scaling(report) -> str:
 def run(args) -> int:
     preset = QUICK if args.quick else PAPER  # --quick: the quick preset's sizes
     if getattr(args, "executor", False):  # callers may pass a Namespace of the older flags
-        from ..studies import measure_scaling
 
         if args.workers < 2:
             raise ValueError(f"`workers` must be >= 2 for --executor, got {args.workers}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import time
 
-from ...numerics import complexity, diffusion_tables, optimize_schedule, scaling_exponents
+from ...numerics import Schedule, complexity, diffusion_tables, optimize_schedule, scaling_exponents
 
 from ._args import add_json_flag, add_model_arguments, finite_float, problem_and_schedule
 from ._limits import bounded, count
@@ -114,7 +114,6 @@ def run(args) -> int:
 
 def out_schedule(out, schedule):
     """The schedule the reported numbers refer to (the optimized one with ``--optimize``)."""
-    from ...numerics import Schedule
 
     s = out["schedule"]
     if s["kind"] == "constant" or s["power"] == 0:

@@ -12,6 +12,7 @@ from ._args import PRIOR_HELP, add_executor_arguments, add_json_flag, add_out_ar
 from ._atomic import atomic_folder
 from ._limits import count
 from ._output import emit_json, stderr_progress
+from ..checks import select
 from ..render import write_report
 from ..suite import PRESETS, SuiteConfig, cases_from_toml, make_case, run_suite
 
@@ -80,7 +81,6 @@ def _config(args) -> SuiteConfig:
         checks = tuple(c.strip() for c in args.checks.split(",") if c.strip())
         if not checks:
             raise ValueError("`checks` is empty: give check ids or families such as field.*")
-        from ..checks import select
 
         select(checks)  # refuses unknown ids before anything runs
         config = replace(config, checks=checks)

@@ -8,6 +8,8 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from ...numerics import describe
+
 _PACKAGES = ("sigrec", "numpy", "scipy", "sympy", "mpmath", "python-flint", "matplotlib", "rich")
 
 
@@ -31,8 +33,6 @@ def environment(executor: dict | None = None) -> dict:
     """Versions, platform, git commit, and where the units ran (``executor``, default
     :func:`sigrec.numerics.describe` of the active executor: results do not depend on
     it, timings do)."""
-    from ...numerics import describe
-
     versions = {}
     for name in _PACKAGES:
         try:

@@ -11,6 +11,7 @@ from ....theory import canonical_prior
 from ....theory.validate import integer, real
 from ...checks import PRESETS as _BY_NAME
 from ...checks import preset_named
+from .._reproduce import PROTOCOL
 
 #: grid parameters, in dimension order (``N`` and ``alpha`` are exclusive)
 PARAMETERS = ("theta", "N", "alpha", "d", "beta", "sigma2", "prior")
@@ -47,12 +48,13 @@ class SweepSpec:
     grid: tuple
     R: int = 500
     L: int = 10_500
-    runs: int = 30
-    steps: int = 3000
-    eta0: float = 45.0
-    k0: float = 250.0
-    power: float = 1.0
-    seed: int = 2026
+    # the reproduction's protocol (the paper's 30 runs, its schedule and seed)
+    runs: int = PROTOCOL.runs
+    steps: int = PROTOCOL.steps
+    eta0: float = PROTOCOL.eta0
+    k0: float = PROTOCOL.k0
+    power: float = PROTOCOL.power
+    seed: int = PROTOCOL.seed
 
     @property
     def dims(self) -> tuple:
