@@ -22,7 +22,8 @@ from ._figures import (
 from ._preset import PAPER, PRESETS, QUICK, Preset, preset_named
 from ._record import KINDS, STATUSES, CheckRecord
 from ._registry import REGISTRY, SCOPES, Check, select
-from ._sga import RECOVERY_FRACTION, RECOVERY_LEVEL, default_schedule
+from ._schedule import RECOVERY_LEVEL, default_schedule
+from ._sga import RECOVERY_FRACTION
 
 __all__ = [
     "KINDS",

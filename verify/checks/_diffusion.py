@@ -29,12 +29,11 @@ tests show that 2 fails.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
 import time
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.stats import ks_2samp, norm

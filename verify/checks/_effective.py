@@ -21,12 +21,11 @@ Criteria (all must hold for ``pass``):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 

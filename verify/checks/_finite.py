@@ -6,10 +6,9 @@ Signature ``check_xxx(case, ctx) -> list[CheckRecord]``; the finite instance is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.stats import ks_2samp

@@ -18,7 +18,9 @@ from ._diffusion import check_fluctuations, check_hitting_time, check_splitting
 from ._effective import check_effective_drift
 from ._field import check_monotone, check_phase_boundary, check_stability
 from ._finite import check_finite_size, check_reduced_exact
-from ._sga import check_convergence, check_filtering, check_lyapunov, check_robbins_monro
+from ._lyapunov import check_lyapunov
+from ._sga import check_convergence, check_filtering
+from ._schedule import check_robbins_monro
 from ._theory import check_endpoints, check_quadrature
 from ._tracking import check_tracking
 

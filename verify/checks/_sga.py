@@ -1,8 +1,8 @@
 """Checks that compare the stochastic recursion with the limit theory (docs/design.md section 3):
-``ode.lyapunov``, ``stepsize.robbins_monro``, ``sga.convergence`` (+ the condition
-``sga.convergence.recovery``) and ``sga.filtering`` (+ the condition
-``sga.filtering.vanishes``). ``sga.tracking`` lives in :mod:`._tracking`, the finite-size
-checks in :mod:`._finite`.
+``sga.convergence`` (+ the condition ``sga.convergence.recovery``) and ``sga.filtering`` (+ the
+condition ``sga.filtering.vanishes``). ``ode.lyapunov`` lives in :mod:`._lyapunov`, the schedule
+and ``stepsize.robbins_monro`` in :mod:`._schedule`, ``sga.tracking`` in :mod:`._tracking`, the
+finite-size checks in :mod:`._finite`.
 
 Every check has the signature ``check_xxx(case, ctx) -> list[CheckRecord]``
 (:class:`Case`, :class:`CheckContext`). The limit model is ``case.model``; the simulated
@@ -10,8 +10,6 @@ instance ``case.problem``. Nothing here is certified: it is numerical evidence.
 
 What each check uses of the case
 --------------------------------
-* ``ode.lyapunov``: the limit model only.
-* ``stepsize.robbins_monro``: the schedule in use (:func:`default_schedule`).
 * ``sga.convergence`` / ``sga.filtering``: the exact reduced simulator at the case's
   ``(theta, R, L, d, beta, sigma2, prior)``, ``q_0`` uniform on the sphere, the schedule
   in use, for as many steps as the budget allows (see :func:`default_schedule`).
@@ -19,185 +17,29 @@ What each check uses of the case
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
 import time
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...numerics import (
-    Problem,
-    Schedule,
-    basins,
-    flow_map,
-    integrate,
-    measure_rate,
-    plan_recovery,
-    simulate,
-    time_to_alignment,
-)
+from ...numerics import basins, flow_map, measure_rate, plan_recovery, simulate
 from ...theory import central_difference, evaluate
 
-from ._common import drag_second_moment, one_step_increments
+from ._common import one_step_increments
 from ._context import CheckContext, equilibria
 from ._figures import nuisance_figure, trajectories_figure
-from ._preset import QUICK, Preset
 from ._record import CheckRecord
+from ._schedule import RECOVERY_LEVEL, _schedule_seed, default_schedule
 
 if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
     from ._case import Case
 
-#: |rho_final| >= this counts as recovered (docs/design.md section 3)
-RECOVERY_LEVEL = 0.99
 #: fraction of recovered runs for the condition "recovery" to hold
 RECOVERY_FRACTION = 0.9
-#: fewest steps a convergence run takes when the budget allows (see default_schedule)
-MIN_STEPS = 400
 #: runs, token-step (runs x steps x L) budgets of the simulations and of a planned, decisive
 #: recovery run: ``Preset.sga_runs``, ``Preset.sga_sim_budget``, ``Preset.sga_plan_budget``
-
-
-# ----------------------------------------------------------------- ode.lyapunov
-
-
-def check_lyapunov(case: Case, ctx: CheckContext) -> list[CheckRecord]:
-    """``ode.lyapunov``: ``J = j(rho(t))`` is non-decreasing along integrated trajectories.
-
-    Uses only the limit model. Starts: a grid of ``7`` (quick) or ``41`` points in
-    ``(-1, 1)``; each trajectory is sampled at ``200`` times up to the horizon at which
-    the slowest start reaches ``|rho| = 0.99`` (or ``20 / max|F|``). ``J`` is evaluated
-    by ``theory.evaluate``. Tolerance on a decrease: ``1e-12 (1 + |J|)``, the rounding
-    level of the float evaluation of ``j``.
-    """
-    t0 = time.perf_counter()
-    m = case.model
-    starts = np.linspace(-0.98, 0.98, ctx.preset.lyapunov_starts)
-    eq = equilibria(m)
-    fmax = float(np.max(np.abs(evaluate(m, np.linspace(-1, 1, 401)).field)))
-    hit = time_to_alignment(m, starts, 0.99, equilibria=eq).time
-    finite = hit[np.isfinite(hit)]
-    horizon = float(finite.max()) * 1.2 if finite.size else 20.0 / max(fmax, 1e-300)
-    if not math.isfinite(horizon) or horizon <= 0:
-        horizon = 1.0
-    times = np.linspace(0.0, horizon, 200)
-    worst, worst_start, increase, failures = 0.0, None, [], 0
-    for r0 in starts:
-        traj = integrate(m, float(r0), times)
-        if not traj.success:
-            failures += 1
-            continue
-        J = evaluate(m, traj.rho).objective
-        dJ = np.diff(J) / (1.0 + np.abs(J[:-1]))
-        if dJ.min() < worst:
-            worst, worst_start = float(dJ.min()), float(r0)
-        increase.append(float(J[-1] - J[0]))
-    tol = 1e-12
-    ok = worst >= -tol and failures == 0
-    return [CheckRecord(
-        id="ode.lyapunov", kind="consistency", status="pass" if ok else "fail",
-        value=worst, threshold=-tol, certified=False,
-        message=(f"J non-decreasing along {starts.size} ODE trajectories up to t = {horizon:.3g}: "
-                 f"largest relative decrease {max(-worst, 0.0):.1e} (tolerance {tol:.0e})"
-                 + (f", {failures} integrations failed" if failures else "")),
-        details={"starts": starts.tolist(), "horizon": horizon, "samples_per_trajectory": times.size,
-                 "worst_relative_decrease": -worst, "worst_start": worst_start,
-                 "total_increase_min": min(increase) if increase else None, "integration_failures": failures,
-                 "equilibria": eq},
-        model=m.as_dict(), seconds=time.perf_counter() - t0)]
-
-
-# ----------------------------------------------------------------- schedule
-
-
-def default_schedule(problem: Problem, *, preset: Preset = QUICK, seed: int = 0) -> tuple[Schedule, int, dict]:
-    """The Robbins–Monro schedule and step count used by ``sga.convergence``/``sga.filtering``.
-
-    ``eta_k = eta0 / (k + k0)^0.6`` with ``k0 = 100`` (``1/2 < 0.6 <= 1``). The first
-    step ``eps = eta0 / k0^0.6`` is the largest for which the renormalisation drag at
-    ``rho = 0.99``, ``(eps/2) rho E|P g|^2`` (measured by one step of the reduced chain,
-    common random numbers at two step sizes), is below half of ``F(0.99)``, so that the
-    iterates can actually reach ``|rho| >= 0.99`` — unless the step budget
-    (``preset.sga_sim_budget``) cannot then reach the ODE time needed, in which case ``eps`` is
-    raised to the value that reaches it and ``details["drag_limited"]`` says so.
-
-    Returns ``(schedule, steps, details)``.
-    """
-    m = problem.model
-    runs = preset.sga_runs
-    p, k0 = 0.6, 100.0
-    # ODE time needed from the typical start (|rho_0| ~ 1/sqrt(d)) to |rho| = 0.99, x 1.5
-    r_typ = 1.0 / math.sqrt(problem.d)
-    eq = equilibria(m)
-    # (starts at a quarter of the typical size too: near an unstable equilibrium at 0,
-    # as under the rademacher prior, runs need longer than from the typical start)
-    t_hit = time_to_alignment(m, [-r_typ, -r_typ / 4, 0.0, r_typ / 4, r_typ], 0.99, equilibria=eq).time
-    t_hit = t_hit[np.isfinite(t_hit)]
-    fmax = float(np.max(np.abs(evaluate(m, np.linspace(-1, 1, 401)).field)))
-    t_need = 1.5 * float(t_hit.max()) if t_hit.size else 10.0 / max(fmax, 1e-12)
-    # drag coefficient E|P g|^2 at rho = 0.99 (two step sizes on the same token draws)
-    r = RECOVERY_LEVEL
-    pg2 = drag_second_moment(problem, r, preset.sga_drag_samples, seed)
-    F99 = float(evaluate(m, r).field)
-    eps_drag = 0.5 * abs(F99) * 2.0 / max(r * pg2, 1e-300)
-    max_steps = int(preset.sga_sim_budget // (runs * problem.L))
-    max_steps = max(max_steps, 50)
-
-    def steps_for(eps):
-        c = eps * k0**p  # eta0
-        # t_k = sum eta_j ~ c/(1-p) ((k+k0)^(1-p) - k0^(1-p))
-        target = (t_need * (1 - p) / c + k0 ** (1 - p)) ** (1 / (1 - p)) - k0
-        return int(math.ceil(max(target, 1.0)))
-
-    eps = min(eps_drag, 1.0)
-    drag_limited = False
-    if steps_for(eps) > max_steps:
-        lo, hi = eps, 1e3
-        for _ in range(80):
-            mid = math.sqrt(lo * hi)
-            lo, hi = (mid, hi) if steps_for(mid) > max_steps else (lo, mid)
-        eps, drag_limited = hi, True
-    # A strong field allows large first steps, but then a handful of steps ends with a
-    # large final step whose noise keeps runs below the level: spend the budget on at
-    # least MIN_STEPS smaller steps instead (same ODE time).
-    floor = min(MIN_STEPS, max_steps)
-    if not drag_limited and steps_for(eps) < floor:
-        lo, hi = 1e-9, eps
-        for _ in range(80):
-            mid = math.sqrt(lo * hi)
-            lo, hi = (mid, hi) if steps_for(mid) > floor else (lo, mid)
-        eps = hi
-    steps = min(steps_for(eps), max_steps)
-    sched = Schedule(eta0=eps * k0**p, k0=k0, power=p)
-    info = {"first_step": eps, "eps_drag": eps_drag, "mean_Pg2_at_0.99": float(pg2), "F_at_0.99": F99,
-            "ode_time_needed": t_need, "ode_time_reached": float(sched.times(steps)[-1]), "steps": steps,
-            "max_steps": max_steps, "drag_limited": drag_limited}
-    return sched, steps, info
-
-
-def check_robbins_monro(case: Case, ctx: CheckContext, *, schedule: Schedule | None = None) -> list[CheckRecord]:
-    """``stepsize.robbins_monro`` (condition): sympy series tests for the schedule in use.
-
-    ``schedule`` defaults to :func:`default_schedule` of the case's instance.
-    """
-    t0 = time.perf_counter()
-    if schedule is None:
-        schedule = default_schedule(case.problem, preset=ctx.preset, seed=_schedule_seed(case, ctx))[0]
-    rm = schedule.robbins_monro()
-    return [CheckRecord(
-        id="stepsize.robbins_monro", kind="condition", status="holds" if rm.holds else "fails",
-        value=schedule.power, threshold=None, certified=False, message=rm.reason,
-        details={"schedule": schedule.as_dict(), **rm.as_dict(),
-                 "note": "decided by sympy Sum.is_convergent on the exact rational schedule"},
-        model=case.model.as_dict(), seconds=time.perf_counter() - t0)]
-
-
-# ----------------------------------------------------------------- shared run
-
-
-def _schedule_seed(case: Case, ctx: CheckContext) -> int:
-    return ctx.seed_for(case.name, "schedule")
 
 
 @lru_cache(maxsize=8)

@@ -4,9 +4,8 @@ They run once per suite, not per case; ``case`` is ignored."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import time
+from typing import TYPE_CHECKING
 
 from ...theory import cross_check, derive, derive_general
 

@@ -6,11 +6,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 

@@ -54,7 +54,6 @@ def monotone_section(doc, data, out: Path, claim=None, counts=None) -> None:
              f"$\\rho^*={tex(ma.sparse_equilibrium, NAMES)}$ when $b>1$ (iv); $\\sigma^{{2}}$ drops out of the "
              "threshold. Under the Rademacher prior $m$ is odd (sympy: $m(-\\rho)+m(\\rho)$ simplifies to 0), so "
              "$j'$ is odd and vanishes at $\\rho=0$, and")
-    mr = der.landscape_rademacher
     doc.eq(display("\\frac{j'}{2\\theta\\rho}", forms["rademacher_sign_factor"], NAMES).latex)
     doc.para("is positive because $m/\\rho>0$ and $m'>0$ (v).")
     doc.end_derivation()
