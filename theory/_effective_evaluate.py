@@ -30,7 +30,7 @@ from scipy.optimize import brentq
 from ._cache import cached_lambdify
 from ._calculus import central_difference
 from ._effective_derivation import derive_effective
-from ._effective_tokens import token_moments
+from ._effective_tokens import expansion_parameters, token_moments
 from ._evaluate import evaluate, scales
 from ._priors import Prior
 from ._model import Model
@@ -282,3 +282,59 @@ def stationary_alignment(model: Model, eta_value: float, d, L, batch: int = 1, *
     var_x = float(effective_drift(model, root, eta_value, d, L, batch, self_normalised=self_normalised).noise)
     spread = math.sqrt(eta_value * var_x / (2 * abs(slope))) if slope < 0 else math.inf
     return Plateau(root, slope, spread, 1.0 - root, float(eta_value), float(d), float(L), float(batch))
+
+
+#: where the finite-step predictions are accurate (provisional, from the measured cases in
+#: docs/design.md section 1.1): the normaliser's relative variance A2 / L, and eta^2 E|P g|^2,
+#: the size of the first neglected term of the step expansion
+CONCENTRATION_LIMIT = 0.005
+STEP_LIMIT = 0.25
+
+
+@dataclass(frozen=True)
+class Validity:
+    """Whether a finite-step prediction lies where its expansion's small parameters are small.
+
+    Attributes
+    ----------
+    concentration : float
+        ``max_rho A2 / L`` (the relative variance of the softmax normaliser; measured
+        relative errors of ``1 - rho`` at the plateau are about ``10 A2 / L``).
+    step : float
+        ``max_rho eta_max^2 E |P g|^2`` (the step expansion's parameter).
+    inside : bool
+        Both at most their limits (:data:`CONCENTRATION_LIMIT`, :data:`STEP_LIMIT`).
+    message : str
+    """
+
+    concentration: float
+    step: float
+    inside: bool
+    message: str
+
+    def as_dict(self) -> dict:
+        return {"concentration": self.concentration, "step": self.step, "inside": self.inside,
+                "limits": {"concentration": CONCENTRATION_LIMIT, "step": STEP_LIMIT}, "message": self.message}
+
+
+def validity(model: Model, d, L, eta_max: float, batch: int = 1) -> Validity:
+    """The :class:`Validity` of a finite-step prediction for ``(model, d, L, batch)`` with steps
+    up to ``eta_max`` (float64; ``ValueError`` where :func:`gradient_second_moment` overflows)."""
+    eta_max = nonnegative("eta_max", eta_max)
+    rho = np.linspace(-1.0, 1.0, 81)
+    y = gradient_second_moment(model, rho, d, L, batch).total
+    with np.errstate(all="ignore"):
+        conc = float(np.max(expansion_parameters(model, rho, L)["concentration"]))
+        step = float(np.max(eta_max)) ** 2 * float(np.max(y))
+    bad = []
+    if not conc <= CONCENTRATION_LIMIT:
+        bad.append(f"the softmax normaliser's relative variance A2/L = {conc:.3g} exceeds {CONCENTRATION_LIMIT} "
+                   f"(expect errors of ~{min(10 * conc, 1):.0%} in 1 - rho; more tokens L narrow it)")
+    if not step <= STEP_LIMIT:
+        bad.append(f"eta^2 E|P g|^2 = {step:.3g} exceeds {STEP_LIMIT} (the expansion in the step size is not "
+                   "small; smaller steps eta0 narrow it)")
+    inside = not bad
+    msg = ("inside the region where the finite-step expansion is accurate "
+           f"(A2/L = {conc:.3g} <= {CONCENTRATION_LIMIT}, eta^2 E|P g|^2 = {step:.3g} <= {STEP_LIMIT})"
+           if inside else "outside the region where the finite-step expansion is accurate: " + "; ".join(bad))
+    return Validity(conc, step, inside, msg)

@@ -273,3 +273,4 @@ def expansion_parameters(model: Model, rho, L) -> dict:
     for k in (2, 3):
         out[f"saturation_{k}"] = k * np.exp(lm[k + 1] - lm[k] - lm[1]) / L
     return out
+
