@@ -45,7 +45,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.interpolate import CubicSpline
 
-from ..theory import effective_drift
+from ..theory import effective_drift, validity
 from ..theory.validate import instance, integer, real
 
 from ._ode import integrate
@@ -157,6 +157,8 @@ class Prediction:
         ``eta_k`` at those steps.
     success : bool
     message : str
+    validity : theory.Validity
+        Whether the corrected drift's expansion holds for this instance and schedule.
     """
 
     problem: Problem
@@ -169,6 +171,7 @@ class Prediction:
     eta: np.ndarray
     success: bool
     message: str
+    validity: "theory.Validity"  # what theory.validity returns
 
     def as_dict(self) -> dict:
         return {
@@ -182,6 +185,7 @@ class Prediction:
             "rho_corrected": self.rho_corrected.tolist(),
             "success": self.success,
             "message": self.message,
+            "validity": self.validity.as_dict(),
         }
 
 
@@ -281,5 +285,9 @@ def predict(problem: Problem, schedule: Schedule, steps: int, rho0: float, strid
     corr, ok, msg = integrate_corrected(drift, schedule, steps, rho0, t)
     success = bool(plain.success and ok)
     message = "ok" if success else f"plain: {plain.message}; corrected: {msg}"
+    eta = schedule.eta(idx)
+    # eta_k = eta0 / (k + k0)^p is monotone in k: its largest value is at one end
+    valid = validity(problem.model, problem.d, problem.L, float(np.max(schedule.eta(np.array([0, steps - 1])))),
+                     problem.batch)
     return Prediction(problem, schedule, float(rho0), idx, t, np.asarray(plain.rho, dtype=float),
-                      np.asarray(corr, dtype=float), schedule.eta(idx), success, message)
+                      np.asarray(corr, dtype=float), eta, success, message, valid)

@@ -32,7 +32,7 @@ from ._conditions import (
 from ._derivation import derive, derive_general
 from ._diffusion import alignment_variance, derive_diffusion, variance_quadrature
 from ._effective_derivation import derive_effective
-from ._effective_evaluate import effective_drift, gradient_second_moment, stationary_alignment
+from ._effective_evaluate import effective_drift, gradient_second_moment, stationary_alignment, validity
 from ._effective_quadrature import effective_quadrature
 from ._evaluate import evaluate, evaluate_mp, pole_exponents, pole_exponents_mp, stable_forms_agree
 from ._latex import Display, compact, display, same, tex, width
@@ -60,6 +60,7 @@ __all__ = [
     "effective_drift",
     "gradient_second_moment",
     "stationary_alignment",
+    "validity",
     "alignment_variance",
     "central_difference",
     # the sign of the field: certificates and criteria

@@ -57,6 +57,7 @@ import sympy as sp
 
 from ._effective_derivation import derive_effective
 from ._effective_quadrature import effective_quadrature
+from ._effective_tokens import token_moments
 from ._cache import cached_lambdify
 from ._evaluate import scales
 from ._model import Model
@@ -144,21 +145,26 @@ class AlignmentVariance:
     ----------
     rho : ndarray
     in_plane_variance : ndarray
-        ``V_p(rho)`` (per ``1/L``).
+        ``V_p(rho)`` (per ``1/L``), self-normalised and with the self-interaction
+        (:func:`theory._effective_tokens.token_moments`).
+    in_plane_leading : ndarray
+        The closed form ``V_p`` of :func:`derive_diffusion` (its ``L -> inf`` limit).
     variance : ndarray
         ``Sigma(rho) = (1 - rho^2) V_p / (L B)`` (times ``variance_scale``).
-    L, batch, variance_scale : float
+    d, L, batch, variance_scale : float
     """
 
     rho: np.ndarray
     in_plane_variance: np.ndarray
+    in_plane_leading: np.ndarray
     variance: np.ndarray
+    d: float
     L: float
     batch: float
     variance_scale: float
 
 
-def alignment_variance(model: Model, rho_values, L, batch: int = 1, *,
+def alignment_variance(model: Model, rho_values, L, batch: int = 1, *, d,
                        variance_scale: float = 1.0) -> AlignmentVariance:
     """``Sigma(rho) = Var(<P g, xi> | rho) = (1 - rho^2) V_p(rho) / (L B)`` (float64).
 
@@ -172,6 +178,9 @@ def alignment_variance(model: Model, rho_values, L, batch: int = 1, *,
         Number of tokens ``>= 1``.
     batch : int
         Mini-batch size ``B >= 1``.
+    d : number
+        Dimension ``>= 2`` (the ``d - 2`` out-of-plane coordinates enter ``V_p`` through the
+        self-interaction).
     variance_scale : float
         Multiplies ``Sigma``; 1 is the derived value (other values exist to show that
         the checks fail on a wrong variance).
@@ -180,15 +189,17 @@ def alignment_variance(model: Model, rho_values, L, batch: int = 1, *,
     if model.sparse:
         raise ValueError("the one-step variance needs alpha = R/L > 0 (at least one informative token)")
     L = real("L", L, lower=1.0)
+    d = real("d", d, lower=2.0)
     batch = integer("batch", batch, 1)
     variance_scale = real("variance_scale", variance_scale, lower=0.0)
     r = alignments("rho", rho_values)
     params = (np.float64(v) for v in (model.theta, model.alpha, model.beta, model.sigma2))
     with np.errstate(all="ignore"):  # an overflow gives inf (refused), never OverflowError
-        vp = np.broadcast_to(_lam(model.prior)(r, *params), r.shape)
+        lead = np.broadcast_to(_lam(model.prior)(r, *params), r.shape).astype(float)
+        vp = token_moments(model, r, d, L).in_plane_variance
     vp = representable("in-plane variance V_p", vp, r, scales(model))
-    return AlignmentVariance(r, vp, variance_scale * (1 - r * r) * vp / (L * batch), float(L), float(batch),
-                             float(variance_scale))
+    return AlignmentVariance(r, vp, lead, variance_scale * (1 - r * r) * vp / (L * batch), float(d), float(L),
+                             float(batch), float(variance_scale))
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,9 @@ r"""Float evaluators of the finite-step effective dynamics (float64, broadcast).
 The expressions come from :func:`derive_effective` (:mod:`theory._effective_derivation`,
 where the derivation and its approximations are stated), lambdified once per prior:
 
-* :func:`gradient_second_moment`: ``E |P g|^2`` to leading order in ``1/L`` (with the
-  self-interaction terms in ``d/L``);
+* :func:`gradient_second_moment`: ``E |P g|^2`` to first order in ``1/L``, with each token's
+  own weight kept in its softmax normaliser and the self-interaction terms in ``d/L``
+  (:mod:`theory._effective_tokens`);
 * :func:`effective_drift`: ``F_eta(rho) = F + F_1 / L - (eta / 2) rho E |P g|^2``, and
   optionally the Euler modified-equation term ``-(eta / 2) F F'``;
 * :func:`stationary_alignment`: the constant-step plateau.
@@ -29,6 +30,7 @@ from scipy.optimize import brentq
 from ._cache import cached_lambdify
 from ._calculus import central_difference
 from ._effective_derivation import derive_effective
+from ._effective_tokens import expansion_parameters, token_moments
 from ._evaluate import evaluate, scales
 from ._priors import Prior
 from ._model import Model
@@ -78,7 +80,7 @@ def _check_sizes(d, L, batch) -> None:
 
 @dataclass(frozen=True)
 class GradientSecondMoment:
-    """Large-``L`` asymptotics of ``E |P g|^2`` at alignments ``rho`` (arrays).
+    """``E |P g|^2`` to first order in ``1/L`` at alignments ``rho`` (arrays).
 
     Attributes
     ----------
@@ -86,11 +88,13 @@ class GradientSecondMoment:
     mean_square : ndarray
         ``|E P g|^2 = F^2 / (1 - rho^2)``.
     out_of_plane_variance, in_plane_variance : ndarray
-        ``V_o``, ``V_p`` (per ``1/L``), leading order.
-    out_of_plane_effective : ndarray
-        ``V_o + eps V_o1 + eps^2 V_o2`` (equal to ``V_o`` without self-interaction).
+        ``V_o``, ``V_p`` (per ``1/L``) with self-normalised token weights and the
+        self-interaction (:func:`theory._effective_tokens.token_moments`): the values used.
+    out_of_plane_leading, in_plane_leading : ndarray
+        The closed forms of :func:`derive_effective` (weights ``w / (L D)``, no terms in ``d/L``),
+        the ``L -> inf`` limit of the two above.
     trace : ndarray
-        ``((d - 2) V_o^eff + V_p) / (L B)``.
+        ``((d - 2) V_o + V_p) / (L B)``.
     total : ndarray
         ``mean_square + trace``.
     d, L, batch : float
@@ -99,8 +103,9 @@ class GradientSecondMoment:
     rho: np.ndarray
     mean_square: np.ndarray
     out_of_plane_variance: np.ndarray
-    out_of_plane_effective: np.ndarray
     in_plane_variance: np.ndarray
+    out_of_plane_leading: np.ndarray
+    in_plane_leading: np.ndarray
     trace: np.ndarray
     total: np.ndarray
     d: float
@@ -109,8 +114,8 @@ class GradientSecondMoment:
 
 
 def gradient_second_moment(model: Model, rho_values, d, L, batch: int = 1, *,
-                           self_interaction: bool = True) -> GradientSecondMoment:
-    """``E |P g|^2`` to leading order in ``1/L`` (float64).
+                           self_interaction: bool = True, self_normalised: bool = True) -> GradientSecondMoment:
+    """``E |P g|^2`` to first order in ``1/L`` (float64).
 
     Parameters
     ----------
@@ -123,24 +128,29 @@ def gradient_second_moment(model: Model, rho_values, d, L, batch: int = 1, *,
     batch : int
         Mini-batch size ``B`` (the covariance is divided by ``B``).
     self_interaction : bool
-        Include the next-order (in ``d/L``) self-interaction terms of ``V_o``;
-        without them ``E |P g|^2`` is about 6% low at ``d/L = 0.01``, ``beta = 1``.
+        Include the terms in ``d/L`` of the token coefficients (a token sees itself in the
+        out-of-plane part of ``f``); without them ``E |P g|^2`` is about 6% low at
+        ``d/L = 0.01``, ``beta = 1``.
+    self_normalised : bool
+        Keep each token's own weight in its softmax normaliser (``a = w / (w + L D)``).
+        Without it (the closed forms' ``a = w / (L D)``) ``E |P g|^2`` is 57% high at
+        ``beta = 1.5``, ``L = 3200`` (:mod:`theory._effective_tokens`).
     """
     _check_model(model)
     _check_sizes(d, L, batch)
     r = alignments("rho", rho_values)
     lam, _ = _numpy_functions(model.prior)
     with np.errstate(all="ignore"):  # an overflow gives inf (refused below), never OverflowError
-        V_o, V_p, _, _, V1, V2 = (np.broadcast_to(v, r.shape).astype(float) for v in lam(r, *_params(model)))
+        lead_o, lead_p = (np.broadcast_to(v, r.shape).astype(float) for v in lam(r, *_params(model))[:2])
+        tm = token_moments(model, r, d, L, saturate=self_normalised, self_interaction=self_interaction)
+        V_o, V_p = tm.out_of_plane_variance, tm.in_plane_variance
         F = evaluate(model, r).field
         one = 1.0 - r * r
         mean_sq = np.divide(F * F, one, out=np.zeros_like(r), where=one > 0)
-        eps = (d - 2) / L
-        V_eff = V_o + eps * V1 + eps * eps * V2 if self_interaction else V_o
-        trace = ((d - 2) * V_eff + V_p) / (L * batch)
+        trace = ((d - 2) * V_o + V_p) / (L * batch)
         total = mean_sq + trace
     representable("gradient second moment E|P g|^2", total, r, scales(model))
-    return GradientSecondMoment(r, mean_sq, V_o, V_eff, V_p, trace, total, float(d), float(L), float(batch))
+    return GradientSecondMoment(r, mean_sq, V_o, V_p, lead_o, lead_p, trace, total, float(d), float(L), float(batch))
 
 
 @dataclass(frozen=True)
@@ -175,7 +185,7 @@ class EffectiveDrift:
 
 
 def effective_drift(model: Model, rho_values, eta_value, d, L, batch: int = 1, *, finite_L: bool = True,
-                    euler: bool = False, drag_scale: float = 1.0) -> EffectiveDrift:
+                    euler: bool = False, drag_scale: float = 1.0, self_normalised: bool = True) -> EffectiveDrift:
     """``F_eta(rho) = F + F_1 / L - (eta / 2) rho E |P g|^2`` (float64, broadcast).
 
     Parameters
@@ -194,11 +204,13 @@ def effective_drift(model: Model, rho_values, eta_value, d, L, batch: int = 1, *
     drag_scale : float
         Multiplies the drag; 1 is the derived value (other values exist to test that
         checks fail on a wrong correction).
+    self_normalised : bool
+        Passed to :func:`gradient_second_moment` (``False``: the closed forms' weights, for tests).
     """
     r = alignments("rho", rho_values)
     e = nonnegative("eta", eta_value)
     r, e = np.broadcast_arrays(r, e)
-    G = gradient_second_moment(model, r, d, L, batch)
+    G = gradient_second_moment(model, r, d, L, batch, self_normalised=self_normalised)
     F = evaluate(model, r).field
     if finite_L:
         _, lam_j = _numpy_functions(model.prior)
@@ -246,7 +258,7 @@ class Plateau:
 
 
 def stationary_alignment(model: Model, eta_value: float, d, L, batch: int = 1, *, finite_L: bool = True,
-                         drag_scale: float = 1.0) -> Plateau:
+                         drag_scale: float = 1.0, self_normalised: bool = True) -> Plateau:
     """The constant-step plateau ``F_eta(rho_eta) = 0`` and its linearised spread.
 
     The root is the largest zero of ``F_eta`` in ``(0, 1)`` (``F_eta(1) < 0``);
@@ -254,17 +266,75 @@ def stationary_alignment(model: Model, eta_value: float, d, L, batch: int = 1, *
     """
     eta_value = real("eta", eta_value, lower=0.0, strict=True)
 
+    opts = {"finite_L": finite_L, "drag_scale": drag_scale, "self_normalised": self_normalised}
+
     def drift(r):
-        return float(effective_drift(model, r, eta_value, d, L, batch, finite_L=finite_L, drag_scale=drag_scale).drift)
+        return float(effective_drift(model, r, eta_value, d, L, batch, **opts).drift)
 
     grid = np.linspace(0.0, 1.0, 401)
-    vals = effective_drift(model, grid, eta_value, d, L, batch, finite_L=finite_L, drag_scale=drag_scale).drift
+    vals = effective_drift(model, grid, eta_value, d, L, batch, **opts).drift
     idx = np.flatnonzero((vals[:-1] > 0) & (vals[1:] <= 0))
     if idx.size == 0:
         raise ValueError("the effective drift has no stable zero in (0, 1) for these parameters")
     i = idx[-1]
     root = brentq(drift, grid[i], grid[i + 1], xtol=1e-14)
     slope = central_difference(drift, root, _H, hi=1.0)
-    var_x = float(effective_drift(model, root, eta_value, d, L, batch).noise)
+    var_x = float(effective_drift(model, root, eta_value, d, L, batch, self_normalised=self_normalised).noise)
     spread = math.sqrt(eta_value * var_x / (2 * abs(slope))) if slope < 0 else math.inf
     return Plateau(root, slope, spread, 1.0 - root, float(eta_value), float(d), float(L), float(batch))
+
+
+#: where the finite-step predictions are accurate (provisional, from the measured cases in
+#: docs/design.md section 1.1): the normaliser's relative variance A2 / L, and eta^2 E|P g|^2,
+#: the size of the first neglected term of the step expansion
+CONCENTRATION_LIMIT = 0.005
+STEP_LIMIT = 0.25
+
+
+@dataclass(frozen=True)
+class Validity:
+    """Whether a finite-step prediction lies where its expansion's small parameters are small.
+
+    Attributes
+    ----------
+    concentration : float
+        ``max_rho A2 / L`` (the relative variance of the softmax normaliser; measured
+        relative errors of ``1 - rho`` at the plateau are about ``10 A2 / L``).
+    step : float
+        ``max_rho eta_max^2 E |P g|^2`` (the step expansion's parameter).
+    inside : bool
+        Both at most their limits (:data:`CONCENTRATION_LIMIT`, :data:`STEP_LIMIT`).
+    message : str
+    """
+
+    concentration: float
+    step: float
+    inside: bool
+    message: str
+
+    def as_dict(self) -> dict:
+        return {"concentration": self.concentration, "step": self.step, "inside": self.inside,
+                "limits": {"concentration": CONCENTRATION_LIMIT, "step": STEP_LIMIT}, "message": self.message}
+
+
+def validity(model: Model, d, L, eta_max: float, batch: int = 1) -> Validity:
+    """The :class:`Validity` of a finite-step prediction for ``(model, d, L, batch)`` with steps
+    up to ``eta_max`` (float64; ``ValueError`` where :func:`gradient_second_moment` overflows)."""
+    eta_max = nonnegative("eta_max", eta_max)
+    rho = np.linspace(-1.0, 1.0, 81)
+    y = gradient_second_moment(model, rho, d, L, batch).total
+    with np.errstate(all="ignore"):
+        conc = float(np.max(expansion_parameters(model, rho, L)["concentration"]))
+        step = float(np.max(eta_max)) ** 2 * float(np.max(y))
+    bad = []
+    if not conc <= CONCENTRATION_LIMIT:
+        bad.append(f"the softmax normaliser's relative variance A2/L = {conc:.3g} exceeds {CONCENTRATION_LIMIT} "
+                   f"(expect errors of ~{min(10 * conc, 1):.0%} in 1 - rho; more tokens L narrow it)")
+    if not step <= STEP_LIMIT:
+        bad.append(f"eta^2 E|P g|^2 = {step:.3g} exceeds {STEP_LIMIT} (the expansion in the step size is not "
+                   "small; smaller steps eta0 narrow it)")
+    inside = not bad
+    msg = ("inside the region where the finite-step expansion is accurate "
+           f"(A2/L = {conc:.3g} <= {CONCENTRATION_LIMIT}, eta^2 E|P g|^2 = {step:.3g} <= {STEP_LIMIT})"
+           if inside else "outside the region where the finite-step expansion is accurate: " + "; ".join(bad))
+    return Validity(conc, step, inside, msg)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...theory import validity
 from ...theory.validate import instance, integer, real
 from .._schedule import Schedule
 from .._simulate import Problem
@@ -30,6 +31,8 @@ class Complexity:
     plateau : float
         Stable zero of ``F_eta`` at the step size of the ``q90`` step (1 when that step is 0).
     runs, horizon : int
+    validity : theory.Validity
+        Whether the drift and variance of the diffusion lie where their expansion holds.
     """
 
     schedule: Schedule
@@ -41,6 +44,7 @@ class Complexity:
     plateau: float
     runs: int
     horizon: int
+    validity: "theory.Validity"  # what theory.validity returns
 
     def as_dict(self) -> dict:
         def num(x):
@@ -48,7 +52,8 @@ class Complexity:
         return {"schedule": self.schedule.as_dict(), "median_steps": num(self.median_steps),
                 "q10_steps": num(self.q10_steps), "q90_steps": num(self.q90_steps),
                 "plain_ode_steps": num(self.plain_ode_steps), "reached_fraction": self.reached,
-                "plateau": self.plateau, "runs": self.runs, "horizon": self.horizon}
+                "plateau": self.plateau, "runs": self.runs, "horizon": self.horizon,
+                "validity": self.validity.as_dict()}
 
 
 def complexity(problem: Problem, schedule: Schedule, rho0=None, target: float = 0.99, *, runs: int = 2000,
@@ -65,5 +70,6 @@ def complexity(problem: Problem, schedule: Schedule, rho0=None, target: float = 
     tab = tables or diffusion_tables(problem)
     fp = passage(problem, schedule, tab, target, rho0, horizon, runs, seed, stop_fraction=0.9)
     eta90 = float(schedule.eta(np.array(fp.q90 if math.isfinite(fp.q90) else horizon)))
+    valid = validity(problem.model, problem.d, problem.L, float(schedule.eta(np.zeros(1))[0]), problem.batch)
     return Complexity(schedule, fp.median, fp.q10, fp.q90, fp.plain_ode_step, fp.reached, plateau_at(tab, eta90),
-                      runs, horizon)
+                      runs, horizon, valid)

@@ -61,7 +61,7 @@ def diffusion_tables(problem: Problem, *, variance_scale: float = 1.0, drag_scal
     grid = integer("grid", grid, 101)
     cd = corrected_drift(problem, drag_scale=drag_scale)
     r = np.linspace(-1.0, 1.0, grid)
-    sig = alignment_variance(problem.model, r, problem.L, problem.batch, variance_scale=variance_scale).variance
+    sig = alignment_variance(problem.model, r, problem.L, problem.batch, d=problem.d, variance_scale=variance_scale).variance
     return DiffusionTables(problem, r, np.column_stack([cd.A(r), cd.B(r), sig]), float(variance_scale),
                            float(drag_scale))
 

@@ -499,7 +499,7 @@ def test_effective_overflow_is_a_value_error_naming_the_scales():
     model = Model(0.0, 1 / 3, 1.0, 1e308, "fixed")
     for call in (lambda: gradient_second_moment(model, [0.0, 0.5], 2, 3),
                  lambda: effective_drift(model, [0.0, 0.5], 0.5, 2, 3),
-                 lambda: alignment_variance(model, [0.0, 0.5], 3)):
+                 lambda: alignment_variance(model, [0.0, 0.5], 3, d=2)):
         with pytest.raises(ValueError, match="`theta`, `beta` or `sigma2` is too large for float64"):
             call()
 

@@ -30,7 +30,7 @@ def test_variance_is_the_in_plane_variance_and_splitting_formula_is_verified(pri
     # Sigma vanishes at the poles and equals the effective evaluator's noise elsewhere
     m = Model(0.7, 0.2, prior=prior)
     r = np.array([-1.0, -0.3, 0.4, 1.0])
-    v = alignment_variance(m, r, 1000).variance
+    v = alignment_variance(m, r, 1000, d=10).variance
     assert v[0] == 0 and v[-1] == 0
     np.testing.assert_allclose(v, effective_drift(m, r, 0.0, 10, 1000).noise, rtol=1e-12, atol=0)
 
@@ -56,7 +56,7 @@ def test_variance_matches_monte_carlo_of_the_exact_chain_and_a_factor_two_does_n
     and O(d/L) relative terms (measured: about 3% at L = 1000, d = 5; 22% at d = 30)."""
     p = Problem(theta, R, L, d, prior=prior)
     mc = one_step_moments(p, rho, runs=8000, seed=11)
-    v = float(alignment_variance(p.model, rho, L).variance)
+    v = float(alignment_variance(p.model, rho, L, d=d).variance)
     tol = 4 * mc.variance_se + 0.05 * v
     assert abs(mc.variance - v) <= tol
     assert abs(mc.variance - 2 * v) > tol and abs(mc.variance - v / 2) > tol

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from sigrec.numerics import Problem, Schedule, predict, simulate
+from sigrec.numerics import Problem, Schedule, complexity, predict, simulate
 from sigrec.numerics._full import token_gradient
 from sigrec.theory import (
     Model,
@@ -193,3 +193,36 @@ def test_check_passes_and_draws_figure(tmp_path):
     assert rec.status == "pass", rec.message
     figures.draw_records([rec])
     assert path.stat().st_size > 10_000
+
+
+def test_plateau_away_from_beta_one_matches_the_exact_chain():
+    """theta = 0.8, R = 200, N = 3,000, d = 20, beta = 1.5, eta = 0.02 from rho0 = 0.95.
+
+    The closed forms (a token's weight w / (L D)) put the plateau at 0.888; the exact chain
+    sits at about 0.929. Tolerance: 4 standard errors of the run means plus 5% of 1 - rho
+    (the O(1/L) terms still neglected, theory/_effective_tokens.py)."""
+    p = Problem(theta=0.8, R=200, L=3200, d=20, beta=1.5)
+    s = Schedule(eta0=0.02, k0=1.0, power=0.0)
+    sim = simulate(p, s, steps=1500, runs=48, seed=1, rho0=0.95, stride=50, workers=2)
+    late = sim.rho[:, sim.record_steps >= 700].mean(axis=1)
+    mean, se = late.mean(), late.std(ddof=1) / np.sqrt(late.size)
+    tol = 4 * se + 0.05 * (1 - mean)
+    pred = predict(p, s, 1500, 0.95).rho_corrected[-1]
+    assert abs(pred - mean) <= tol
+    assert stationary_alignment(p.model, 0.02, p.d, p.L).rho == pytest.approx(pred, abs=1e-4)
+    old = stationary_alignment(p.model, 0.02, p.d, p.L, self_normalised=False).rho
+    assert abs(old - mean) > tol
+
+
+@pytest.mark.slow
+def test_complexity_away_from_beta_one_matches_the_exact_chain():
+    """``sigrec complexity --theta 0.8 --R 200 --L 3200 --d 20 --beta 1.5 --eta0 2 --k0 20 --power 1``:
+    the closed forms predicted a median of 1,532 steps; the exact chain needs about 845."""
+    p = Problem(theta=0.8, R=200, L=3200, d=20, beta=1.5)
+    s = Schedule(eta0=2.0, k0=20.0, power=1.0)
+    sim = simulate(p, s, steps=3000, runs=300, seed=5, stride=1, workers=2)
+    hit = np.abs(sim.rho) >= 0.99
+    steps = np.where(hit.any(axis=1), hit.argmax(axis=1), 10**6)
+    c = complexity(p, s, runs=2000, seed=1)
+    lo, hi = np.quantile(steps, [0.42, 0.58])  # ~ a 95% interval of the median with 300 runs
+    assert lo * 0.95 <= c.median_steps <= hi * 1.05, (lo, np.median(steps), hi, c.median_steps)

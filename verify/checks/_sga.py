@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...numerics import basins, flow_map, measure_rate, plan_recovery, simulate
+from ...numerics import basins, effective_step, flow_map, measure_rate, plan_recovery, simulate
 from ...theory import central_difference, evaluate
 
 from ._common import one_step_increments
@@ -70,23 +71,65 @@ def _convergence_run(case: Case, ctx: CheckContext):
     return sched, steps, info, sim
 
 
-def _ambiguity_band(m, eq, problem, sched, seed) -> float:
-    """Half-width around an unstable interior equilibrium inside which noise decides the basin.
+@dataclass(frozen=True)
+class NoiseBand:
+    """Where the step noise, not the start, decides the basin: one interval per unstable
+    interior equilibrium.
 
-    The escape from an unstable point ``rho*`` with rate ``lam = F'(rho*)`` and step
-    ``eps`` spreads over ``sqrt(eps v / (2 lam))`` (``v`` the one-step variance of the
-    projected gradient at ``rho*``, measured); three of those, floored at ``0.02``.
+    Near an unstable ``rho*`` (rate ``lam = F'(rho*) > 0``) the iterates follow, on the ODE
+    time axis, ``dy = lam y dt + sqrt(eta(t) v) dW`` (``y = rho - rho*``, ``v`` the variance of
+    the projected gradient along ``xi`` at ``rho*``, measured by one step of the exact chain).
+    ``y e^{-lam t}`` tends to ``y0 + G``, ``G ~ N(0, s^2)``, ``s^2 = v int e^{-2 lam t} eta(t) dt
+    = eta_eff v / (2 lam)`` with ``eta_eff`` of :func:`numerics.effective_step` (the schedule's
+    steps weighted over the escape); the sign of the limit is the start's unless
+    ``|y0| < 3 s`` (a flip has probability below 0.14% outside). The half-width is ``3 s``,
+    at least ``0.02`` (the equilibrium is a bracket midpoint), and the interval is clipped
+    to ``[-1, 1]``.
+
+    Attributes
+    ----------
+    parts : tuple of dict
+        Per unstable equilibrium: ``rho_star``, ``rate``, ``variance``, ``eta_effective``,
+        ``spread`` (``s``), ``half_width`` and ``interval`` (``[lo, hi]`` inside ``[-1, 1]``).
     """
-    if not eq:
-        return 0.0
-    eps = float(sched.eta(0))
-    widths = []
+
+    parts: tuple
+
+    @property
+    def half_width(self) -> float:
+        return max((p["half_width"] for p in self.parts), default=0.0)
+
+    def contains(self, rho) -> np.ndarray:
+        rho = np.asarray(rho, dtype=float)
+        out = np.zeros(rho.shape, bool)
+        for p in self.parts:
+            lo, hi = p["interval"]
+            out |= (rho > lo) & (rho < hi)
+        return out
+
+    def describe(self) -> str:
+        return "; ".join(
+            f"[{p['interval'][0]:.3g}, {p['interval'][1]:.3g}] around rho* = {p['rho_star']:.4g}: "
+            f"3 s, s = sqrt(eta_eff v / (2 F'(rho*))) = {p['spread']:.3g} with eta_eff = {p['eta_effective']:.3g}, "
+            f"v = {p['variance']:.3g}, F'(rho*) = {p['rate']:.3g}" for p in self.parts)
+
+
+def noise_band(m, eq, problem, sched, seed) -> NoiseBand:
+    """The :class:`NoiseBand` of the unstable interior equilibria in ``eq`` under ``sched``."""
+    parts = []
     for r in eq:
+        lam = float(central_difference(lambda u: float(evaluate(m, u).field), r, 1e-6))
+        if not lam > 0:  # a stable interior point separates no basins
+            continue
         x, _ = one_step_increments(problem, r, 200, seed)
         v = float(x.var(ddof=1))
-        lam = abs(central_difference(lambda u: float(evaluate(m, u).field), r, 1e-6))
-        widths.append(3.0 * math.sqrt(eps * v / (2 * max(lam, 1e-12))))
-    return max(0.02, max(widths))
+        eta_eff = effective_step(sched, lam)
+        spread = math.sqrt(eta_eff * v / (2 * lam))
+        half = max(0.02, 3.0 * spread)
+        parts.append({"rho_star": float(r), "rate": lam, "variance": v, "eta_effective": eta_eff,
+                      "spread": spread, "half_width": half,
+                      "interval": [max(-1.0, r - half), min(1.0, r + half)]})
+    return NoiseBand(tuple(parts))
 
 
 def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
@@ -100,7 +143,7 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     the ODE limit (``numerics.basins`` with the certified equilibria of
     ``theory.certify``, bracket midpoints) from the run's own ``rho_0``, for every run
     whose ``rho_0`` is outside the noise band around an unstable interior equilibrium
-    (:func:`_ambiguity_band`) and whom the ODE flow, run for the ODE time the simulation
+    (:func:`noise_band`) and whom the ODE flow, run for the ODE time the simulation
     had, has carried clear of zero (``|Phi_t(rho_0)| >= 3 s``, ``s`` the robust spread of
     ``rho_final - Phi_t(rho_0)`` over runs: a run still near zero when the budget ends is
     not evidence either way); pass iff at least 95% of those agree (and at least one).
@@ -111,10 +154,8 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     eq = equilibria(m)
     r0, rf = sim.initial_rho, sim.final_rho
     pred = basins(m, r0, equilibria=eq).limit
-    band = _ambiguity_band(m, eq, case.problem, sched, ctx.seed_for(case.name, "sga.convergence", "band"))
-    amb = np.zeros(r0.shape, bool)
-    for e in eq:
-        amb |= np.abs(r0 - e) < band
+    band = noise_band(m, eq, case.problem, sched, ctx.seed_for(case.name, "sga.convergence", "band"))
+    amb = band.contains(r0)
     recovered = np.abs(rf) >= RECOVERY_LEVEL
     frac = float(recovered.mean())
     plus, minus = float((rf >= RECOVERY_LEVEL).mean()), float((rf <= -RECOVERY_LEVEL).mean())
@@ -138,10 +179,13 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     decided = ~amb & (np.abs(pred) == 1) & settled
     agree = np.sign(rf[decided]) == np.sign(pred[decided])
     agree_frac = float(agree.mean()) if agree.size else float("nan")
-    ok = agree.size > 0 and agree_frac >= 0.95
     # steps forced above the drag-free scale: the iterates follow the drag-corrected dynamics,
-    # not the limit ODE, so their signs say nothing about the ODE basins
-    cons_status = "inconclusive" if info["drag_limited"] else ("pass" if ok else "fail")
+    # not the limit ODE, so their signs say nothing about the ODE basins; and a check that
+    # compared no run has measured nothing
+    if info["drag_limited"] or agree.size == 0:
+        cons_status = "inconclusive"
+    else:
+        cons_status = "pass" if agree_frac >= 0.95 else "fail"
     figs, specs = [], ()
     path = ctx.figure("sga_trajectories", case)
     if path is not None:
@@ -176,20 +220,39 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                     model=m.as_dict(), seconds=time.perf_counter() - t0, figures=specs),
         CheckRecord(id="sga.convergence", kind="consistency", status=cons_status,
                     value=agree_frac, threshold=0.95, certified=False,
-                    message=(f"sign of rho_final agrees with the ODE basin of rho_0 for {int(agree.sum())}/{agree.size} "
-                             f"runs ({int(amb.sum())} within +-{band:.3g} of an unstable equilibrium and "
-                             f"{int((~settled & ~amb).sum())} not yet carried clear of 0 by the ODE excluded)"
-                             + ("; inconclusive: the steps were above the drag-free scale, so the iterates "
-                                "follow the drag-corrected dynamics, not the limit ODE" + budget_msg
-                                if cons_status == "inconclusive" else "")),
+                    message=_convergence_message(agree, amb, settled, band, info, budget_msg, sched),
                     details={**common, "agree": int(agree.sum()), "decided": int(agree.size),
-                             "ambiguous": int(amb.sum()), "band": band, "unsettled": int((~settled).sum()),
+                             "ambiguous": int(amb.sum()), "band": band.half_width, "noise_band": list(band.parts),
+                             "unsettled": int((~settled).sum()),
                              "noise_spread": spread,
                              "predicted_plus": int((pred[decided] == 1).sum()),
                              "predicted_minus": int((pred[decided] == -1).sum()),
                              "disagreeing_rho0": r0[decided][~agree].tolist()},
                     model=m.as_dict(), seconds=time.perf_counter() - t0, figures=specs),
     ]
+
+
+def _convergence_message(agree, amb, settled, band: NoiseBand, info, budget_msg: str, sched) -> str:
+    """The message of ``sga.convergence``: what was compared, what was excluded and why, and,
+    when nothing decisive was measured, what would decide it."""
+    msg = (f"sign of rho_final agrees with the ODE basin of rho_0 for {int(agree.sum())}/{agree.size} runs "
+           f"({int(amb.sum())} started where the step noise decides the basin and "
+           f"{int((~settled & ~amb).sum())} not yet carried clear of 0 by the ODE excluded)")
+    if band.parts:
+        msg += f"; noise band {band.describe()}"
+    if info["drag_limited"]:
+        return msg + ("; inconclusive: the steps were above the drag-free scale, so the iterates follow the "
+                      "drag-corrected dynamics, not the limit ODE" + budget_msg)
+    if agree.size == 0:
+        msg += "; inconclusive: no run could be compared"
+        if band.parts and band.half_width > 0.1:
+            # s^2 is proportional to eta_eff, which scales with eta0 at a fixed k0 and power
+            factor = (0.1 / band.half_width) ** 2
+            msg += (f": the noise band is +-{band.half_width:.3g}; steps {1 / factor:.3g} times smaller "
+                    f"(eta0 <= {sched.eta0 * factor:.3g}) would narrow it to +-0.1")
+        else:
+            msg += ": the runs need more ODE time to leave 0" + budget_msg
+    return msg
 
 
 # ----------------------------------------------------------------- sga.filtering

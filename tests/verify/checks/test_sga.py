@@ -61,6 +61,43 @@ def test_convergence_agrees_with_basins_bistable():
     assert cons.details["predicted_minus"] > 0 and cons.details["predicted_plus"] > 0
 
 
+def test_noise_band_is_derived_and_bounded():
+    """3 sqrt(eta_eff v / (2 F'(rho*))) around the unstable equilibrium, clipped to [-1, 1]; for a
+    constant step eta_eff is the step itself, so the band grows like sqrt(eta)."""
+    from sigrec.numerics import Schedule
+    from sigrec.verify.checks._context import equilibria
+    from sigrec.verify.checks._sga import noise_band
+
+    eq = equilibria(RADE.model)
+    small = noise_band(RADE.model, eq, RADE.problem, Schedule.constant(0.01), 1)
+    large = noise_band(RADE.model, eq, RADE.problem, Schedule.constant(4.0), 1)
+    (p,) = small.parts
+    assert p["eta_effective"] == 0.01 and p["rate"] > 0
+    assert p["half_width"] == pytest.approx(max(0.02, 3 * (0.01 * p["variance"] / (2 * p["rate"])) ** 0.5))
+    (q,) = large.parts
+    assert q["spread"] / p["spread"] == pytest.approx(20.0, rel=0.2)  # sqrt(4 / 0.01); same seed: v alike
+    assert -1.0 <= q["interval"][0] < q["interval"][1] <= 1.0
+    assert large.contains([-0.7, 0.0, 0.7]).all() and not small.contains([-0.5, 0.5]).any()
+
+
+def test_convergence_that_compares_nothing_is_inconclusive(monkeypatch):
+    """A noise band over every start leaves no run to compare: 0/0 is inconclusive, never fail
+    with NaN, and the message says which steps would decide it."""
+    from sigrec.verify.checks import _sga
+
+    def everything(*args):
+        return _sga.NoiseBand(({"rho_star": 0.0, "rate": 1.0, "variance": 1.0, "eta_effective": 1.0, "spread": 0.5,
+                                "half_width": 1.5, "interval": [-1.0, 1.0]},))
+
+    monkeypatch.setattr(_sga, "noise_band", everything)
+    _sga._convergence_run.cache_clear()
+    recs = run("sga.convergence", RADE, seed=2)
+    cons = next(r for r in recs if r.id == "sga.convergence")
+    assert cons.status == "inconclusive", cons.message
+    assert cons.details["decided"] == 0 and "no run could be compared" in cons.message
+    assert "times smaller" in cons.message and "[-1, 1]" in cons.message
+
+
 def test_filtering_vanishes_condition():
     (_, cond) = run("sga.filtering", BIST)
     assert cond.id == "sga.filtering.vanishes" and cond.status == "fails"
