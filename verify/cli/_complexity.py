@@ -107,6 +107,7 @@ def run(args) -> int:
         for key, s in out["scaling"].items():
             pairs = ", ".join(f"{v}: {_fmt(m)}" for v, m in zip(s["values"], s["median_steps"]))
             print(f"median steps vs {key}: {pairs}; exponent {s['exponent']:.3f}")
+    print(f"validity: {given.validity.message}")
     print(f"({out['wall_s']:.1f} s; quantiles beyond the horizon print as '>{args.horizon}')"
           if args.horizon else "")
     return 0

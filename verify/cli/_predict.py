@@ -62,6 +62,7 @@ def run(args) -> int:
         "rho_q90": bd.q90.tolist(),
         "rho_mean_diffusion": bd.mean.tolist(),
         "band": {"runs": bd.runs, "method": bd.method},
+        "validity": pred.validity.as_dict(),
     }
     if args.json:
         emit_json(out)
@@ -72,4 +73,5 @@ def run(args) -> int:
     for k, t, a, b, lo, me, hi in zip(pred.step, pred.time, pred.rho_plain, pred.rho_corrected, bd.q10, bd.q50, bd.q90):
         print(f"{int(k):>8} {t:>10.4f} {a:>10.6f} {b:>14.6f} {lo:>9.5f} {me:>9.5f} {hi:>9.5f}")
     print(f"(q10/median/q90: {bd.runs} diffusion paths, {bd.method})")
+    print(f"validity: {pred.validity.message}")
     return 0
