@@ -154,3 +154,20 @@ def test_notes_section_prints_the_variance_and_the_splitting_formula(tmp_path):
     md = doc.markdown()
     assert "Fluctuations: the diffusion approximation" in md
     assert "V_{p}" in md and "(verified)" in md and "\\int\\limits_{a}^{b}" in md
+
+
+def test_the_registry_does_not_run_splitting_on_a_certified_monotone_landscape():
+    """theta = 0.6, R = 300, L = 6,300, d = 20, beta = 0.9 is monotone (beta theta < 1): sga.splitting is
+    not applicable, so the suite plans no such record (it reported 'inconclusive: not applicable' and
+    the case was never fully decided); a bistable model keeps it."""
+    from sigrec.verify.checks import REGISTRY
+    from sigrec.verify.suite import SuiteConfig
+    from sigrec.verify.suite._runner import not_applicable, plan
+
+    mono = Case("mine", 0.6, 300 / 6300, beta=0.9, R=300, L=6300, d=20)
+    bist = Case.from_counts("bist", 2.0, 100, 2000, 3)
+    split = REGISTRY["sga.splitting"]
+    assert not split.applies(mono) and split.applies(bist)
+    config = SuiteConfig(cases=(mono, bist), checks=("sga.splitting",))
+    assert [label for label, _, _ in plan(config)] == ["sga.splitting: bist"]
+    assert [(na["check"], na["case"]) for na in not_applicable(config)] == [("sga.splitting", "mine")]

@@ -14,6 +14,7 @@ import fnmatch
 from dataclasses import dataclass
 from typing import Callable
 
+from ._context import certificate
 from ._diffusion import check_fluctuations, check_hitting_time, check_splitting
 from ._effective import check_effective_drift
 from ._field import check_monotone, check_phase_boundary, check_stability
@@ -25,6 +26,7 @@ from ._theory import check_endpoints, check_quadrature
 from ._tracking import check_tracking
 
 SCOPES = ("once", "model", "instance")
+NEEDS = (None, "unstable equilibrium")
 
 
 @dataclass(frozen=True)
@@ -36,18 +38,34 @@ class Check:
     scope: str
     records: tuple[str, ...]
     summary: str
+    #: what the check needs of the case's certified landscape: ``None`` (nothing), or
+    #: ``"unstable equilibrium"`` (an interior equilibrium that repels, e.g. to split basins)
+    needs: str | None = None
 
     def __post_init__(self):
         if self.scope not in SCOPES:
             raise ValueError(f"`scope` must be one of {SCOPES}, got {self.scope!r}")
         if self.id not in self.records:
             raise ValueError(f"check {self.id!r} must emit a record with its own id")
+        if self.needs not in NEEDS:
+            raise ValueError(f"`needs` must be one of {NEEDS}, got {self.needs!r}")
 
     def applies(self, case) -> bool:
-        """Whether the check can run on ``case`` (``once`` checks take no case)."""
+        """Whether the check can run on ``case`` (``once`` checks take no case).
+
+        A check that needs an unstable interior equilibrium applies when the certificate of
+        the case's model (:func:`theory.certify`) brackets one, or could not decide the
+        landscape (the check then finds out); on a certified monotone landscape it is not
+        run, and so not counted.
+        """
         if self.scope == "once":
             return case is None
-        return case is not None and (self.scope == "model" or case.simulated)
+        if case is None or (self.scope == "instance" and not case.simulated):
+            return False
+        if self.needs == "unstable equilibrium":
+            cert = certificate(case.model)
+            return not cert.certified or any(e.stability == "unstable" for e in cert.equilibria)
+        return True
 
 
 def _entries(*checks: Check) -> dict[str, Check]:
@@ -83,7 +101,7 @@ REGISTRY: dict[str, Check] = _entries(
     Check("sga.hitting_time", check_hitting_time, "instance", ("sga.hitting_time",),
           "diffusion vs exact median first step with |rho| >= 0.99"),
     Check("sga.splitting", check_splitting, "instance", ("sga.splitting",),
-          "scale-function splitting probability vs the exact chain (bistable models)"),
+          "scale-function splitting probability vs the exact chain (bistable models)", needs="unstable equilibrium"),
 )
 
 

@@ -118,6 +118,8 @@ def run(args) -> int:
                 where = f" ({r.details['case']})" if r.details.get("case") else ""
                 out.print(f"[{_STYLE[r.status]}]{r.status}[/] {r.id}{where}: {r.message}", soft_wrap=True)
         s = result.summary
+        for na in s.get("not_applicable", ()):
+            out.print(f"not run on {na['case']}: {na['check']} {na['reason']}", soft_wrap=True)
         out.print(
             f"{s['consistency_passed']} consistency checks passed, {s['consistency_failed']} failed, "
             f"{s['consistency_inconclusive']} inconclusive; conditions: {s['conditions_holding']} hold, "

@@ -44,7 +44,8 @@ def markdown(report: dict) -> str:
         f"**{'No consistency check fails.' if s['ok'] else 'Some consistency checks FAIL.'}**"
         + (f" Inconclusive (nothing decisive measured; each message says what budget would decide it): "
            f"{s.get('consistency_inconclusive', 0)} consistency, {s.get('conditions_inconclusive', 0)} conditions."
-           if s.get("consistency_inconclusive") or s.get("conditions_inconclusive") else ""),
+           if s.get("consistency_inconclusive") or s.get("conditions_inconclusive") else "")
+        + "".join(f" Not run on {na['case']}: `{na['check']}` {na['reason']}." for na in s.get("not_applicable", ())),
         "",
         "Consistency checks compare theory with numerics and must pass. Conditions are "
         "hypotheses or claims of the theorem: one that does not hold is a finding, not a failure. "

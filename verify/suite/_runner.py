@@ -59,6 +59,20 @@ def plan(config: SuiteConfig) -> list[tuple[str, object, object]]:
     return steps
 
 
+def not_applicable(config: SuiteConfig) -> list[dict]:
+    """The checks a case selects that its certified landscape rules out (not run, not counted)."""
+    chosen = select(config.checks)
+    out = []
+    for case in config.cases:
+        wanted = {c.id for c in select(case.checks)}
+        for c in chosen:
+            if c.needs and c.id in wanted and c.scope != "once" and (c.scope == "model" or case.simulated) \
+                    and not c.applies(case):
+                out.append({"check": c.id, "case": case.name,
+                            "reason": f"needs an {c.needs}; the certified landscape has none"})
+    return out
+
+
 def summarize(records) -> dict:
     consistency = [r for r in records if r.kind == "consistency"]
     conditions = [r for r in records if r.kind == "condition"]
@@ -192,5 +206,8 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
     if progress:
         progress("done", len(steps), len(steps))
     figures = tuple(f for r in records for f in r.details.get("figures", []))
-    return SuiteResult(config, tuple(records), time.perf_counter() - t0, summarize(records), figures,
-                       claims(records))
+    summary = summarize(records)
+    skipped = not_applicable(config)
+    if skipped:
+        summary["not_applicable"] = skipped
+    return SuiteResult(config, tuple(records), time.perf_counter() - t0, summary, figures, claims(records))
