@@ -21,6 +21,7 @@ linearising, ``Var_stat(rho) = eta Var X / (2 |F_eta'(rho_eta)|)``.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -325,14 +326,18 @@ def validity(model: Model, d, L, eta_max: float, batch: int = 1) -> Validity:
     y = gradient_second_moment(model, rho, d, L, batch).total
     with np.errstate(all="ignore"):
         conc = float(np.max(expansion_parameters(model, rho, L)["concentration"]))
-        step = float(np.max(eta_max)) ** 2 * float(np.max(y))
+        step = float(np.float64(np.max(eta_max)) ** 2 * np.max(y))  # inf, not OverflowError, for a huge eta
+    # documented JSON numbers are finite: beyond float64 the parameter is reported as its largest value
+    huge = not math.isfinite(step)
+    step = min(step, sys.float_info.max)
     bad = []
     if not conc <= CONCENTRATION_LIMIT:
         bad.append(f"the softmax normaliser's relative variance A2/L = {conc:.3g} exceeds {CONCENTRATION_LIMIT} "
                    f"(expect errors of ~{min(10 * conc, 1):.0%} in 1 - rho; more tokens L narrow it)")
     if not step <= STEP_LIMIT:
-        bad.append(f"eta^2 E|P g|^2 = {step:.3g} exceeds {STEP_LIMIT} (the expansion in the step size is not "
-                   "small; smaller steps eta0 narrow it)")
+        size = "beyond float64" if huge else f"= {step:.3g}"
+        bad.append(f"eta^2 E|P g|^2 {size} exceeds {STEP_LIMIT} (the expansion in the step size is not small; "
+                   "smaller steps eta0 narrow it)")
     inside = not bad
     msg = ("inside the region where the finite-step expansion is accurate "
            f"(A2/L = {conc:.3g} <= {CONCENTRATION_LIMIT}, eta^2 E|P g|^2 = {step:.3g} <= {STEP_LIMIT})"
