@@ -31,12 +31,13 @@ def pass_table(doc: dict) -> str:
 
 
 def _case_rows(cases: list[dict]) -> list[str]:
-    head = ["model", "quantity", "rho", "prior", "theta", "R / L", "d", "beta", "sigma2", "B", "eta", "validity",
+    head = ["model", "quantity", "rho / step", "prior", "theta", "R / L", "d", "beta", "sigma2", "B", "eta", "validity",
             "theory", "MC ± SE", "theory/MC", "excess"]
     lines = [_row(head), "|" + "---|" * len(head)]
     for c in cases:
         p = c["problem"]
-        lines.append(_row([c["model"], c["quantity"], _fmt(c["rho"]), p["prior"], f"{p['theta']:.3g}",
+        at = _fmt(c["rho"]) if c["rho"] is not None else (f"k = {c['step']}" if c.get("step") is not None else "—")
+        lines.append(_row([c["model"], c["quantity"], at, p["prior"], f"{p['theta']:.3g}",
                            f"{p['R']} / {p['L']}", p["d"], f"{p['beta']:.3g}", f"{p['sigma2']:.3g}", p["batch"],
                            f"{c['eta']:.3g}", "inside" if c["inside"] else "outside", _fmt(c["theory"]),
                            f"{_fmt(c['mc'])} ± {_fmt(c['se'])}", _fmt(c["ratio"]), f"{c['excess']:.2f}"]))

@@ -20,6 +20,8 @@ TOLERANCES = {
     "variance": (0.05, "Var X (alignment_variance) vs one_step_moments variance"),
     "second_moment": (0.05, "E|P g|^2 (gradient_second_moment total) vs one step of eta 1e-7 and 1 on the same draws"),
     "plateau": (0.10, "1 - rho_eta (stationary_alignment) vs 1 - time average of simulate over a late window"),
+    "trajectory": (0.10, "1 - E rho_k (predict, corrected ODE) vs 1 - mean of simulate runs, decaying step, at "
+                   "a quarter, half and all of the run"),
 }
 QUANTITIES = tuple(TOLERANCES)
 
@@ -46,7 +48,11 @@ class Profile:
     max_steps : int
         Cap on the plateau run's steps (burn-in shortened first).
     max_draws : float
-        Cap on ``runs x steps x batch x 4 L`` normals of the plateau run (steps shortened).
+        Cap on ``runs x steps x batch x 4 L`` normals of the plateau run and of the
+        trajectory (steps shortened).
+    trajectory_steps : int
+        Steps of the decaying-schedule run ``eta_k = eta (k0 / (k + k0))^power`` (``k0 = 20``,
+        ``power = 0.6``, ``eta`` the model's constant step) from ``trajectory_rho0``.
     """
 
     name: str
@@ -60,6 +66,8 @@ class Profile:
     window: float = 8.0
     max_steps: int = 3000
     max_draws: float = 3e8
+    trajectory_steps: int = 1500
+    trajectory_rho0: float = 0.3
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -67,6 +75,6 @@ class Profile:
 
 PROFILES = {
     "small": Profile("small", models=3, one_step_runs=400, plateau_runs=6, window=4.0, max_steps=600,
-                     max_draws=2e7),
+                     max_draws=2e7, trajectory_steps=200),
     "long": Profile("long", models=200, one_step_runs=3000),
 }

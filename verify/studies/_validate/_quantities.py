@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ....numerics import Schedule, one_step_moments, simulate
+from ....numerics import Schedule, one_step_moments, predict, simulate
 from ....theory import alignment_variance, effective_drift, gradient_second_moment, stationary_alignment
 from ...checks import one_step, one_step_increments
 from ._models import DrawnModel
@@ -29,7 +29,7 @@ class Comparison:
     quantity : str
         A key of :data:`TOLERANCES`.
     rho : float or None
-        The alignment (``None`` for the plateau).
+        The alignment (``None`` for the plateau and the trajectory, whose ``detail`` has its step).
     theory, mc, se : float
         Derived value, Monte Carlo estimate and its standard error.
     tol : float
@@ -104,6 +104,11 @@ def second_moment(m: DrawnModel, profile: Profile) -> list[Comparison]:
     return out
 
 
+def _steps(profile: Profile, problem, runs: int, wanted: int) -> int:
+    """``wanted`` capped by ``profile.max_draws`` normals of ``runs`` runs (at least 20)."""
+    return max(20, min(wanted, int(profile.max_draws // (runs * problem.batch * 4 * problem.L))))
+
+
 def plateau(m: DrawnModel, profile: Profile) -> Comparison:
     """(4) the deficit ``1 - rho_eta`` of the constant-step plateau against ``1 -`` the mean over
     runs of each run's time average over a late window, started at ``rho_eta``."""
@@ -116,9 +121,9 @@ def plateau(m: DrawnModel, profile: Profile) -> Comparison:
         return not_applicable("plateau", f"the plateau is not stable (F_eta' = {pl.slope:.3g})")
     tau = 1.0 / (m.eta * abs(pl.slope))  # relaxation time in steps
     burn, window = math.ceil(profile.burn * tau), math.ceil(profile.window * tau)
-    cap = min(profile.max_steps, int(profile.max_draws // (profile.plateau_runs * p.batch * 4 * p.L)))
+    cap = _steps(profile, p, profile.plateau_runs, profile.max_steps)
     if burn + window > cap:  # shorten both in proportion
-        scale = max(cap, 20) / (burn + window)
+        scale = cap / (burn + window)
         burn, window = max(1, int(burn * scale)), max(10, int(window * scale))
     runs = profile.plateau_runs
     sim = simulate(p, Schedule.constant(m.eta), steps=burn + window, runs=runs, rho0=pl.rho,
@@ -128,3 +133,29 @@ def plateau(m: DrawnModel, profile: Profile) -> Comparison:
                  rho_theory=pl.rho, rho_mc=float(per_run.mean()), spread_theory=pl.spread,
                  spread_mc=float(sim.rho[:, burn + 1:].std()), eta=m.eta, runs=runs, burn_steps=burn,
                  window_steps=window, relaxation_steps=tau)
+
+
+#: the decaying schedule of :func:`trajectory`: ``eta_k = eta (K0 / (k + K0))^POWER``
+K0, POWER = 20.0, 0.6
+
+
+def trajectory(m: DrawnModel, profile: Profile) -> list[Comparison]:
+    """(5) the mean trajectory under a decaying step: ``1 - E rho_k`` of :func:`numerics.predict`
+    (the corrected ODE) against ``1 -`` the mean of ``plateau_runs`` runs from
+    ``trajectory_rho0``, at a quarter, half and all of the steps (SE over runs)."""
+    p = m.problem
+    runs = profile.plateau_runs
+    steps = _steps(profile, p, runs, profile.trajectory_steps)
+    sched = Schedule(eta0=m.eta * K0**POWER, k0=K0, power=POWER)
+    pred = predict(p, sched, steps, profile.trajectory_rho0, max(1, steps // 4))
+    if not pred.success:
+        return [not_applicable("trajectory", f"predict failed: {pred.message}")]
+    sim = simulate(p, sched, steps=steps, runs=runs, rho0=profile.trajectory_rho0, stride=max(1, steps // 4),
+                   seed=m.stream(len(profile.moment_rhos) + len(profile.drag_rhos) + 1))
+    out = []
+    for i in (1, 2, -1):  # steps S, 2 S and the last (both record 0, S, 2 S, ..., steps)
+        x = sim.rho[:, i]
+        out.append(judge("trajectory", None, 1.0 - pred.rho_corrected[i], 1.0 - x.mean(),
+                         x.std(ddof=1) / math.sqrt(runs), step=int(sim.record_steps[i]), steps=steps,
+                         plain=float(1.0 - pred.rho_plain[i]), schedule=sched.as_dict(), runs=runs))
+    return out

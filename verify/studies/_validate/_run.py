@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ....numerics import current_executor
 from ._models import BETA_SPLIT, DrawnModel, draw_models
 from ._profile import QUANTITIES, SIGMAS, TOLERANCES, Profile
-from ._quantities import moments, plateau, second_moment
+from ._quantities import moments, plateau, second_moment, trajectory
 
 #: worst cases listed by :func:`summarize`
 WORST = 8
@@ -25,7 +25,8 @@ class _Unit:
 
 def _run_unit(u: _Unit) -> dict:
     t0 = time.perf_counter()
-    comps = [*moments(u.model, u.profile), *second_moment(u.model, u.profile), plateau(u.model, u.profile)]
+    comps = [*moments(u.model, u.profile), *second_moment(u.model, u.profile), plateau(u.model, u.profile),
+             *trajectory(u.model, u.profile)]
     return {**u.model.as_dict(), "comparisons": [c.as_dict() for c in comps], "wall_s": time.perf_counter() - t0}
 
 
@@ -85,7 +86,8 @@ def _regions(rec: dict) -> tuple[str, str]:
 
 def _case(rec: dict, c: dict) -> dict:
     ratio = c["theory"] / c["mc"] if c["mc"] not in (0.0,) and math.isfinite(c["mc"]) else math.nan
-    return {"model": rec["index"], "quantity": c["quantity"], "rho": c["rho"], "problem": rec["problem"],
+    return {"model": rec["index"], "quantity": c["quantity"], "rho": c["rho"], "step": c["detail"].get("step"),
+            "problem": rec["problem"],
             "eta": rec["eta"], "inside": rec["region"]["inside"], "theory": c["theory"], "mc": c["mc"], "se": c["se"],
             "ratio": ratio, "excess": c["excess"], "status": c["status"]}
 
