@@ -1,5 +1,5 @@
 """``sigrec validate``: every derived finite-size and finite-step quantity against the exact
-chain on random models (issue 21).
+chain on random models.
 
 One concept per module: :mod:`._models` (the law of the random models, their seeds and
 their region: ``theory.validity``), :mod:`._profile` (budgets, tolerances and the pass
