@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sigrec.numerics import executor
+from sigrec.theory import canonical_prior
 from sigrec.verify.cli import main
 from sigrec.verify.studies import VALIDATE_PROFILES, draw_models, run_validation
 from sigrec.verify.studies._validate import PRIORS, QUANTITIES, RANGES, SIGMAS, TOLERANCES, _quantities, summarize
@@ -38,7 +39,7 @@ def _in_range(problem):
     assert RANGES["d"][0] <= problem["d"] <= RANGES["d"][1]
     assert 1 <= problem["R"] <= problem["L"]
     assert abs(problem["R"] / problem["L"] - np.clip(problem["R"] / problem["L"], *RANGES["alpha"][:2])) <= 1 / problem["L"]
-    assert problem["prior"] in {p.replace(" ", "") for p in PRIORS} | set(PRIORS) or problem["prior"]
+    assert problem["prior"] in {canonical_prior(p) for p in PRIORS}
     assert problem["batch"] in (1, 2)
 
 

@@ -67,6 +67,7 @@ def judge(quantity: str, rho, theory: float, mc: float, se: float, **detail) -> 
 
 
 def not_applicable(quantity: str, reason: str) -> Comparison:
+    """A :class:`Comparison` the theory does not define for this model (``status="n/a"``, the reason in ``detail``)."""
     nan = float("nan")
     return Comparison(quantity, None, nan, nan, nan, TOLERANCES[quantity][0], "n/a", nan, {"reason": reason})
 

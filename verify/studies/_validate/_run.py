@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 
 from ....numerics import current_executor
+from ....theory.validate import integer
 from ._models import BETA_SPLIT, DrawnModel, draw_models
 from ._profile import QUANTITIES, SIGMAS, TOLERANCES, Profile
 from ._quantities import moments, plateau, second_moment, trajectory
@@ -64,9 +65,8 @@ def run_validation(profile: Profile, *, models: int | None = None, seed: int = 0
     Each model is one unit of the current executor; its numbers depend on ``(seed, index)``
     only. ``progress(done, total)`` counts finished models.
     """
-    n = profile.models if models is None else models
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"`models` must be an integer >= 1, got {n!r}")
+    n = integer("models", profile.models if models is None else models, 1)
+    seed = integer("seed", seed, 0)
     units = [_Unit(m, profile) for m in draw_models(seed, n)]
     records = current_executor().map(_run_unit, units, progress=progress)
     return Validation(seed, profile, records, summarize(records))
@@ -85,7 +85,7 @@ def _regions(rec: dict) -> tuple[str, str]:
 
 
 def _case(rec: dict, c: dict) -> dict:
-    ratio = c["theory"] / c["mc"] if c["mc"] not in (0.0,) and math.isfinite(c["mc"]) else math.nan
+    ratio = c["theory"] / c["mc"] if c["mc"] and math.isfinite(c["mc"]) else math.nan
     return {"model": rec["index"], "quantity": c["quantity"], "rho": c["rho"], "step": c["detail"].get("step"),
             "problem": rec["problem"],
             "eta": rec["eta"], "inside": rec["region"]["inside"], "theory": c["theory"], "mc": c["mc"], "se": c["se"],
