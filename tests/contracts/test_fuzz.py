@@ -35,7 +35,7 @@ from sigrec.verify.cli import build_parser, main
 CASE_TIMEOUT = 30
 
 CHEAP = ("field", "certify", "simulate", "predict", "phase")
-HEAVY = ("verify", "reproduce", "notes", "bench", "sweep", "complexity")
+HEAVY = ("verify", "reproduce", "notes", "bench", "sweep", "complexity", "validate")
 
 #: JSON keys that are documented as null-able
 NULLABLE = {"rho0", "saved"}

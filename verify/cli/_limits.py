@@ -28,6 +28,7 @@ INT_LIMITS: dict[str, tuple[int, int, str]] = {
     "stride": (1, 10**7, "record every STRIDE steps"),
     "seed": (0, 2**63 - 1, "a 63-bit seed (SeedSequence entropy)"),
     "workers": (1, 256, "worker processes"),
+    "models": (1, 10**4, "random models of `validate`, each a unit of Monte Carlo work"),
     "prec": (53, 4096, "ball-arithmetic precision in bits; the cost grows faster than linearly"),
     "n-theta": (2, 512, "phase grid columns, each certified separately"),
     "n-alpha": (2, 512, "phase grid rows, each certified separately"),

@@ -20,7 +20,7 @@ import sys
 
 #: command modules, in the order they appear in ``sigrec --help``
 COMMANDS = ("field", "certify", "phase", "simulate", "predict", "complexity", "bench", "reproduce", "sweep", "notes",
-            "verify")
+            "verify", "validate")
 
 
 #: argument strings that are values, not options: negative numbers (also ``-1e-3``,

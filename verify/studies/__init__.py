@@ -22,6 +22,8 @@ from ._sweep import PRESETS as SWEEP_PRESETS
 from ._sweep import figure_data as sweep_figure_data
 from ._sweep import load as load_sweep
 from ._sweep import spec_from as sweep_spec
+from ._validate import PROFILES as VALIDATE_PROFILES
+from ._validate import Validation, draw_models, run_validation
 
 __all__ = [
     "AppendixData",
@@ -36,8 +38,11 @@ __all__ = [
     "SweepFigure",
     "SweepResult",
     "SweepSpec",
+    "VALIDATE_PROFILES",
+    "Validation",
     "appendix_data",
     "configurations",
+    "draw_models",
     "load_sweep",
     "make_spec",
     "measure_scaling",
@@ -46,6 +51,7 @@ __all__ = [
     "run_config",
     "run_configs",
     "run_sweep",
+    "run_validation",
     "sweep_figure_data",
     "sweep_spec",
     "write_phase_csv",

@@ -1,0 +1,159 @@
+"""``sigrec validate``: the random models, the records, their reproducibility, and
+that a deliberately wrong theory fails the matching quantity."""
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sigrec.numerics import executor
+from sigrec.theory import canonical_prior
+from sigrec.verify.cli import main
+from sigrec.verify.studies import VALIDATE_PROFILES, draw_models, run_validation
+from sigrec.verify.studies._validate import PRIORS, QUANTITIES, RANGES, SIGMAS, TOLERANCES, _quantities, summarize
+
+SMALL = VALIDATE_PROFILES["small"]
+SEED = 7
+
+
+@pytest.fixture(scope="module")
+def small():
+    return run_validation(SMALL, seed=SEED)
+
+
+def _numbers(records):
+    """Every comparison's numbers (not the timings)."""
+    return [(r["index"], c["quantity"], c["rho"], c["theory"], c["mc"], c["se"], c["status"])
+            for r in records for c in r["comparisons"]]
+
+
+def _in_range(problem):
+    for name in ("theta", "beta", "sigma2"):
+        lo, hi, _ = RANGES[name]
+        assert lo <= problem[name] <= hi, name
+    assert RANGES["L"][0] <= problem["L"] <= RANGES["L"][1]
+    assert RANGES["d"][0] <= problem["d"] <= RANGES["d"][1]
+    assert 1 <= problem["R"] <= problem["L"]
+    assert abs(problem["R"] / problem["L"] - np.clip(problem["R"] / problem["L"], *RANGES["alpha"][:2])) <= 1 / problem["L"]
+    assert problem["prior"] in {canonical_prior(p) for p in PRIORS}
+    assert problem["batch"] in (1, 2)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**63 - 1), st.integers(0, 50))
+def test_models_lie_in_the_stated_space_and_do_not_depend_on_the_count(seed, index):
+    from sigrec.verify.studies._validate import draw_model
+
+    m = draw_model(seed, index)
+    _in_range(m.problem.as_dict())
+    assert m.eta > 0 and math.isfinite(m.eta)
+    assert set(m.region) >= {"inside", "concentration", "step", "beta_high"}
+    lo, hi, _ = RANGES["step"]
+    assert lo * (1 - 1e-9) <= m.region["step"] <= hi * (1 + 1e-9)
+    assert m.stream(0) != m.stream(1) and 0 <= m.stream(0) < 2**63
+    assert draw_model(seed, index).as_dict() == m.as_dict()
+
+
+def test_first_models_are_the_same_for_any_count():
+    assert [m.as_dict() for m in draw_models(SEED, 2)] == [m.as_dict() for m in draw_models(SEED, 3)[:2]]
+
+
+def test_records_are_well_formed(small):
+    assert len(small.records) == SMALL.models
+    assert [r["index"] for r in small.records] == list(range(SMALL.models))
+    for rec in small.records:
+        _in_range(rec["problem"])
+        counts = {q: sum(c["quantity"] == q for c in rec["comparisons"]) for q in QUANTITIES}
+        assert counts == {"mean": len(SMALL.moment_rhos), "variance": len(SMALL.moment_rhos),
+                          "second_moment": len(SMALL.drag_rhos), "plateau": 1,
+                          "trajectory": 3 if counts["trajectory"] == 3 else 1}
+        for c in rec["comparisons"]:
+            assert c["tol"] == TOLERANCES[c["quantity"]][0]
+            if c["status"] == "n/a":
+                assert c["detail"]["reason"]
+                continue
+            assert all(math.isfinite(c[k]) for k in ("theory", "mc", "se")) and c["se"] >= 0
+            ok = abs(c["theory"] - c["mc"]) <= SIGMAS * c["se"] + c["tol"] * abs(c["theory"])
+            assert (c["status"] == "pass") == ok
+    s = small.summary
+    assert s["models"] == SMALL.models
+    for q, rate in s["quantities"].items():
+        assert rate["judged"] + rate["n/a"] == sum(c["quantity"] == q for r in small.records for c in r["comparisons"])
+        assert rate["passed"] == sum(c["quantity"] == q and c["status"] == "pass"
+                                     for r in small.records for c in r["comparisons"])
+    assert len(s["failures"]) == sum(c["status"] == "fail" for r in small.records for c in r["comparisons"])
+    doc = json.loads(json.dumps(small.as_dict(), default=float))
+    assert doc["seed"] == SEED and doc["profile"]["name"] == "small"
+
+
+def test_same_seed_same_numbers(small):
+    again = run_validation(SMALL, seed=SEED)
+    assert _numbers(again.records) == _numbers(small.records)
+    other = run_validation(dataclasses.replace(SMALL, models=1), seed=SEED + 1)
+    assert _numbers(other.records) != _numbers(small.records[:1])
+
+
+def _resolved(c) -> bool:
+    """Monte Carlo resolves a factor 2 at ``c`` (its allowed gap is below half the doubled theory)."""
+    return SIGMAS * c.se + c.tol * abs(c.theory) < 0.5 * abs(c.theory)
+
+
+#: (quantity, the theory function the study calls, the field doubled, the study's function)
+WRONG = [("second_moment", "gradient_second_moment", "total", "second_moment"),
+         ("variance", "alignment_variance", "variance", "moments")]
+
+
+@pytest.mark.parametrize("quantity, name, attr, study", WRONG)
+def test_a_doubled_theory_fails_its_quantity(small, monkeypatch, quantity, name, attr, study):
+    """E|P g|^2 or Var X doubled: every comparison where Monte Carlo resolves a factor 2 fails,
+    on the same draws as the honest run, and the summary counts the failures."""
+    honest = getattr(_quantities, name)
+
+    def doubled(*args, **kwargs):
+        value = honest(*args, **kwargs)
+        return dataclasses.replace(value, **{attr: 2 * getattr(value, attr)})
+
+    monkeypatch.setattr(_quantities, name, doubled)
+    models = draw_models(SEED, SMALL.models)
+    comps = [[c for c in getattr(_quantities, study)(m, SMALL) if c.quantity == quantity] for m in models]
+    wrong = [c for cs in comps for c in cs]
+    assert sum(map(_resolved, wrong)) >= len(wrong) // 2
+    assert all(c.status == "fail" for c in wrong if _resolved(c))
+    before = [c for r in small.records for c in r["comparisons"] if c["quantity"] == quantity]
+    assert [c.mc for c in wrong] == [c["mc"] for c in before]  # the same draws, only the theory changed
+    records = [{**m.as_dict(), "comparisons": [c.as_dict() for c in cs]} for m, cs in zip(models, comps)]
+    rate = summarize(records)["quantities"][quantity]
+    assert rate["judged"] == len(wrong) and rate["passed"] == sum(c.status == "pass" for c in wrong)
+
+
+def test_cli_writes_the_records_and_refuses_bad_input(tmp_path, capsys):
+    out = tmp_path / "v"
+    assert main(["validate", "--models", "1", "--seed", str(SEED), "--workers", "1", "--out", str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["seed"] == SEED and len(doc["models"]) == 1
+    assert json.loads((out / "validate.json").read_text())["summary"] == doc["summary"]
+    assert "| quantity |" in (out / "validate.md").read_text()
+    for bad in (["--models", "0"], ["--models", "2.5"], ["--seed", "-1"], ["--profile", "huge"]):
+        assert main(["validate", *bad]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error:")
+
+
+@pytest.mark.slow
+def test_long_profile_any_worker_count():
+    """The long profile (200 models): well formed, and the same numbers on 2 workers as on 1
+    for its first models."""
+    long = VALIDATE_PROFILES["long"]
+    assert long.models >= 200
+    with executor(workers=2):
+        result = run_validation(long, seed=SEED)
+    assert len(result.records) == long.models
+    assert sum(r["judged"] + r["n/a"] for r in result.summary["quantities"].values()) == sum(
+        len(r["comparisons"]) for r in result.records)
+    with executor(workers=1):
+        first = run_validation(dataclasses.replace(long, models=2), seed=SEED)
+    assert _numbers(first.records) == _numbers(result.records[:2])

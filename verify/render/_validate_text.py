@@ -1,0 +1,61 @@
+"""The text of ``sigrec validate``: the pass table, the worst cases and the failures, in
+Markdown, from the JSON document of the run (``Validation.as_dict()``). Formats only."""
+
+from __future__ import annotations
+
+
+def _cell(rate: dict) -> str:
+    if not rate or not rate["judged"]:
+        return "—"
+    return f"{rate['passed']}/{rate['judged']} ({rate['rate']:.0%})"
+
+
+def _row(cells) -> str:
+    return "| " + " | ".join(str(c).replace("|", "/").replace("\n", " ") for c in cells) + " |"
+
+
+def _fmt(x) -> str:
+    return "—" if x is None or x != x else f"{x:.4g}"
+
+
+def pass_table(doc: dict) -> str:
+    """Pass rate per quantity: all models, inside/outside the stated validity, beta below/above the split."""
+    s = doc["summary"]
+    regions = sorted(s["regions"], key=lambda r: (not r.startswith("inside"), not r.startswith("outside"), r))
+    head = ["quantity", "rel. tol", "all", *regions, "n/a"]
+    lines = [_row(head), "|" + "---|" * len(head)]
+    for q, rate in s["quantities"].items():
+        lines.append(_row([q, f"{doc['tolerances'][q]['relative']:.0%}", _cell(rate),
+                           *(_cell(s["regions"][r][q]) for r in regions), rate["n/a"]]))
+    return "\n".join(lines)
+
+
+def _case_rows(cases: list[dict]) -> list[str]:
+    head = ["model", "quantity", "rho / step", "prior", "theta", "R / L", "d", "beta", "sigma2", "B", "eta", "validity",
+            "theory", "MC ± SE", "theory/MC", "excess"]
+    lines = [_row(head), "|" + "---|" * len(head)]
+    for c in cases:
+        p = c["problem"]
+        at = _fmt(c["rho"]) if c["rho"] is not None else (f"k = {c['step']}" if c.get("step") is not None else "—")
+        lines.append(_row([c["model"], c["quantity"], at, p["prior"], f"{p['theta']:.3g}",
+                           f"{p['R']} / {p['L']}", p["d"], f"{p['beta']:.3g}", f"{p['sigma2']:.3g}", p["batch"],
+                           f"{c['eta']:.3g}", "inside" if c["inside"] else "outside", _fmt(c["theory"]),
+                           f"{_fmt(c['mc'])} ± {_fmt(c['se'])}", _fmt(c["ratio"]), f"{c['excess']:.2f}"]))
+    return lines
+
+
+def validate_markdown(doc: dict) -> str:
+    """``validate.md``: the run's parameters, the pass table, the worst cases, every failure."""
+    s, p = doc["summary"], doc["profile"]
+    out = [f"# sigrec validate\n\nSeed {doc['seed']}, profile `{p['name']}`, {s['models']} models "
+           f"({s['inside']} inside the stated validity); one-step samples {p['one_step_runs']} at rho = "
+           f"{', '.join(f'{r:g}' for r in p['moment_rhos'])} (E|P g|^2 at {', '.join(f'{r:g}' for r in p['drag_rhos'])}); "
+           f"plateau {p['plateau_runs']} runs, burn-in {p['burn']:g} and window {p['window']:g} relaxation times "
+           f"(at most {p['max_steps']} steps). Pass: |theory - MC| <= {doc['sigmas']:g} SE + tol |theory|.\n",
+           pass_table(doc), "\n## Worst cases (largest |theory - MC| / allowed)\n", *_case_rows(s["worst"]),
+           f"\n## Failures ({len(s['failures'])})\n"]
+    out += _case_rows(s["failures"]) if s["failures"] else ["none"]
+    if s["not_applicable"]:
+        out.append(f"\n## Not applicable ({len(s['not_applicable'])})\n")
+        out += [f"- model {n['model']}, {n['quantity']}: {n['reason']}" for n in s["not_applicable"]]
+    return "\n".join(out) + "\n"

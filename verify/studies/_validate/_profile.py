@@ -1,0 +1,80 @@
+"""Budgets and tolerances of ``sigrec validate``.
+
+A comparison passes iff ``|theory - MC| <= SIGMAS * SE + tol * |theory|`` (``SE`` the
+Monte Carlo standard error, ``tol`` of :data:`TOLERANCES`). The relative tolerances are
+what the finite-step expansion is claimed to give inside its stated validity
+(``theory.validity``: measured errors of ``1 - rho`` are about ``10 A2 / L <= 5%``);
+outside it failures are expected and are the finding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+#: standard errors allowed on top of the relative tolerance
+SIGMAS = 4.0
+
+#: ``quantity: (relative tolerance, what is compared)``, in the order of the table
+TOLERANCES = {
+    "mean": (0.05, "E X = F + F_1/L (effective_drift field + finite_L) vs one_step_moments mean"),
+    "variance": (0.05, "Var X (alignment_variance) vs one_step_moments variance"),
+    "second_moment": (0.05, "E|P g|^2 (gradient_second_moment total) vs one step of eta 1e-7 and 1 on the same draws"),
+    "plateau": (0.10, "1 - rho_eta (stationary_alignment) vs 1 - time average of simulate over a late window"),
+    "trajectory": (0.10, "1 - E rho_k (predict, corrected ODE) vs 1 - mean of simulate runs, decaying step, at "
+                   "a quarter, half and all of the run"),
+}
+QUANTITIES = tuple(TOLERANCES)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Monte Carlo budgets of one validation run.
+
+    Attributes
+    ----------
+    name : str
+    models : int
+        Default number of random models.
+    one_step_runs : int
+        Samples per alignment of the one-step quantities (mean, variance, ``E|P g|^2``).
+    moment_rhos, drag_rhos : tuple of float
+        Alignments of the mean and variance, and of ``E|P g|^2``.
+    moment_eta : float
+        The tiny step of ``one_step_moments`` (its mean's bias is ``-eta rho E|P g|^2 / 2``).
+    plateau_runs : int
+        Runs of the constant-step chain started at the predicted plateau.
+    burn, window : float
+        Relaxation times ``1 / (eta |F_eta'|)`` (in steps) discarded, then averaged over.
+    max_steps : int
+        Cap on the plateau run's steps (burn-in shortened first).
+    max_draws : float
+        Cap on ``runs x steps x batch x 4 L`` normals of the plateau run and of the
+        trajectory (steps shortened).
+    trajectory_steps : int
+        Steps of the decaying-schedule run ``eta_k = eta (k0 / (k + k0))^power`` (``k0 = 20``,
+        ``power = 0.6``, ``eta`` the model's constant step) from ``trajectory_rho0``.
+    """
+
+    name: str
+    models: int
+    one_step_runs: int
+    moment_rhos: tuple = (0.3, 0.6, 0.9)
+    drag_rhos: tuple = (0.6, 0.9)
+    moment_eta: float = 1e-6
+    plateau_runs: int = 16
+    burn: float = 4.0
+    window: float = 8.0
+    max_steps: int = 3000
+    max_draws: float = 3e8
+    trajectory_steps: int = 1500
+    trajectory_rho0: float = 0.3
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+PROFILES = {
+    "small": Profile("small", models=3, one_step_runs=400, plateau_runs=6, window=4.0, max_steps=600,
+                     max_draws=2e7, trajectory_steps=200),
+    "long": Profile("long", models=200, one_step_runs=3000),
+}

@@ -1,0 +1,115 @@
+"""The validation driver: one unit per model on the current executor, and the summary."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from ....numerics import current_executor
+from ....theory.validate import integer
+from ._models import BETA_SPLIT, DrawnModel, draw_models
+from ._profile import QUANTITIES, SIGMAS, TOLERANCES, Profile
+from ._quantities import moments, plateau, second_moment, trajectory
+
+#: worst cases listed by :func:`summarize`
+WORST = 8
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """One model and the budgets (picklable, pure)."""
+
+    model: DrawnModel
+    profile: Profile
+
+
+def _run_unit(u: _Unit) -> dict:
+    t0 = time.perf_counter()
+    comps = [*moments(u.model, u.profile), *second_moment(u.model, u.profile), plateau(u.model, u.profile),
+             *trajectory(u.model, u.profile)]
+    return {**u.model.as_dict(), "comparisons": [c.as_dict() for c in comps], "wall_s": time.perf_counter() - t0}
+
+
+@dataclass(frozen=True)
+class Validation:
+    """Per-model records of one validation run and its summary.
+
+    Attributes
+    ----------
+    seed : int
+        Root seed (model ``i`` is ``draw_model(seed, i)``).
+    profile : Profile
+    records : list of dict
+        One per model: ``index``, ``problem``, ``eta``, ``region``, ``comparisons``, ``wall_s``.
+    summary : dict
+        :func:`summarize` of the records.
+    """
+
+    seed: int
+    profile: Profile
+    records: list
+    summary: dict
+
+    def as_dict(self) -> dict:
+        return {"seed": self.seed, "profile": self.profile.as_dict(), "sigmas": SIGMAS,
+                "tolerances": {q: {"relative": t, "compared": what} for q, (t, what) in TOLERANCES.items()},
+                "seeding": "model i: default_rng(SeedSequence(seed, spawn_key=(i, 0))); its k-th simulation: "
+                           "SeedSequence(seed, spawn_key=(i, 1, k))",
+                "summary": self.summary, "models": self.records}
+
+
+def run_validation(profile: Profile, *, models: int | None = None, seed: int = 0, progress=None) -> Validation:
+    """Draw ``models`` random models (default ``profile.models``) and compare every quantity.
+
+    Each model is one unit of the current executor; its numbers depend on ``(seed, index)``
+    only. ``progress(done, total)`` counts finished models.
+    """
+    n = integer("models", profile.models if models is None else models, 1)
+    seed = integer("seed", seed, 0)
+    units = [_Unit(m, profile) for m in draw_models(seed, n)]
+    records = current_executor().map(_run_unit, units, progress=progress)
+    return Validation(seed, profile, records, summarize(records))
+
+
+def _rate(comps: list[dict]) -> dict:
+    judged = [c for c in comps if c["status"] != "n/a"]
+    passed = sum(c["status"] == "pass" for c in judged)
+    return {"judged": len(judged), "passed": passed, "n/a": len(comps) - len(judged),
+            "rate": passed / len(judged) if judged else None}
+
+
+def _regions(rec: dict) -> tuple[str, str]:
+    return ("inside" if rec["region"]["inside"] else "outside",
+            f"beta >= {BETA_SPLIT:g}" if rec["region"]["beta_high"] else f"beta < {BETA_SPLIT:g}")
+
+
+def _case(rec: dict, c: dict) -> dict:
+    ratio = c["theory"] / c["mc"] if c["mc"] and math.isfinite(c["mc"]) else math.nan
+    return {"model": rec["index"], "quantity": c["quantity"], "rho": c["rho"], "step": c["detail"].get("step"),
+            "problem": rec["problem"],
+            "eta": rec["eta"], "inside": rec["region"]["inside"], "theory": c["theory"], "mc": c["mc"], "se": c["se"],
+            "ratio": ratio, "excess": c["excess"], "status": c["status"]}
+
+
+def summarize(records: list[dict]) -> dict:
+    """Pass rates per quantity, per quantity and region (validity inside/outside, beta
+    below/above :data:`BETA_SPLIT`), the worst cases (largest ``excess``) and every failure."""
+    rows = [(rec, c) for rec in records for c in rec["comparisons"]]
+    by_q = {q: [c for _, c in rows if c["quantity"] == q] for q in QUANTITIES}
+    regions = {}
+    for k in range(2):
+        for rec, c in rows:
+            regions.setdefault(_regions(rec)[k], {q: [] for q in QUANTITIES})[c["quantity"]].append(c)
+    judged = [(rec, c) for rec, c in rows if c["status"] != "n/a"]
+    worst = sorted(judged, key=lambda rc: -rc[1]["excess"])[:WORST]
+    return {
+        "models": len(records),
+        "inside": sum(rec["region"]["inside"] for rec in records),
+        "quantities": {q: _rate(cs) for q, cs in by_q.items()},
+        "regions": {name: {q: _rate(cs) for q, cs in qs.items()} for name, qs in regions.items()},
+        "worst": [_case(rec, c) for rec, c in worst],
+        "failures": [_case(rec, c) for rec, c in judged if c["status"] == "fail"],
+        "not_applicable": [{"model": rec["index"], "quantity": c["quantity"], "reason": c["detail"].get("reason")}
+                           for rec, c in rows if c["status"] == "n/a"],
+    }
