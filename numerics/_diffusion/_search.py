@@ -91,7 +91,7 @@ def step_limit(problem: Problem, start: Schedule) -> float:
     (``eta^2 max E|P g|^2``) reaches its limit, or the start's first step if larger.
 
     Without it the search exploits the diffusion where it no longer approximates the chain:
-    a first step of 0.86 at the issue-21 example (step parameter ~9 against the limit 0.25)
+    a first step of 0.86 at theta 0.8, R 200, L 3200, d 20, beta 1.5 (step parameter ~9 against 0.25)
     throws 10% of the paths to ``|rho| = 1`` in one step.
     """
     v = validity(problem.model, problem.d, problem.L, 1.0, problem.batch)
