@@ -38,7 +38,9 @@ def register(sub) -> None:
     p.add_argument("--horizon", type=int, default=200_000, help="step cap, default 200000")
     p.add_argument("--seed", type=count("seed"), default=0, help="seed of the diffusion paths, default 0")
     p.add_argument("--optimize", action="store_true",
-                   help="grid-search (eta0, k0, power) minimising the 90%% step, plateau above the target")
+                   help="search (eta0, k0, power) minimising the 90%% step, plateau above the target: a grid "
+                   "and the given schedule, then Nelder-Mead, on common random numbers; the given schedule is "
+                   "kept unless the winner is better on the same --runs paths")
     p.add_argument("--scaling", action="store_true",
                    help="fit exponents of the median step in d and in L (alpha fixed) over x0.5, x1, x2")
     add_json_flag(p)
@@ -58,8 +60,15 @@ def run(args) -> int:
     problem, schedule = problem_and_schedule(args)
     if problem.R < 1:
         raise ValueError("`R` must be >= 1 (the diffusion needs informative tokens)")
-    given = complexity(problem, schedule, args.rho0, args.target, runs=args.runs, horizon=args.horizon,
-                       seed=args.seed)
+    if args.optimize:
+        # the search evaluates the given schedule on the paths of complexity(seed=args.seed, runs=args.runs)
+        # and the winner on the same paths; the tables are the ones complexity builds (cached derivation)
+        search = optimize_schedule(problem, args.rho0, args.target, start=schedule, final_runs=args.runs,
+                                   horizon=args.horizon, seed=args.seed, tables=diffusion_tables(problem))
+        given = search.start
+    else:
+        given = complexity(problem, schedule, args.rho0, args.target, runs=args.runs, horizon=args.horizon,
+                           seed=args.seed)
     out = {
         "model": problem.model.as_dict(),
         "problem": problem.as_dict(),
@@ -73,15 +82,11 @@ def run(args) -> int:
                   "section 1.1)",
     }
     if args.optimize:
-        # the same tables complexity built (the symbolic derivation is cached)
-        search = optimize_schedule(problem, args.rho0, args.target, horizon=min(args.horizon, 200_000),
-                                   seed=args.seed, tables=diffusion_tables(problem))
         out["given"] = given.as_dict()
         out.update(search.best.as_dict())
         out["token_collections_median"] = _num(search.best.median_steps * problem.batch)
         out["token_collections_q90"] = _num(search.best.q90_steps * problem.batch)
-        out["search"] = {"candidates": search.candidates, "method": "grid over (first step, k0, power) on common "
-                         "random numbers; the winner re-evaluated on fresh paths", "table": search.table}
+        out["search"] = search.as_dict()
     if args.scaling:
         sc = scaling_exponents(problem, out_schedule(out, schedule), args.rho0, args.target,
                                runs=max(200, args.runs // 2), horizon=args.horizon, seed=args.seed)
@@ -103,11 +108,19 @@ def run(args) -> int:
         print(f"{name:>10} {s['eta0']:>9.4g} {s['k0']:>8.4g} {s['power']:>6.3g} {_fmt(r['median_steps']):>9} "
               f"{_fmt(r['q10_steps']):>9} {_fmt(r['q90_steps']):>9} {_fmt(r['plain_ode_steps']):>10} "
               f"{r['plateau']:>8.4f}")
+    if args.optimize:
+        verdict = ("better than the given schedule" if search.improved else
+                   "not better than the given schedule, which is kept")
+        print(f"search: {search.candidates} candidates on {search.runs} common paths (grid, then Nelder-Mead); "
+              f"the winner's q90 {_fmt(search.winner.as_dict()['q90_steps'])} against the given "
+              f"{_fmt(given.as_dict()['q90_steps'])} on the same {search.final_runs} paths: {verdict}")
     if args.scaling:
         for key, s in out["scaling"].items():
             pairs = ", ".join(f"{v}: {_fmt(m)}" for v, m in zip(s["values"], s["median_steps"]))
             print(f"median steps vs {key}: {pairs}; exponent {s['exponent']:.3f}")
     print(f"validity: {given.validity.message}")
+    if args.optimize and search.improved:
+        print(f"validity of the optimized schedule: {search.best.validity.message}")
     print(f"({out['wall_s']:.1f} s; quantiles beyond the horizon print as '>{args.horizon}')"
           if args.horizon else "")
     return 0

@@ -29,6 +29,24 @@ def test_complexity_optimize_beats_or_matches_the_given_schedule(capsys):
     assert out["q90_steps"] <= out["given"]["q90_steps"] * 1.05
     assert out["plateau"] > 0.99
     assert out["search"]["candidates"] > 10
+    # given and optimized on the same paths (those of complexity without --optimize): never worse
+    assert out["q90_steps"] <= out["given"]["q90_steps"]
+    search = out["search"]
+    assert search["candidates"] == len(search["table"]) and "Nelder-Mead" in search["method"]
+    assert search["start_q90_steps"] == out["given"]["q90_steps"] and search["final_runs"] == 400
+    assert search["improved"] == (out["schedule"] != out["given"]["schedule"])
+    assert search["winner_q90_steps"] == search["winner"]["q90_steps"]
+    assert main(["complexity", *_SMALL, "--rho0", "0.1", "--runs", "400", "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert {k: plain[k] for k in ("schedule", "q90_steps", "median_steps")} == \
+        {k: out["given"][k] for k in ("schedule", "q90_steps", "median_steps")}
+
+
+def test_complexity_optimize_prints_given_and_optimized_on_the_same_paths(capsys):
+    assert main(["complexity", *_SMALL, "--rho0", "0.1", "--runs", "400", "--optimize"]) == 0
+    text = capsys.readouterr().out
+    assert "     given " in text and " optimized " in text
+    assert "candidates on" in text and "on the same 400 paths" in text
 
 
 def test_predict_prints_the_band(capsys):
