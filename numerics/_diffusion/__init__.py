@@ -32,7 +32,7 @@ The splitting probability is computed *without* simulation from the scale functi
 Modules, one concept each: ``_tables`` (the tabulated drift and variance, the drag
 plateau), ``_paths`` (Euler–Maruyama on the step grid), ``_band``, ``_passage`` (the
 first-passage law, shared by ``_complexity``), ``_complexity``, ``_search`` (schedule
-grid search), ``_scaling``, ``_splitting`` (scale function), ``_moments`` (one step of
+search: a grid, then Nelder–Mead on common random numbers), ``_scaling``, ``_splitting`` (scale function), ``_moments`` (one step of
 the exact chain).
 """
 
