@@ -51,7 +51,10 @@ def validate_markdown(doc: dict) -> str:
            f"({s['inside']} inside the stated validity); one-step samples {p['one_step_runs']} at rho = "
            f"{', '.join(f'{r:g}' for r in p['moment_rhos'])} (E|P g|^2 at {', '.join(f'{r:g}' for r in p['drag_rhos'])}); "
            f"plateau {p['plateau_runs']} runs, burn-in {p['burn']:g} and window {p['window']:g} relaxation times "
-           f"(at most {p['max_steps']} steps). Pass: |theory - MC| <= {doc['sigmas']:g} SE + tol |theory|.\n",
+           f"(at most {p['max_steps']} steps); decaying-step chain {p['trajectory_runs']} runs of at most "
+           f"{p['trajectory_steps']} steps against {p['prediction_runs']} diffusion paths; splitting "
+           f"{p['split_runs']} runs of at most {p['split_steps']} steps; at most {p['max_draws']:.3g} normals per "
+           f"chain. Pass: |theory - MC| <= {doc['sigmas']:g} SE + tol |theory|.\n",
            pass_table(doc), "\n## Worst cases (largest |theory - MC| / allowed)\n", *_case_rows(s["worst"]),
            f"\n## Failures ({len(s['failures'])})\n"]
     out += _case_rows(s["failures"]) if s["failures"] else ["none"]

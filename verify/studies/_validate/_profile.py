@@ -22,6 +22,12 @@ TOLERANCES = {
     "plateau": (0.10, "1 - rho_eta (stationary_alignment) vs 1 - time average of simulate over a late window"),
     "trajectory": (0.10, "1 - E rho_k (predict, corrected ODE) vs 1 - mean of simulate runs, decaying step, at "
                    "a quarter, half and all of the run"),
+    "band": (0.10, "1 - q10 and 1 - q90 of rho_k (band, diffusion) vs the same quantiles of the trajectory's runs, "
+             "at half and all of the run"),
+    "passage": (0.10, "median first step with |rho| >= target (complexity, diffusion) vs the median over the "
+                "trajectory's runs (target: 90% of the way from rho_0 to the predicted mean at half the run)"),
+    "splitting": (0.10, "P(+xi) from rho* + w (splitting_probability, scale function) vs the fraction of constant-step "
+                  "runs reaching (rho* + 1)/2 before (rho* - 1)/2 (bistable models)"),
 }
 QUANTITIES = tuple(TOLERANCES)
 
@@ -53,6 +59,13 @@ class Profile:
     trajectory_steps : int
         Steps of the decaying-schedule run ``eta_k = eta (k0 / (k + k0))^power`` (``k0 = 20``,
         ``power = 0.6``, ``eta`` the model's constant step) from ``trajectory_rho0``.
+    trajectory_runs : int
+        Runs of that decaying-schedule chain (the trajectory, the band and the first passage).
+    prediction_runs : int
+        Diffusion paths of the band and of the first-passage prediction.
+    split_runs, split_steps : int
+        Runs of the splitting chain, and the most steps it may take (``8`` escape times
+        ``1 / (eta F'(rho*))``; the step is raised from the model's ``eta`` until they fit).
     """
 
     name: str
@@ -65,9 +78,13 @@ class Profile:
     burn: float = 4.0
     window: float = 8.0
     max_steps: int = 3000
-    max_draws: float = 3e8
+    max_draws: float = 2e8
     trajectory_steps: int = 1500
     trajectory_rho0: float = 0.3
+    trajectory_runs: int = 48
+    prediction_runs: int = 2000
+    split_runs: int = 300
+    split_steps: int = 400
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -75,6 +92,7 @@ class Profile:
 
 PROFILES = {
     "small": Profile("small", models=3, one_step_runs=400, plateau_runs=6, window=4.0, max_steps=600,
-                     max_draws=2e7, trajectory_steps=200),
+                     max_draws=2e7, trajectory_steps=200, trajectory_runs=16, prediction_runs=500, split_runs=60,
+                     split_steps=200),
     "long": Profile("long", models=200, one_step_runs=3000),
 }

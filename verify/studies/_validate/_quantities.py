@@ -9,11 +9,22 @@ define for a model (no stable plateau) is returned as a :class:`Comparison` with
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 
-from ....numerics import Schedule, one_step_moments, predict, simulate
+from ....numerics import (
+    Schedule,
+    band,
+    censored_quantile,
+    complexity,
+    diffusion_tables,
+    one_step_moments,
+    predict,
+    simulate,
+    splitting_probability,
+)
 from ....theory import alignment_variance, effective_drift, gradient_second_moment, stationary_alignment
 from ...checks import one_step, one_step_increments
 from ._models import DrawnModel
@@ -136,27 +147,137 @@ def plateau(m: DrawnModel, profile: Profile) -> Comparison:
                  window_steps=window, relaxation_steps=tau)
 
 
-#: the decaying schedule of :func:`trajectory`: ``eta_k = eta (K0 / (k + K0))^POWER``
+#: the decaying schedule of :func:`decaying`: ``eta_k = eta (K0 / (k + K0))^POWER``
 K0, POWER = 20.0, 0.6
 
 
-def trajectory(m: DrawnModel, profile: Profile) -> list[Comparison]:
-    """(5) the mean trajectory under a decaying step: ``1 - E rho_k`` of :func:`numerics.predict`
-    (the corrected ODE) against ``1 -`` the mean of ``plateau_runs`` runs from
-    ``trajectory_rho0``, at a quarter, half and all of the steps (SE over runs)."""
+@lru_cache(maxsize=2)
+def _tables(problem):
+    """The diffusion tables of ``problem``, built once for the band, the passage and the splitting."""
+    return diffusion_tables(problem)
+
+
+def _order_se(x: np.ndarray, q: float) -> float:
+    """Standard error of the ``q``-quantile of ``x`` from the order statistics one binomial
+    standard deviation either side of ``n q`` (half the width of that interval)."""
+    srt = np.sort(x)
+    n = srt.size
+    half = math.sqrt(n * q * (1.0 - q))
+    lo, hi = (int(np.clip(math.floor(n * q + s * half), 0, n - 1)) for s in (-1, 1))
+    return float(srt[hi] - srt[lo]) / 2.0
+
+
+def decaying(m: DrawnModel, profile: Profile) -> list[Comparison]:
+    """(5)-(7) one decaying-step chain from ``trajectory_rho0`` (``trajectory_runs`` runs,
+    ``eta_k = eta (20/(k + 20))^0.6``) against three predictions:
+
+    * the mean trajectory: ``1 - E rho_k`` of :func:`numerics.predict` (the corrected ODE)
+      at a quarter, half and all of the steps (SE over runs);
+    * the band: ``1 - q10`` and ``1 - q90`` of :func:`numerics.band` (the diffusion) at half
+      and all of the steps (SE from the order statistics, the prediction's own paths added);
+    * the first passage: the median first step with ``|rho| >= target`` of
+      :func:`numerics.complexity` against the chain's median (censored at the run's end; SE
+      from the order statistics), ``target`` 90% of the way from ``rho_0`` to the predicted
+      mean at half the run.
+    """
     p = m.problem
-    runs = profile.plateau_runs
+    runs = profile.trajectory_runs
     steps = _steps(profile, p, runs, profile.trajectory_steps)
     sched = Schedule(eta0=m.eta * K0**POWER, k0=K0, power=POWER)
-    pred = predict(p, sched, steps, profile.trajectory_rho0, max(1, steps // 4))
+    stride = max(1, steps // 4)
+    pred = predict(p, sched, steps, profile.trajectory_rho0, stride)
     if not pred.success:
-        return [not_applicable("trajectory", f"predict failed: {pred.message}")]
-    sim = simulate(p, sched, steps=steps, runs=runs, rho0=profile.trajectory_rho0, stride=max(1, steps // 4),
+        return [not_applicable(q, f"predict failed: {pred.message}") for q in ("trajectory", "band", "passage")]
+    sim = simulate(p, sched, steps=steps, runs=runs, rho0=profile.trajectory_rho0, stride=1,
                    seed=m.stream(len(profile.moment_rhos) + len(profile.drag_rhos) + 1))
+    recorded = [int(k) for k in pred.step]  # 0, S, 2 S, 3 S, steps
     out = []
-    for i in (1, 2, -1):  # steps S, 2 S and the last (both record 0, S, 2 S, ..., steps)
-        x = sim.rho[:, i]
+    for i in (1, 2, -1):
+        x = sim.rho[:, recorded[i]]
         out.append(judge("trajectory", None, 1.0 - pred.rho_corrected[i], 1.0 - x.mean(),
-                         x.std(ddof=1) / math.sqrt(runs), step=int(sim.record_steps[i]), steps=steps,
+                         x.std(ddof=1) / math.sqrt(runs), step=recorded[i], steps=steps,
                          plain=float(1.0 - pred.rho_plain[i]), schedule=sched.as_dict(), runs=runs))
+    tab = _tables(p)
+    seed = m.stream(len(profile.moment_rhos) + len(profile.drag_rhos) + 2)
+    bd = band(p, sched, steps, profile.trajectory_rho0, stride=stride, runs=profile.prediction_runs, seed=seed,
+              tables=tab)
+    widen = math.sqrt(1.0 + runs / profile.prediction_runs)  # the prediction's own quantile error
+    for i in (2, -1):
+        k = recorded[i]
+        j = int(np.flatnonzero(bd.step == k)[0])
+        x = sim.rho[:, k]
+        for q, theory in ((0.1, bd.q10[j]), (0.9, bd.q90[j])):
+            out.append(judge("band", None, 1.0 - theory, 1.0 - float(np.quantile(x, q)), widen * _order_se(x, q),
+                             step=k, quantile=q, steps=steps, runs=runs, prediction_runs=profile.prediction_runs))
+    half = float(pred.rho_corrected[2])
+    target = min(0.99, profile.trajectory_rho0 + 0.9 * (half - profile.trajectory_rho0))
+    if not target > profile.trajectory_rho0 + 0.05:
+        out.append(not_applicable("passage", f"the predicted mean at step {recorded[2]} ({half:.3g}) is not above "
+                                             f"rho_0 = {profile.trajectory_rho0}: no level to pass"))
+        return out
+    cx = complexity(p, sched, profile.trajectory_rho0, target, runs=profile.prediction_runs, horizon=steps,
+                    seed=seed + 1, tables=tab)
+    hit = np.abs(sim.rho) >= target
+    first = np.where(hit.any(axis=1), hit.argmax(axis=1), steps + 1).astype(float)
+    mc = float(np.median(first))
+    detail = {"target": target, "steps": steps, "runs": runs, "prediction_runs": profile.prediction_runs,
+              "theory_q10": cx.q10_steps, "theory_q90": cx.q90_steps,
+              "mc_q10": float(np.quantile(first, 0.1)), "mc_q90": float(np.quantile(first, 0.9)),
+              "censored": int((first > steps).sum())}
+    theory_reached, mc_reached = math.isfinite(cx.median_steps), mc <= steps
+    theory = cx.median_steps if theory_reached else float(steps + 1)
+    c = judge("passage", None, theory, mc, widen * _order_se(first, 0.5), **detail)
+    if theory_reached and mc_reached:
+        out.append(c)
+    elif not theory_reached and not mc_reached:
+        out.append(not_applicable("passage", f"neither the diffusion nor the chain reaches |rho| >= {target:.3g} "
+                                             f"in half of the runs within {steps} steps"))
+    elif c.status == "fail":  # one median beyond the run (counted as steps + 1): the gap is at least this
+        out.append(replace(c, detail={**c.detail, "censored_median": "theory" if mc_reached else "mc"}))
+    else:
+        out.append(not_applicable("passage", f"the {'diffusion' if mc_reached else 'chain'}'s median lies beyond the "
+                                             f"run's {steps} steps and the other's at {min(theory, mc):.0f}: "
+                                             "a longer run decides"))
     return out
+
+
+def splitting(m: DrawnModel, profile: Profile) -> Comparison:
+    """(8) bistable models: ``P(+xi | rho* + w)`` of :func:`numerics.splitting_probability`
+    (scale function) against the fraction of ``split_runs`` constant-step chains that reach
+    ``b = (rho* + 1)/2`` before ``a = (rho* - 1)/2``, ``w = sqrt(eta Sigma(rho*) / (2 F'(rho*)))``.
+
+    The step is the model's ``eta``, raised until 8 escape times ``1 / (eta F'(rho*))`` fit in
+    ``split_steps`` (recorded); runs are cut to the draw budget.
+    """
+    p = m.problem
+    tab = _tables(p)
+    try:
+        ref = splitting_probability(p, Schedule.constant(m.eta), 0.0, tables=tab)
+    except ValueError as exc:
+        return not_applicable("splitting", str(exc))
+    eta = max(m.eta, 8.0 / (ref.rate * profile.split_steps))
+    steps = int(math.ceil(8.0 / (ref.rate * eta)))
+    runs = min(profile.split_runs, int(profile.max_draws // (steps * p.batch * 4 * p.L)))
+    if runs < 30:
+        return not_applicable("splitting", f"{steps} steps of {runs} runs fit the draw budget "
+                                           f"({profile.max_draws:.3g} normals); at least 30 runs are needed")
+    sched = Schedule.constant(eta)
+    w = math.sqrt(eta * float(tab.variance(np.array(ref.unstable))) / (2.0 * ref.rate))
+    rho0 = float(ref.unstable + w)
+    pred = splitting_probability(p, sched, rho0, tables=tab)
+    sim = simulate(p, sched, steps=steps, runs=runs, rho0=rho0, stride=1,
+                   seed=m.stream(len(profile.moment_rhos) + len(profile.drag_rhos) + 3))
+    rho = sim.rho
+    up = np.where((rho >= pred.b).any(axis=1), (rho >= pred.b).argmax(axis=1), steps + 1)
+    down = np.where((rho <= pred.a).any(axis=1), (rho <= pred.a).argmax(axis=1), steps + 1)
+    decided = (up <= steps) | (down <= steps)
+    n = int(decided.sum())
+    detail = {"eta": eta, "model_eta": m.eta, "rho_star": ref.unstable, "rate": ref.rate, "noise_width": w,
+              "rho0": rho0, "a": pred.a, "b": pred.b, "steps": steps, "runs": runs, "decided": n,
+              "gaussian": pred.gaussian}
+    if n < 0.95 * runs:
+        return not_applicable("splitting", f"{runs - n} of {runs} runs reach neither a = {pred.a:.3g} nor "
+                                           f"b = {pred.b:.3g} within {steps} steps")
+    frac = float(((up < down) & decided).sum() / n)
+    se = math.sqrt(max(frac * (1.0 - frac), 1.0 / n) / n)
+    return judge("splitting", None, pred.probability, frac, se, **detail)

@@ -10,7 +10,7 @@ from ....numerics import current_executor
 from ....theory.validate import integer
 from ._models import BETA_SPLIT, DrawnModel, draw_models
 from ._profile import QUANTITIES, SIGMAS, TOLERANCES, Profile
-from ._quantities import moments, plateau, second_moment, trajectory
+from ._quantities import decaying, moments, plateau, second_moment, splitting
 
 #: worst cases listed by :func:`summarize`
 WORST = 8
@@ -27,7 +27,7 @@ class _Unit:
 def _run_unit(u: _Unit) -> dict:
     t0 = time.perf_counter()
     comps = [*moments(u.model, u.profile), *second_moment(u.model, u.profile), plateau(u.model, u.profile),
-             *trajectory(u.model, u.profile)]
+             *decaying(u.model, u.profile), splitting(u.model, u.profile)]
     return {**u.model.as_dict(), "comparisons": [c.as_dict() for c in comps], "wall_s": time.perf_counter() - t0}
 
 
