@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-from ..theory import central_difference, certify, effective_drift, evaluate, pole_signs, validate
+from ..theory import central_difference, certify, effective_drift, evaluate, pole_signs, validate, validity
 from ._corrected import predict
 from ._diffusion import diffusion_tables, simulate_diffusion
 from ._schedule import Schedule
@@ -96,6 +96,10 @@ class RecoveryPlan:
         ``runs x K`` and ``runs x K x L``.
     seconds : float or None
         Estimated single-core CPU time at ``seconds_per_token_step`` (when given).
+    message : str
+    validity : theory.Validity or None
+        Whether the planned steps (up to the first, ``eta_0``) lie where the corrected ODE and
+        the diffusion the plan rests on are accurate (``None`` for an infeasible plan).
     """
 
     feasible: bool
@@ -114,11 +118,13 @@ class RecoveryPlan:
     token_steps: float
     seconds: float | None
     message: str
+    validity: "theory.Validity | None" = None  # what theory.validity returns
 
     def as_dict(self) -> dict:
         d = asdict(self)
         d["schedule"] = None if self.schedule is None else self.schedule.as_dict()
         d["starts"] = list(self.starts)
+        d["validity"] = None if self.validity is None else self.validity.as_dict()
         return d
 
     def describe(self) -> str:
@@ -130,7 +136,9 @@ class RecoveryPlan:
                 f"{self.schedule.k0:.4g}) ({self.token_steps:.2g} token-steps{cost}); corrected ODE ends at "
                 f"|rho| >= {self.predicted_end:.4f} from every planned start and the diffusion approximation "
                 f"{self.predicted_fraction:.1%} of runs past {self.target}; last-step plateau "
-                f"{self.plateau:.4f} +- {self.plateau_spread:.4f}")
+                f"{self.plateau:.4f} +- {self.plateau_spread:.4f}"
+                + ("" if self.validity is None or self.validity.inside else
+                   f"; the plan is a guess: {self.validity.message}"))
 
 
 def measure_rate(problem: Problem, *, runs: int = 4, steps: int = 10, seed: int = 0) -> float:
@@ -312,5 +320,6 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
     end = _end(problem, sched, K, starts)
     token_steps = float(runs) * K * problem.L
     seconds = None if seconds_per_token_step is None else token_steps * seconds_per_token_step
+    valid = validity(m, problem.d, problem.L, float(sched.eta(np.zeros(1))[0]), problem.batch)
     return RecoveryPlan(True, target, sched, K, runs, starts, end, fraction, float(sched.eta(K - 1)), plateau, spread,
-                        float(sched.times(K)[-1]), float(runs) * K, token_steps, seconds, "ok")
+                        float(sched.times(K)[-1]), float(runs) * K, token_steps, seconds, "ok", valid)

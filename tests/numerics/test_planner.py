@@ -1,12 +1,13 @@
 """The budget planner: its predictions (plateau, ODE time, end alignment) against simulations."""
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 
 from sigrec.numerics import Problem, Schedule, plan_recovery, predict, simulate
-from sigrec.theory import stationary_alignment
+from sigrec.theory import stationary_alignment, validity
 
 #: a small strong-signal instance: plans are short, simulations cheap
 SMALL = Problem(theta=1.0, R=100, L=600, d=10)
@@ -21,6 +22,13 @@ def test_plan_is_decisive_and_the_simulation_agrees():
     assert plan.ode_time == pytest.approx(float(plan.schedule.times(plan.steps)[-1]))
     assert plan.token_steps == 24 * plan.steps * SMALL.L
     assert plan.predicted_fraction >= 0.97
+    # it states whether its steps (up to the first) lie inside the expansion's validity
+    assert plan.validity == validity(SMALL.model, SMALL.d, SMALL.L, float(plan.schedule.eta(np.zeros(1))[0]))
+    assert plan.as_dict()["validity"] == plan.validity.as_dict()
+    assert ("the plan is a guess" in plan.describe()) is (not plan.validity.inside)
+    outside = dataclasses.replace(plan, validity=validity(SMALL.model, 60, SMALL.L, 1e-3))  # d/L = 0.1
+    assert not outside.validity.inside and "the plan is a guess: outside" in outside.describe()
+    assert "d/L = 0.1 exceeds" in outside.describe()
     sim = simulate(SMALL, plan.schedule, steps=plan.steps, runs=200, seed=3)
     final = np.abs(sim.final_rho)
     # decisive: the runs recover as the plan (and its diffusion check) predicts
