@@ -22,11 +22,12 @@ def pass_table(doc: dict) -> str:
     """Pass rate per quantity: all models, inside/outside the stated validity, beta below/above the split."""
     s = doc["summary"]
     regions = sorted(s["regions"], key=lambda r: (not r.startswith("inside"), not r.startswith("outside"), r))
-    head = ["quantity", "rel. tol", "all", *regions, "n/a"]
+    head = ["quantity", "rel. tol", "all", *regions, "n/a", "errors"]
     lines = [_row(head), "|" + "---|" * len(head)]
     for q, rate in s["quantities"].items():
         lines.append(_row([q, f"{doc['tolerances'][q]['relative']:.0%}", _cell(rate),
-                           *(_cell(s["regions"][r][q]) for r in regions), rate["n/a"]]))
+                           *(_cell(s["regions"][r][q]) for r in regions), rate["n/a"],
+                           rate.get("errors", 0)]))
     return "\n".join(lines)
 
 
@@ -58,6 +59,9 @@ def validate_markdown(doc: dict) -> str:
            pass_table(doc), "\n## Worst cases (largest |theory - MC| / allowed)\n", *_case_rows(s["worst"]),
            f"\n## Failures ({len(s['failures'])})\n"]
     out += _case_rows(s["failures"]) if s["failures"] else ["none"]
+    if s.get("errors"):
+        out.append(f"\n## Errors ({len(s['errors'])})\n")
+        out += [f"- model {e['model']}, {e['quantity']}: {e['error']}" for e in s["errors"]]
     if s["not_applicable"]:
         out.append(f"\n## Not applicable ({len(s['not_applicable'])})\n")
         out += [f"- model {n['model']}, {n['quantity']}: {n['reason']}" for n in s["not_applicable"]]

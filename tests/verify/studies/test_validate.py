@@ -166,3 +166,22 @@ def test_long_profile_any_worker_count():
     with executor(workers=1):
         first = run_validation(dataclasses.replace(long, models=2), seed=SEED)
     assert _numbers(first.records) == _numbers(result.records[:2])
+
+
+def test_a_study_that_raises_is_recorded_and_the_others_still_run(monkeypatch):
+    """One model's defect does not end the run: its quantities are ``error`` records, listed
+    in the summary, and the CLI exits 1."""
+    from sigrec.verify.studies._validate import _run
+
+    def broken(m, profile):
+        raise ValueError("`rho0` must lie in [-1, 1], got 1.12")
+
+    monkeypatch.setattr(_run, "STUDIES", tuple((broken if f is _quantities.splitting else f, q)
+                                               for f, q in _run.STUDIES))
+    rec = _run._run_unit(_run._Unit(draw_models(SEED, 1)[0], SMALL))
+    errs = [c for c in rec["comparisons"] if c["status"] == "error"]
+    assert [c["quantity"] for c in errs] == ["splitting"] and "rho0" in errs[0]["detail"]["reason"]
+    assert {c["quantity"] for c in rec["comparisons"]} == set(QUANTITIES)
+    s = summarize([rec])
+    assert s["quantities"]["splitting"]["errors"] == 1 and s["quantities"]["splitting"]["judged"] == 0
+    assert s["errors"] == [{"model": 0, "quantity": "splitting", "error": "ValueError: `rho0` must lie in [-1, 1], got 1.12"}]

@@ -45,7 +45,7 @@ class Comparison:
         Derived value, Monte Carlo estimate and its standard error.
     tol : float
         Relative tolerance.
-    status : {"pass", "fail", "n/a"}
+    status : {"pass", "fail", "n/a", "error"}
     excess : float
         ``|theory - mc| / (SIGMAS se + tol |theory|)`` (``<= 1`` passes).
     detail : dict
@@ -81,6 +81,11 @@ def not_applicable(quantity: str, reason: str) -> Comparison:
     """A :class:`Comparison` the theory does not define for this model (``status="n/a"``, the reason in ``detail``)."""
     nan = float("nan")
     return Comparison(quantity, None, nan, nan, nan, TOLERANCES[quantity][0], "n/a", nan, {"reason": reason})
+
+
+def error(quantity: str, reason: str) -> Comparison:
+    """A :class:`Comparison` whose study raised (``status="error"``, the exception in ``detail``)."""
+    return replace(not_applicable(quantity, reason), status="error")
 
 
 def moments(m: DrawnModel, profile: Profile) -> list[Comparison]:
@@ -244,7 +249,8 @@ def decaying(m: DrawnModel, profile: Profile) -> list[Comparison]:
 def splitting(m: DrawnModel, profile: Profile) -> Comparison:
     """(8) bistable models: ``P(+xi | rho* + w)`` of :func:`numerics.splitting_probability`
     (scale function) against the fraction of ``split_runs`` constant-step chains that reach
-    ``b = (rho* + 1)/2`` before ``a = (rho* - 1)/2``, ``w = sqrt(eta Sigma(rho*) / (2 F'(rho*)))``.
+    ``b = (rho* + 1)/2`` before ``a = (rho* - 1)/2``, ``w = sqrt(eta Sigma(rho*) / (2 F'(rho*)))``
+    (at most ``(1 - rho*)/4``, halfway to ``b``).
 
     The step is the model's ``eta``, raised until 8 escape times ``1 / (eta F'(rho*))`` fit in
     ``split_steps`` (recorded); runs are cut to the draw budget.
@@ -263,7 +269,8 @@ def splitting(m: DrawnModel, profile: Profile) -> Comparison:
                                            f"({profile.max_draws:.3g} normals); at least 30 runs are needed")
     sched = Schedule.constant(eta)
     w = math.sqrt(eta * float(tab.variance(np.array(ref.unstable))) / (2.0 * ref.rate))
-    rho0 = float(ref.unstable + w)
+    # the start stays halfway between rho* and b = (rho* + 1)/2 when the noise width is wider
+    rho0 = float(ref.unstable + min(w, (1.0 - ref.unstable) / 4.0))
     pred = splitting_probability(p, sched, rho0, tables=tab)
     sim = simulate(p, sched, steps=steps, runs=runs, rho0=rho0, stride=1,
                    seed=m.stream(len(profile.moment_rhos) + len(profile.drag_rhos) + 3))

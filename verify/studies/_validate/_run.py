@@ -10,7 +10,7 @@ from ....numerics import current_executor
 from ....theory.validate import integer
 from ._models import BETA_SPLIT, DrawnModel, draw_models
 from ._profile import QUANTITIES, SIGMAS, TOLERANCES, Profile
-from ._quantities import decaying, moments, plateau, second_moment, splitting
+from ._quantities import decaying, error, moments, plateau, second_moment, splitting
 
 #: worst cases listed by :func:`summarize`
 WORST = 8
@@ -24,10 +24,24 @@ class _Unit:
     profile: Profile
 
 
+#: each study of one model and the quantities it returns (for the record of one that raises)
+STUDIES = ((moments, ("mean", "variance")), (second_moment, ("second_moment",)), (plateau, ("plateau",)),
+           (decaying, ("trajectory", "band", "passage")), (splitting, ("splitting",)))
+
+
 def _run_unit(u: _Unit) -> dict:
+    """Every comparison of one model. A study that raises is recorded as one ``error``
+    comparison per quantity it owns (with the exception), and the other studies still run:
+    one model's defect does not end a run of hundreds (the summary lists the errors)."""
     t0 = time.perf_counter()
-    comps = [*moments(u.model, u.profile), *second_moment(u.model, u.profile), plateau(u.model, u.profile),
-             *decaying(u.model, u.profile), splitting(u.model, u.profile)]
+    comps = []
+    for study, quantities in STUDIES:
+        try:
+            out = study(u.model, u.profile)
+        except Exception as exc:  # noqa: BLE001 - recorded, counted and listed, never dropped
+            comps += [error(q, f"{type(exc).__name__}: {exc}") for q in quantities]
+            continue
+        comps += out if isinstance(out, list) else [out]
     return {**u.model.as_dict(), "comparisons": [c.as_dict() for c in comps], "wall_s": time.perf_counter() - t0}
 
 
@@ -73,9 +87,10 @@ def run_validation(profile: Profile, *, models: int | None = None, seed: int = 0
 
 
 def _rate(comps: list[dict]) -> dict:
-    judged = [c for c in comps if c["status"] != "n/a"]
+    judged = [c for c in comps if c["status"] in ("pass", "fail")]
     passed = sum(c["status"] == "pass" for c in judged)
-    return {"judged": len(judged), "passed": passed, "n/a": len(comps) - len(judged),
+    errors = sum(c["status"] == "error" for c in comps)
+    return {"judged": len(judged), "passed": passed, "n/a": len(comps) - len(judged) - errors, "errors": errors,
             "rate": passed / len(judged) if judged else None}
 
 
@@ -101,7 +116,7 @@ def summarize(records: list[dict]) -> dict:
     for k in range(2):
         for rec, c in rows:
             regions.setdefault(_regions(rec)[k], {q: [] for q in QUANTITIES})[c["quantity"]].append(c)
-    judged = [(rec, c) for rec, c in rows if c["status"] != "n/a"]
+    judged = [(rec, c) for rec, c in rows if c["status"] in ("pass", "fail")]
     worst = sorted(judged, key=lambda rc: -rc[1]["excess"])[:WORST]
     return {
         "models": len(records),
@@ -112,4 +127,6 @@ def summarize(records: list[dict]) -> dict:
         "failures": [_case(rec, c) for rec, c in judged if c["status"] == "fail"],
         "not_applicable": [{"model": rec["index"], "quantity": c["quantity"], "reason": c["detail"].get("reason")}
                            for rec, c in rows if c["status"] == "n/a"],
+        "errors": [{"model": rec["index"], "quantity": c["quantity"], "error": c["detail"].get("reason")}
+                   for rec, c in rows if c["status"] == "error"],
     }
