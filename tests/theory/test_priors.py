@@ -170,6 +170,14 @@ def test_fractions_within_the_bounds_keep_their_exact_value():
     assert parse_prior("gaussian(mu=2e3/3, tau=0)").params[0] == ("mu", Fraction(2000, 3))
 
 
+@pytest.mark.parametrize("digits", [1, 199, 250, 1500])
+def test_a_long_exact_decimal_keeps_its_value_in_the_canonical_form(digits):
+    value = Fraction("0." + "1" * digits)
+    law = parse_prior(f"bernoulli(p=0.{'1' * digits})")
+    assert dict(law.params)["p"] == value and parse_prior(law.spec) == law
+    assert dict(parse_prior(law.spec).params)["p"] == value
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.integers(0, 10**6), st.integers(-400, 400), st.integers(1, 10**6),

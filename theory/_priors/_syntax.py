@@ -9,7 +9,7 @@ checks the law.
 from __future__ import annotations
 
 import re
-from decimal import Decimal, localcontext
+from decimal import Decimal, Inexact, localcontext
 from fractions import Fraction
 
 #: the prior families, in the order the documentation lists them
@@ -65,8 +65,9 @@ def format_number(value: Fraction) -> str:
             den //= p
     if den != 1:
         return f"{value.numerator}/{value.denominator}"
-    with localcontext() as ctx:
-        ctx.prec = 200
+    with localcontext() as ctx:  # enough digits for the exact decimal (den = 2**a 5**b), inexact trapped
+        ctx.prec = len(str(abs(value.numerator))) + 4 * len(str(value.denominator)) + 10
+        ctx.traps[Inexact] = True
         text = format((Decimal(value.numerator) / Decimal(value.denominator)).normalize(), "f")
     return text
 
