@@ -9,7 +9,12 @@ found by root finding; the reduced simulator against the full one (KS).
 
 from __future__ import annotations
 
+import json
 import math
+import select
+import subprocess
+import sys
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -102,6 +107,91 @@ def test_bad_specs_are_refused_with_the_reason(spec, words):
     with pytest.raises(ValueError) as err:
         parse_prior(spec)
     assert words in str(err.value) and "`prior`" in str(err.value)
+
+
+_PARSER = """
+import json, sys
+from sigrec.theory import parse_prior
+for line in sys.stdin:
+    try:
+        law = parse_prior(json.loads(line))
+        out = {"params": {n: [str(x) for x in v] if isinstance(v, tuple) else str(v) for n, v in law.params}}
+    except Exception as exc:
+        out = {"error": type(exc).__name__, "message": str(exc)}
+    print(json.dumps(out), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def parse_within():
+    """``parse_prior`` in a child process: ``f(spec)`` is its answer (``params`` or ``error`` and
+    ``message``), and a failure if no answer comes within 10 s (a hang: exact arithmetic on a
+    huge integer holds the interpreter, so a thread could not time it out)."""
+    child = subprocess.Popen([sys.executable, "-c", _PARSER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True, bufsize=1)
+
+    def ask(spec, timeout=10.0):
+        child.stdin.write(json.dumps(spec) + "\n")
+        child.stdin.flush()
+        ready, _, _ = select.select([child.stdout], [], [], timeout)
+        assert ready, f"parse_prior({spec!r}) still running after {timeout} s"
+        return json.loads(child.stdout.readline())
+
+    yield ask
+    child.kill()
+    child.wait()
+
+
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("bernoulli(p=1e99999999/3)", "|exponent| <= 30"),
+        ("gaussian(mu=1e-99999999/7, tau=1)", "|exponent| <= 30"),
+        ("discrete(values=[1, 2], probs=[1e99999999/3, 0])", "|exponent| <= 30"),
+        ("bernoulli(p=1e-30/" + "1" + "0" * 40 + ")", "exponent too large"),
+        ("bernoulli(p=1/" + "7" * 1900 + ")", "exponent too large"),
+        ("bernoulli(p=0." + "0" * 70 + "1)", "exponent too large"),
+        ("gaussian(mu=" + "9" * 1900 + "/3, tau=1)", "exponent too large"),
+        ("bernoulli(p=1e300/1e-300)", "not a finite number"),
+        ("bernoulli(p=(1e200)*(1e200))", "not a finite number"),
+        ("bernoulli(p=1e200*1e200)", "not a finite number"),
+        ("bernoulli(p=1/3/3)", "not a finite number"),
+        ("bernoulli(p=1e99999999/1e99999999)", "not a finite number"),
+    ],
+)
+def test_huge_numbers_in_fractions_are_refused_at_once(parse_within, spec, words):
+    out = parse_within(spec)
+    assert out.get("error") == "ValueError" and words in out["message"] and "`prior`" in out["message"], out
+
+
+def test_fractions_within_the_bounds_keep_their_exact_value():
+    assert parse_prior("bernoulli(p=1e-30/1000)").params == (("p", Fraction(1, 10**33)),)
+    assert parse_prior("bernoulli(p=1e30/" + "9" * 31 + ")").params == (("p", Fraction(10**30, 10**31 - 1)),)
+    assert parse_prior("gaussian(mu=2e3/3, tau=0)").params[0] == ("mu", Fraction(2000, 3))
+
+
+@pytest.mark.parametrize("digits", [1, 199, 250, 1500])
+def test_a_long_exact_decimal_keeps_its_value_in_the_canonical_form(digits):
+    value = Fraction("0." + "1" * digits)
+    law = parse_prior(f"bernoulli(p=0.{'1' * digits})")
+    assert dict(law.params)["p"] == value and parse_prior(law.spec) == law
+    assert dict(parse_prior(law.spec).params)["p"] == value
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(0, 10**6), st.integers(-400, 400), st.integers(1, 10**6),
+    st.sampled_from(["", "e0", "e-400", "e400"]), st.sampled_from(["bernoulli(p={})", "gaussian(mu={}, tau=1)"]),
+)
+def test_random_fractions_give_a_prior_or_a_refusal_never_a_hang(parse_within, mantissa, exponent, den, den_exp,
+                                                                 family):
+    out = parse_within(family.format(f"{mantissa}e{exponent}/{den}{den_exp}"))
+    if "error" in out:
+        assert out["error"] == "ValueError" and "`prior`" in out["message"], out
+        return
+    value = Fraction(out["params"]["p" if family.startswith("b") else "mu"])
+    assert not den_exp and abs(exponent) <= 30  # only the grammar's forms within the bounds are read
+    assert value == Fraction(mantissa) * Fraction(10) ** exponent / den  # the exact value, another route
 
 
 @settings(max_examples=60, deadline=None)

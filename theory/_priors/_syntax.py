@@ -9,7 +9,7 @@ checks the law.
 from __future__ import annotations
 
 import re
-from decimal import Decimal, localcontext
+from decimal import Decimal, Inexact, localcontext
 from fractions import Fraction
 
 #: the prior families, in the order the documentation lists them
@@ -29,19 +29,32 @@ _DEFAULTS = {"rademacher": {"p": Fraction(1, 2)}, "bernoulli": {"p": Fraction(1,
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(/\d+)?$")
 
 
+#: the largest |exponent| a number may be written with (``2e-3``): checked before any arithmetic
+MAX_EXPONENT = 30
+#: a nonzero number, after its fraction (``1e30/7``), lies within 10**-MAX_DECADES .. 10**MAX_DECADES
+MAX_DECADES = 60
+
+
 def _number(text: str, spec: str) -> Fraction:
+    """The exact value of one number; its size is bounded before and after the fraction, so a
+    huge exponent can never reach exact arithmetic (``1e99999999/3`` is refused at once)."""
     text = text.strip()
     if not _NUMBER.match(text):
         raise ValueError(f"`prior` has a value that is not a finite number: {text!r} in {spec!r}")
-    if "/" in text:
-        num, den = text.split("/")
+    num, _, den = text.partition("/")
+    _, _, exponent = num.lower().partition("e")
+    if exponent and abs(int(exponent)) > MAX_EXPONENT:
+        raise ValueError(f"`prior` values must have |exponent| <= {MAX_EXPONENT}, got {text!r} in {spec!r}")
+    value = Fraction(num)
+    if den:
         if int(den) == 0:
             raise ValueError(f"`prior` has a zero denominator: {text!r} in {spec!r}")
-        return Fraction(num) / int(den)
-    mantissa, _, exponent = text.lower().partition("e")
-    if exponent and abs(int(exponent)) > 30:
-        raise ValueError(f"`prior` values must have |exponent| <= 30, got {text!r} in {spec!r}")
-    return Fraction(text)
+        value /= int(den)
+    bound = 10**MAX_DECADES
+    if value and not Fraction(1, bound) <= abs(value) <= bound:
+        raise ValueError(f"`prior` values must be 0 or have magnitude within 1e-{MAX_DECADES}..1e{MAX_DECADES} "
+                         f"(exponent too large), got {text!r} in {spec!r}")
+    return value
 
 
 def format_number(value: Fraction) -> str:
@@ -52,8 +65,9 @@ def format_number(value: Fraction) -> str:
             den //= p
     if den != 1:
         return f"{value.numerator}/{value.denominator}"
-    with localcontext() as ctx:
-        ctx.prec = 200
+    with localcontext() as ctx:  # enough digits for the exact decimal (den = 2**a 5**b), inexact trapped
+        ctx.prec = len(str(abs(value.numerator))) + 4 * len(str(value.denominator)) + 10
+        ctx.traps[Inexact] = True
         text = format((Decimal(value.numerator) / Decimal(value.denominator)).normalize(), "f")
     return text
 
