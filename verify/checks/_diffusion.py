@@ -280,6 +280,11 @@ def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, bud
         return [_record("sga.splitting", "inconclusive", None, None, f"not applicable: {exc}", {}, case, t0)]
     w = math.sqrt(eta * float(tab.variance(np.array(ref.unstable))) / (2 * ref.rate))
     rho0 = float(ref.unstable + w)
+    if not rho0 < 1.0:  # w grows like sqrt(eta): the start must lie inside the sphere's range
+        return [_record("sga.splitting", "inconclusive", None, None,
+                        f"the start rho* + w = {ref.unstable:.4g} + {w:.3g} lies beyond 1 at eta = {eta}: the noise "
+                        f"width w = sqrt(eta Sigma(rho*) / (2 F'(rho*))) needs steps more than "
+                        f"{(w / (1.0 - ref.unstable)) ** 2:.3g} times smaller", {"noise_width": w}, case, t0)]
     pred = splitting_probability(p, sched, rho0, variance_scale=variance_scale)
     steps = int(math.ceil(8.0 / (ref.rate * eta)))
     rho = _exact(p, sched, rho0, steps, b.split_runs, ctx.seed_for(case.name, "sga.splitting", steps))

@@ -124,3 +124,51 @@ def test_random_models_draw(index):
     """A larger draw (24 models of root seed 7 over the full ranges, one test each): no
     consistency check fails."""
     assert_no_false_verdict(_run((cases(7, index + 1)[index],)))
+
+
+def test_the_validity_reason_reaches_the_summary_and_the_report():
+    """A case outside validity runs none of the expansion checks; the summary lists each with the
+    validity message, and the report's markdown prints it."""
+    import json
+
+    from sigrec.verify import markdown
+
+    outside = make_case("outside", theta=2.5, R=140, L=700, d=10, beta=2.8)
+    result = run_suite(SuiteConfig(cases=(outside,), checks=EXPANSION))
+    assert result.records == () and result.ok
+    na = result.summary["not_applicable"]
+    assert {n["check"] for n in na} == set(EXPANSION)
+    report = {"checks": [], "claims": [], "summary": {**result.summary, "seconds": result.seconds},
+              "config": {"preset": "quick", "seed": 1, "cases": []},
+              "environment": {"python": "3", "platform": "x", "git_commit": None, "packages": {}}}
+    md = markdown(json.loads(json.dumps(report)))
+    for n in na:
+        assert f"Not run on outside: `{n['check']}` {n['reason']}." in md
+    assert "exceeds" in md and "more tokens L" in md
+
+
+def test_check_needs_are_validated():
+    """``needs`` is a tuple of known needs (a string is one need); ``expansion`` goes with
+    "expansion validity" and only with it."""
+    from sigrec.verify import Check
+
+    run = REGISTRY["sga.splitting"].run
+    assert Check("x", run, "instance", ("x",), "s", "unstable equilibrium").needs == ("unstable equilibrium",)
+    with pytest.raises(ValueError, match="`needs`"):
+        Check("x", run, "instance", ("x",), "s", ("a landscape",))
+    with pytest.raises(ValueError, match="`expansion`"):
+        Check("x", run, "instance", ("x",), "s", ("expansion validity",))
+    with pytest.raises(ValueError, match="`expansion`"):
+        Check("x", run, "instance", ("x",), "s", (), REGISTRY["sga.splitting"].expansion)
+
+
+def test_splitting_with_a_start_beyond_the_sphere_is_inconclusive():
+    """Random model 7 of seed 7 (bernoulli(p=0.3), beta 1.85, L = 1156, d = 38; outside validity,
+    so the suite does not run it): its noise width w at eta = 0.1 puts rho* + w beyond 1. Called
+    directly, the check says so (it raised a ValueError from the simulator and stopped the suite)."""
+    from sigrec.verify.checks import CheckContext
+    from sigrec.verify.checks._diffusion import Budget, splitting
+
+    (rec,) = splitting(cases(7, 8)[7], CheckContext(), budget_=Budget(10, 10, 10))
+    assert rec.status == "inconclusive" and "beyond 1" in rec.message and "smaller" in rec.message, rec.message
+    assert rec.details["noise_width"] > 1.0
