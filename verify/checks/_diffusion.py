@@ -47,6 +47,7 @@ from ...numerics import (
     simulate_diffusion,
     splitting_probability,
 )
+from ...theory import validity
 
 from ._context import CheckContext
 from ._preset import Preset
@@ -69,6 +70,7 @@ PRED_RUNS = 4000
 MIN_STEPS = 200
 
 
+@lru_cache(maxsize=16)
 def schedule_for(problem: Problem, seed: int) -> Schedule:
     """The reproduction's schedule, slowed down (``eta0`` scaled, ``k0`` and ``power`` kept) until the
     predicted median first passage takes at least ``MIN_STEPS`` steps.
@@ -86,6 +88,31 @@ def schedule_for(problem: Problem, seed: int) -> Schedule:
             break
         sched = Schedule(eta0=sched.eta0 * max(med, 1.0) / (1.5 * MIN_STEPS), k0=sched.k0, power=sched.power)
     return sched
+
+
+def _prediction_seed(case: Case, ctx: CheckContext) -> int:
+    return ctx.seed_for(case.name, "diffusion.prediction")
+
+
+def diffusion_expansion(case: Case, ctx: CheckContext, steps: bool = True) -> tuple:
+    """``((d, L, eta_max),)`` of ``sga.fluctuations`` and ``sga.hitting_time``: the case's instance
+    and the first (largest) step of the schedule they run (0 without ``steps``).
+
+    :func:`schedule_for` only slows :data:`SCHEDULE` down, so where ``SCHEDULE``'s first step is
+    inside :func:`theory.validity` that step stands for it and no schedule is designed; otherwise
+    the designed schedule's first step decides (cached, the checks reuse it).
+    """
+    if not steps:
+        return ((case.d, case.L, 0.0),)
+    eta = float(SCHEDULE.eta(0))
+    if not validity(case.model, case.d, case.L, eta).inside:
+        eta = float(schedule_for(case.problem, _prediction_seed(case, ctx)).eta(0))
+    return ((case.d, case.L, eta),)
+
+
+def splitting_expansion(case: Case, ctx: CheckContext, steps: bool = True) -> tuple:
+    """``((d, L, SPLIT_ETA),)``: ``sga.splitting`` runs the case's instance at the constant step ``SPLIT_ETA``."""
+    return ((case.d, case.L, SPLIT_ETA if steps else 0.0),)
 
 
 @dataclass(frozen=True)
@@ -152,7 +179,7 @@ def _runs(case: Case, ctx: CheckContext, variance_scale: float, budget_: Budget 
     the predicted 90% first passage lies beyond the budget's step cap."""
     b = budget_ or budget(ctx.preset)
     p = case.problem
-    pseed = ctx.seed_for(case.name, "diffusion.prediction")
+    pseed = _prediction_seed(case, ctx)
     schedule = schedule or schedule_for(p, pseed)
     horizon = _horizon(p, schedule, RHO0, b.max_steps, pseed, 1.0)
     if horizon is None:
@@ -253,6 +280,11 @@ def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, bud
         return [_record("sga.splitting", "inconclusive", None, None, f"not applicable: {exc}", {}, case, t0)]
     w = math.sqrt(eta * float(tab.variance(np.array(ref.unstable))) / (2 * ref.rate))
     rho0 = float(ref.unstable + w)
+    if not rho0 < 1.0:  # w grows like sqrt(eta): the start must lie inside the sphere's range
+        return [_record("sga.splitting", "inconclusive", None, None,
+                        f"the start rho* + w = {ref.unstable:.4g} + {w:.3g} lies beyond 1 at eta = {eta}: the noise "
+                        f"width w = sqrt(eta Sigma(rho*) / (2 F'(rho*))) needs steps more than "
+                        f"{(w / (1.0 - ref.unstable)) ** 2:.3g} times smaller", {"noise_width": w}, case, t0)]
     pred = splitting_probability(p, sched, rho0, variance_scale=variance_scale)
     steps = int(math.ceil(8.0 / (ref.rate * eta)))
     rho = _exact(p, sched, rho0, steps, b.split_runs, ctx.seed_for(case.name, "sga.splitting", steps))

@@ -35,6 +35,22 @@ SIGMAS_MEASURED = 4.5
 RHO_GRID = (-0.7, -0.5, -0.3, 0.3, 0.5, 0.7, 0.9)
 
 
+def sizes(problem: Problem) -> list[int]:
+    """The token counts ``L`` of ``finite_size.rate``: ``L_0 2^{j/2}``, ``j = 0..4``, from
+    ``L_0 = max(16, 10 / alpha)`` (see :func:`check_finite_size`)."""
+    alpha = problem.R / problem.L
+    # the O(1/L) regime needs many informative tokens: start at R ~ 10; sizes a factor
+    # sqrt(2) apart (resolving a point costs ~ L^2 normals, so the three smallest sizes
+    # cost a third of what doubling would)
+    L0 = max(16, int(math.ceil(10 / alpha))) if alpha > 0 else 16
+    return sorted({int(round(L0 * 2 ** (j / 2))) for j in range(5)})
+
+
+def finite_size_expansion(case: Case, ctx: CheckContext, steps: bool = True) -> tuple:
+    """``((d, L, 0),)`` per size ``finite_size.rate`` simulates (:func:`sizes`; one step of size ~0)."""
+    return tuple((case.d, L, 0.0) for L in sizes(case.problem))
+
+
 def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``finite_size.rate``: Monte Carlo mean of ``<P_q g, xi>`` at finite ``(R, L, d)`` vs ``F(rho)``.
 
@@ -70,12 +86,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     problem = case.problem
     preset = ctx.preset
     m0 = problem.model
-    alpha = problem.R / problem.L
-    # the O(1/L) regime needs many informative tokens: start at R ~ 10; sizes a factor
-    # sqrt(2) apart (resolving a point costs ~ L^2 normals, so the three smallest sizes
-    # cost a third of what doubling would)
-    L0 = max(16, int(math.ceil(10 / alpha))) if alpha > 0 else 16
-    Ls = sorted({int(round(L0 * 2 ** (j / 2))) for j in range(5)})
+    Ls = sizes(problem)
     budget = preset.finite_budget
     # the alignment where the bias is easiest to resolve: largest C^2 / v1 by the theory
     # (E X = F + C(rho)/L, per-draw variance v1(rho)/L)

@@ -5,28 +5,63 @@ A check is one function ``fn(case, ctx) -> list[CheckRecord]`` and one line in
 once per suite), ``"model"`` (a limit model: every case) or ``"instance"`` (a finite
 instance ``R, L, d`` to simulate). ``records`` lists the record ids it emits (a check
 may emit a consistency record and the condition it decides, e.g. ``sga.convergence``
-and ``sga.convergence.recovery``).
+and ``sga.convergence.recovery``). ``needs`` lists what the case must offer for the check's
+prediction to apply (:data:`NEEDS`); a case without it is not run and not counted
+(:meth:`Check.reason`).
 """
 
 from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
-from ._context import certificate
-from ._diffusion import check_fluctuations, check_hitting_time, check_splitting
+from ...theory import Model, validity
+from ._context import CheckContext, certificate
+from ._diffusion import (check_fluctuations, check_hitting_time, check_splitting, diffusion_expansion,
+                         splitting_expansion)
 from ._effective import check_effective_drift
 from ._field import check_monotone, check_phase_boundary, check_stability
-from ._finite import check_finite_size, check_reduced_exact
+from ._finite import check_finite_size, check_reduced_exact, finite_size_expansion
 from ._lyapunov import check_lyapunov
-from ._sga import check_convergence, check_filtering
+from ._sga import check_convergence, check_filtering, filtering_expansion
 from ._schedule import check_robbins_monro
 from ._theory import check_endpoints, check_quadrature
-from ._tracking import check_tracking
+from ._tracking import check_tracking, tracking_expansion
 
 SCOPES = ("once", "model", "instance")
-NEEDS = (None, "unstable equilibrium")
+#: what a check may need of a case: ``"unstable equilibrium"`` (an interior equilibrium that
+#: repels, e.g. to split basins) or ``"expansion validity"`` (its prediction is a finite-step /
+#: finite-``L`` expansion, accurate only inside :func:`theory.validity` at the instance and steps
+#: the check uses)
+NEEDS = ("unstable equilibrium", "expansion validity")
+
+
+@lru_cache(maxsize=256)
+def _validity(model: Model, d: int, L: int, eta_max: float):
+    """``theory.validity`` (``batch = 1``, as the checks simulate), once per argument tuple."""
+    return validity(model, d, L, eta_max)
+
+
+def expansion_validity(check: "Check", case, ctx: CheckContext | None = None):
+    """``(validity, (d, L, eta_max))``: :func:`theory.validity` at the first instance and
+    largest step ``check`` uses on ``case`` that lies outside, else at the last one (``None``
+    when the check has no ``expansion``).
+
+    The step-independent part (``A2/L`` at each instance) is decided first, so that a case
+    outside it costs no schedule design.
+    """
+    if check.expansion is None:
+        return None
+    ctx = ctx or CheckContext()
+    for steps in (False, True):
+        for d, L, eta in check.expansion(case, ctx, steps=steps):
+            where = (int(d), int(L), float(eta) if steps else 0.0)
+            v = _validity(case.model, *where)
+            if not v.inside:
+                return v, where
+    return v, where
 
 
 @dataclass(frozen=True)
@@ -38,34 +73,59 @@ class Check:
     scope: str
     records: tuple[str, ...]
     summary: str
-    #: what the check needs of the case's certified landscape: ``None`` (nothing), or
-    #: ``"unstable equilibrium"`` (an interior equilibrium that repels, e.g. to split basins)
-    needs: str | None = None
+    #: what the check needs of the case (a tuple of :data:`NEEDS`; a single string is one need)
+    needs: tuple[str, ...] = ()
+    #: with ``"expansion validity"``: ``expansion(case, ctx, steps) -> ((d, L, eta_max), ...)``, the
+    #: instances and largest steps its prediction uses (``steps=False``: the instances alone, the
+    #: steps may then be 0, so that nothing costly runs)
+    expansion: Callable | None = None
 
     def __post_init__(self):
         if self.scope not in SCOPES:
             raise ValueError(f"`scope` must be one of {SCOPES}, got {self.scope!r}")
         if self.id not in self.records:
             raise ValueError(f"check {self.id!r} must emit a record with its own id")
-        if self.needs not in NEEDS:
-            raise ValueError(f"`needs` must be one of {NEEDS}, got {self.needs!r}")
+        needs = (self.needs,) if isinstance(self.needs, str) else tuple(self.needs or ())
+        bad = [n for n in needs if n not in NEEDS]
+        if bad:
+            raise ValueError(f"`needs` must be drawn from {NEEDS}, got {bad[0]!r}")
+        if ("expansion validity" in needs) != (self.expansion is not None):
+            raise ValueError(f"check {self.id!r}: `expansion` goes with `needs` 'expansion validity', and only with it")
+        object.__setattr__(self, "needs", needs)
 
-    def applies(self, case) -> bool:
-        """Whether the check can run on ``case`` (``once`` checks take no case).
+    def reason(self, case, ctx: CheckContext | None = None) -> str | None:
+        """Why the check does not apply to ``case`` (``None``: it applies, or the case is of a
+        scope it never runs on). ``ctx`` (default :class:`CheckContext`) gives the seed of a
+        schedule design.
 
-        A check that needs an unstable interior equilibrium applies when the certificate of
-        the case's model (:func:`theory.certify`) brackets one, or could not decide the
-        landscape (the check then finds out); on a certified monotone landscape it is not
-        run, and so not counted.
+        * ``"unstable equilibrium"``: the certificate of the case's model
+          (:func:`theory.certify`) must bracket an unstable interior equilibrium or leave the
+          landscape undecided (the check then finds out); a certified monotone landscape is out.
+        * ``"expansion validity"``: :func:`theory.validity` at every instance and largest step
+          the check's prediction uses (:attr:`expansion`) must be inside; outside, the reason
+          quotes its message (what is too large and what would bring it inside).
         """
+        if "unstable equilibrium" in self.needs:
+            cert = certificate(case.model)
+            if cert.certified and not any(e.stability == "unstable" for e in cert.equilibria):
+                return "needs an unstable equilibrium; the certified landscape has none"
+        if "expansion validity" in self.needs:
+            v, (d, L, eta) = expansion_validity(self, case, ctx)
+            if not v.inside:
+                steps = f" and steps up to eta = {eta:.3g}" if eta > 0 else ""
+                return (f"rests on the finite-step / finite-L expansion; at the instance it uses (d = {d}, L = {L}"
+                        f"{steps}) the case is {v.message}")
+        return None
+
+    def applies(self, case, ctx: CheckContext | None = None) -> bool:
+        """Whether the check runs on ``case`` (``once`` checks take no case; ``instance``
+        checks need a finite instance; and what :attr:`needs` asks, see :meth:`reason`).
+        A check that does not apply is not run, and so not counted."""
         if self.scope == "once":
             return case is None
         if case is None or (self.scope == "instance" and not case.simulated):
             return False
-        if self.needs == "unstable equilibrium":
-            cert = certificate(case.model)
-            return not cert.certified or any(e.stability == "unstable" for e in cert.equilibria)
-        return True
+        return self.reason(case, ctx) is None
 
 
 def _entries(*checks: Check) -> dict[str, Check]:
@@ -85,23 +145,24 @@ REGISTRY: dict[str, Check] = _entries(
     Check("sga.convergence", check_convergence, "instance", ("sga.convergence.recovery", "sga.convergence"),
           "recovery up to sign and agreement with the ODE basins"),
     Check("sga.filtering", check_filtering, "instance", ("sga.filtering", "sga.filtering.vanishes"),
-          "measured vs limit nuisance attention mass"),
+          "measured vs limit nuisance attention mass", ("expansion validity",), filtering_expansion),
     Check("stepsize.robbins_monro", check_robbins_monro, "instance", ("stepsize.robbins_monro",),
           "Robbins-Monro conditions of the schedule in use"),
     Check("sga.tracking", check_tracking, "instance", ("sga.tracking",),
-          "asymptotic-pseudotrajectory error against the restarted flow"),
+          "asymptotic-pseudotrajectory error against the restarted flow", ("expansion validity",), tracking_expansion),
     Check("finite_size.rate", check_finite_size, "instance", ("finite_size.rate",),
-          "O(1/L) rate of the finite-size gradient bias"),
+          "O(1/L) rate of the finite-size gradient bias", ("expansion validity",), finite_size_expansion),
     Check("simulator.reduced_exact", check_reduced_exact, "instance", ("simulator.reduced_exact",),
           "KS: exact reduced vs full simulator"),
     Check("sga.effective_drift", check_effective_drift, "once", ("sga.effective_drift",),
           "the finite-step corrected ODE tracks the mean iterates"),
     Check("sga.fluctuations", check_fluctuations, "instance", ("sga.fluctuations",),
-          "diffusion 10-90% band of rho_k vs the exact chain"),
+          "diffusion 10-90% band of rho_k vs the exact chain", ("expansion validity",), diffusion_expansion),
     Check("sga.hitting_time", check_hitting_time, "instance", ("sga.hitting_time",),
-          "diffusion vs exact median first step with |rho| >= 0.99"),
+          "diffusion vs exact median first step with |rho| >= 0.99", ("expansion validity",), diffusion_expansion),
     Check("sga.splitting", check_splitting, "instance", ("sga.splitting",),
-          "scale-function splitting probability vs the exact chain (bistable models)", needs="unstable equilibrium"),
+          "scale-function splitting probability vs the exact chain (bistable models)",
+          ("unstable equilibrium", "expansion validity"), splitting_expansion),
 )
 
 

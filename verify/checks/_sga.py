@@ -258,6 +258,13 @@ def _convergence_message(agree, amb, settled, band: NoiseBand, info, budget_msg:
 # ----------------------------------------------------------------- sga.filtering
 
 
+def filtering_expansion(case: Case, ctx: CheckContext, steps: bool = True) -> tuple:
+    """``((d, L, 0),)``: ``sga.filtering`` compares the limit nuisance mass at the measured ``rho_k``
+    with the case's instance, allowing ``2 / L`` for the ratio-of-sums bias; that allowance is
+    the finite-``L`` expansion's, so the instance's ``A2 / L`` decides (the steps do not enter)."""
+    return ((case.d, case.L, 0.0),)
+
+
 def check_filtering(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``sga.filtering`` (consistency) and ``sga.filtering.vanishes`` (condition).
 

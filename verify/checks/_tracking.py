@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -133,6 +134,26 @@ def design(problem: Problem, *, preset: Preset, seed: int, snr: float | None = N
                           snr=snr_target, eta_max=eta_max, eta_min=eta_max / 4, runs=runs)
 
 
+@lru_cache(maxsize=8)
+def _design(problem: Problem, preset: Preset, seed: int) -> TrackingDesign:
+    return design(problem, preset=preset, seed=seed)
+
+
+def _pilot_seed(case: Case, ctx: CheckContext) -> int:
+    return ctx.seed_for(case.name, "sga.tracking", "pilot")
+
+
+def tracking_expansion(case: Case, ctx: CheckContext, steps: bool = True) -> tuple:
+    """``((d_t, L, eta_max), ...)`` per size ``sga.tracking`` simulates (``L/4, L/2, L`` at
+    ``d_t = min(d, TRACK_D_MAX)``, steps up to the design's ``eta_max``; 0 without ``steps``: no
+    pilot runs). Its error ``E_T`` is to shrink with the step and with ``1/L``; a finite-``L`` bias
+    outside the expansion's region swamps both trends."""
+    d_t = min(case.d, TRACK_D_MAX)
+    Ls = (max(8, case.L // 4), max(8, case.L // 2), case.L)
+    eta = _design(case.problem, ctx.preset, _pilot_seed(case, ctx)).eta_max if steps else 0.0
+    return tuple((d_t, L, eta) for L in Ls)
+
+
 def tracking_errors(model, sim, starts_t, T, n_h: int = 40) -> np.ndarray:
     """``E_T(t_s)`` for every run and start time: shape ``(runs, n_starts)``.
 
@@ -216,7 +237,8 @@ def check_tracking(case: Case, ctx: CheckContext, *, snr: float | None = None) -
     """
     t0 = time.perf_counter()
     problem = case.problem
-    d = design(problem, preset=ctx.preset, seed=ctx.seed_for(case.name, "sga.tracking", "pilot"), snr=snr)
+    seed = _pilot_seed(case, ctx)
+    d = _design(problem, ctx.preset, seed) if snr is None else design(problem, preset=ctx.preset, seed=seed, snr=snr)
     results, sims = simulate_design(d, ctx, case.name)
     f = fit(d, results, ctx.seed_for(case.name, "sga.tracking", "bootstrap"))
     crit = verdict(d, f)

@@ -3,8 +3,8 @@
 from ._cases import CASES, PRESETS, SuiteConfig
 from ._claims import PAPER_MEAN_FINAL_ALIGNMENT, Claim, claims
 from ._environment import environment
-from ._runner import SuiteResult, plan, run_suite, summarize
+from ._runner import SuiteResult, not_applicable, plan, run_suite, summarize
 from ._user import cases_from_toml, make_case
 
 __all__ = ["CASES", "PAPER_MEAN_FINAL_ALIGNMENT", "PRESETS", "Claim", "SuiteConfig", "SuiteResult", "cases_from_toml", "claims", "environment",
-           "make_case", "plan", "run_suite", "summarize"]
+           "make_case", "not_applicable", "plan", "run_suite", "summarize"]

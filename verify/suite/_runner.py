@@ -39,12 +39,21 @@ def _run_check(check, case, ctx) -> list[CheckRecord]:
     return out if case is None else [replace(r, details={**r.details, "case": case.name}) for r in out]
 
 
+def context(config: SuiteConfig, figure_dir: Path | None = None) -> CheckContext:
+    """The :class:`CheckContext` every check of a run of ``config`` receives."""
+    return CheckContext(seed=config.seed, preset=config.preset, figure_dir=figure_dir,
+                        quadrature_points=config.quadrature_points, quadrature_dps=config.quadrature_dps,
+                        budget=config.budget)
+
+
 def plan(config: SuiteConfig) -> list[tuple[str, object, object]]:
     """``(label, check, case)`` in run order.
 
     Model-independent checks listed before the first per-case check in the registry run
-    first; then every case with its checks; then the remaining model-independent ones.
+    first; then every case with the checks that apply to it (``Check.applies``); then the
+    remaining model-independent ones.
     """
+    ctx = context(config)
     chosen = select(config.checks)
     order = list(REGISTRY.values())
     first_case_check = next(i for i, c in enumerate(order) if c.scope != "once")
@@ -54,22 +63,26 @@ def plan(config: SuiteConfig) -> list[tuple[str, object, object]]:
     for case in config.cases:
         wanted = {c.id for c in select(case.checks)}
         steps += [(f"{c.id}: {case.name}", c, case) for c in chosen
-                  if c.scope != "once" and c.id in wanted and c.applies(case)]
+                  if c.scope != "once" and c.id in wanted and c.applies(case, ctx)]
     steps += [(c.id, c, None) for c in after]
     return steps
 
 
 def not_applicable(config: SuiteConfig) -> list[dict]:
-    """The checks a case selects that its certified landscape rules out (not run, not counted)."""
+    """The checks a case selects that do not apply to it (not run, not counted): ``{"check",
+    "case", "reason"}``, the reason from ``Check.reason`` (the certified landscape lacks what
+    the check needs, or the case lies outside the region where the check's prediction, a
+    finite-step / finite-``L`` expansion, is accurate, with what would bring it inside)."""
+    ctx = context(config)
     chosen = select(config.checks)
     out = []
     for case in config.cases:
         wanted = {c.id for c in select(case.checks)}
         for c in chosen:
-            if c.needs and c.id in wanted and c.scope != "once" and (c.scope == "model" or case.simulated) \
-                    and not c.applies(case):
-                out.append({"check": c.id, "case": case.name,
-                            "reason": f"needs an {c.needs}; the certified landscape has none"})
+            if c.needs and c.id in wanted and c.scope != "once" and (c.scope == "model" or case.simulated):
+                reason = c.reason(case, ctx)
+                if reason is not None:
+                    out.append({"check": c.id, "case": case.name, "reason": reason})
     return out
 
 
@@ -190,9 +203,7 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
     t0 = time.perf_counter()
     if figure_dir is not None:
         figure_dir.mkdir(parents=True, exist_ok=True)
-    ctx = CheckContext(seed=config.seed, preset=config.preset, figure_dir=figure_dir,
-                       quadrature_points=config.quadrature_points, quadrature_dps=config.quadrature_dps,
-                       budget=config.budget)
+    ctx = context(config, figure_dir)
     steps = plan(config)
     records: list[CheckRecord] = []
     ex = current_executor()
