@@ -40,6 +40,7 @@ import contextlib
 import math
 import warnings
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -116,13 +117,19 @@ def corrected_drift(problem: Problem, *, finite_L: bool = True, drag_scale: floa
     instance("problem", problem, Problem)
     if problem.R < 1:
         raise ValueError("the corrected drift needs at least one informative token (`R` >= 1)")
-    drag_scale = real("drag_scale", drag_scale)
-    grid = integer("grid", grid, 101)
+    return _tabulate(problem, bool(finite_L), real("drag_scale", drag_scale), integer("grid", grid, 101))
+
+
+@lru_cache(maxsize=32)
+def _tabulate(problem: Problem, finite_L: bool, drag_scale: float, grid: int) -> CorrectedDrift:
+    """The tables of :func:`corrected_drift`, once per process and argument set: the planner,
+    the diffusion tables and ``predict`` ask for the same problem many times, and each
+    table costs a self-normalised second moment on ``grid`` alignments (the result is
+    immutable and depends on nothing else)."""
     r = np.linspace(-1.0, 1.0, grid)
-    model = problem.model
-    e0 = effective_drift(model, r, 0.0, problem.d, problem.L, problem.batch, finite_L=finite_L)
-    e1 = effective_drift(model, r, 1.0, problem.d, problem.L, problem.batch, finite_L=finite_L)
-    A = e0.drift
+    e1 = effective_drift(problem.model, r, 1.0, problem.d, problem.L, problem.batch, finite_L=finite_L)
+    # F_eta = A + eta B: A is the drift at eta = 0 (F + F_1/L; its drag and Euler terms vanish)
+    A = e1.field + e1.finite_L
     B = drag_scale * e1.drag
     return CorrectedDrift(problem, CubicSpline(r, A), CubicSpline(r, B), finite_L, drag_scale)
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from ...theory import alignment_variance
-from ...theory.validate import instance, integer
+from ...theory.validate import instance, integer, real
 from .._corrected import corrected_drift
 from .._simulate import Problem
 
@@ -59,11 +60,21 @@ def diffusion_tables(problem: Problem, *, variance_scale: float = 1.0, drag_scal
     """
     instance("problem", problem, Problem)
     grid = integer("grid", grid, 101)
+    return _tabulate(problem, real("variance_scale", variance_scale), real("drag_scale", drag_scale), grid)
+
+
+@lru_cache(maxsize=32)
+def _tabulate(problem: Problem, variance_scale: float, drag_scale: float, grid: int) -> DiffusionTables:
+    """The tables of :func:`diffusion_tables`, once per process and argument set (the
+    checks, the planner and the validation study ask for the same problem several times;
+    the arrays are read-only)."""
     cd = corrected_drift(problem, drag_scale=drag_scale)
     r = np.linspace(-1.0, 1.0, grid)
     sig = alignment_variance(problem.model, r, problem.L, problem.batch, d=problem.d, variance_scale=variance_scale).variance
-    return DiffusionTables(problem, r, np.column_stack([cd.A(r), cd.B(r), sig]), float(variance_scale),
-                           float(drag_scale))
+    table = np.column_stack([cd.A(r), cd.B(r), sig])
+    r.setflags(write=False)
+    table.setflags(write=False)
+    return DiffusionTables(problem, r, table, float(variance_scale), float(drag_scale))
 
 
 def plateau_at(tables: DiffusionTables, eta: float) -> float:
