@@ -46,11 +46,6 @@ def sizes(problem: Problem) -> list[int]:
     return sorted({int(round(L0 * 2 ** (j / 2))) for j in range(5)})
 
 
-def finite_size_expansion(case: Case, ctx: CheckContext, steps: bool = True) -> tuple:
-    """``((d, L, 0),)`` per size ``finite_size.rate`` simulates (:func:`sizes`; one step of size ~0)."""
-    return tuple((case.d, L, 0.0) for L in sizes(case.problem))
-
-
 def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``finite_size.rate``: Monte Carlo mean of ``<P_q g, xi>`` at finite ``(R, L, d)`` vs ``F(rho)``.
 

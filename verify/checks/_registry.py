@@ -23,7 +23,7 @@ from ._diffusion import (check_fluctuations, check_hitting_time, check_splitting
                          splitting_expansion)
 from ._effective import check_effective_drift
 from ._field import check_monotone, check_phase_boundary, check_stability
-from ._finite import check_finite_size, check_reduced_exact, finite_size_expansion
+from ._finite import check_finite_size, check_reduced_exact
 from ._lyapunov import check_lyapunov
 from ._sga import check_convergence, check_filtering, filtering_expansion
 from ._schedule import check_robbins_monro
@@ -150,8 +150,10 @@ REGISTRY: dict[str, Check] = _entries(
           "Robbins-Monro conditions of the schedule in use"),
     Check("sga.tracking", check_tracking, "instance", ("sga.tracking",),
           "asymptotic-pseudotrajectory error against the restarted flow", ("expansion validity",), tracking_expansion),
+    # not gated by validity: the bias is resolvable only at small L (its ladder starts at R ~ 10
+    # tokens, A2/L = 0.013 and 0.19 on the built-in cases), where the rate is still decided
     Check("finite_size.rate", check_finite_size, "instance", ("finite_size.rate",),
-          "O(1/L) rate of the finite-size gradient bias", ("expansion validity",), finite_size_expansion),
+          "O(1/L) rate of the finite-size gradient bias"),
     Check("simulator.reduced_exact", check_reduced_exact, "instance", ("simulator.reduced_exact",),
           "KS: exact reduced vs full simulator"),
     Check("sga.effective_drift", check_effective_drift, "once", ("sga.effective_drift",),

@@ -64,13 +64,10 @@ def test_plan_runs_model_independent_checks_once_and_respects_case_selection():
     # theory-only cases get no simulation checks
     sparse = [label for label in labels if label.endswith(": sparse-bistable")]
     assert sparse and all(label.split(":")[0].startswith(("field.", "ode.")) for label in sparse)
-    # the finite-size case selects only its checks; finite_size.rate simulates L = 50 .. 200 there,
-    # outside theory.validity (A2/L ~ 0.2 > 0.005), so it is listed as not applicable instead of run
+    # the finite-size case selects only its checks, and every one of them runs
     finite = {label.split(":")[0] for label in labels if label.endswith(": finite-size")}
-    skipped = {na["check"] for na in not_applicable(config) if na["case"] == "finite-size"}
-    assert finite | skipped == {"field.monotone", "field.stability", "field.phase_boundary", "ode.lyapunov",
-                                "finite_size.rate"}
-    assert skipped == {"finite_size.rate"}
+    assert finite == {"field.monotone", "field.stability", "field.phase_boundary", "ode.lyapunov", "finite_size.rate"}
+    assert not [na for na in not_applicable(config) if na["case"] == "finite-size"]
     only_field = plan(SuiteConfig(checks=("field.*",), cases=(Case("mine", 0.5, 0.1),)))
     assert [label for label, _, _ in only_field] == ["field.endpoints", "field.monotone: mine",
                                                       "field.stability: mine", "field.phase_boundary: mine"]
