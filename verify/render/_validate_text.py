@@ -45,6 +45,29 @@ def _case_rows(cases: list[dict]) -> list[str]:
     return lines
 
 
+def model_rows(doc: dict) -> list[str]:
+    """One row per model: its parameters, its region, and the quantities that failed (count of points)."""
+    head = ["model", "prior", "theta", "R / L", "d", "beta", "sigma2", "B", "eta", "A2/L", "eta^2 E/P g/^2", "d/L",
+            "validity", "failed", "n/a", "errors"]
+    lines = [_row(head), "|" + "---|" * len(head)]
+    for rec in doc["models"]:
+        p, reg = rec["problem"], rec["region"]
+        tally = {}
+        for c in rec["comparisons"]:
+            tally.setdefault(c["status"], {}).setdefault(c["quantity"], 0)
+            tally[c["status"]][c["quantity"]] += 1
+
+        def listed(status):
+            got = tally.get(status, {})
+            return ", ".join(f"{q} {n}" for q, n in got.items()) or "none"
+
+        lines.append(_row([rec["index"], p["prior"], f"{p['theta']:.3g}", f"{p['R']} / {p['L']}", p["d"],
+                           f"{p['beta']:.3g}", f"{p['sigma2']:.3g}", p["batch"], f"{rec['eta']:.3g}",
+                           f"{reg['concentration']:.3g}", f"{reg['step']:.3g}", f"{reg.get('dimension', p['d'] / p['L']):.3g}",
+                           "inside" if reg["inside"] else "outside", listed("fail"), listed("n/a"), listed("error")]))
+    return lines
+
+
 def validate_markdown(doc: dict) -> str:
     """``validate.md``: the run's parameters, the pass table, the worst cases, every failure."""
     s, p = doc["summary"], doc["profile"]
@@ -59,6 +82,7 @@ def validate_markdown(doc: dict) -> str:
            pass_table(doc), "\n## Worst cases (largest |theory - MC| / allowed)\n", *_case_rows(s["worst"]),
            f"\n## Failures ({len(s['failures'])})\n"]
     out += _case_rows(s["failures"]) if s["failures"] else ["none"]
+    out += [f"\n## Every model ({len(doc['models'])})\n", *model_rows(doc)]
     if s.get("errors"):
         out.append(f"\n## Errors ({len(s['errors'])})\n")
         out += [f"- model {e['model']}, {e['quantity']}: {e['error']}" for e in s["errors"]]

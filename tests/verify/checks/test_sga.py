@@ -99,7 +99,7 @@ def test_convergence_that_compares_nothing_is_inconclusive(monkeypatch):
 
 
 def test_filtering_vanishes_condition():
-    (_, cond) = run("sga.filtering", BIST)
+    (_, cond) = run("sga.filtering", BIST, seed=3)  # the run of test_records_well_formed (cached)
     assert cond.id == "sga.filtering.vanishes" and cond.status == "fails"
     full = Case("full", 1.0, 1.0, R=200, L=200, d=3)
     (cons, cond) = run("sga.filtering", full)

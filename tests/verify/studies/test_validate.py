@@ -145,7 +145,11 @@ def test_cli_writes_the_records_and_refuses_bad_input(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["seed"] == SEED and len(doc["models"]) == 1
     assert json.loads((out / "validate.json").read_text())["summary"] == doc["summary"]
-    assert "| quantity |" in (out / "validate.md").read_text()
+    md = (out / "validate.md").read_text()
+    assert "| quantity |" in md and "## Every model (1)" in md
+    row = next(line for line in md.splitlines() if line.startswith("| 0 | "))
+    assert doc["models"][0]["problem"]["prior"].replace("|", "/") in row
+    assert ("inside" if doc["models"][0]["region"]["inside"] else "outside") in row
     for bad in (["--models", "0"], ["--models", "2.5"], ["--seed", "-1"], ["--profile", "huge"]):
         assert main(["validate", *bad]) == 2
         err = capsys.readouterr().err.strip().splitlines()
