@@ -76,6 +76,8 @@ def test_records_are_well_formed(small):
                           "second_moment": len(SMALL.drag_rhos), "plateau": 1, **decaying, "splitting": 1}
         for c in rec["comparisons"]:
             assert c["tol"] == TOLERANCES[c["quantity"]][0]
+            if c["quantity"] == "passage" and c["status"] != "n/a":  # judged only beyond a handful of steps
+                assert c["mc"] >= _quantities.MIN_PASSAGE
             if c["status"] == "n/a":
                 assert c["detail"]["reason"]
                 continue
