@@ -32,8 +32,10 @@ def kill_a_busy_worker(cluster, proc, *, wait: float, unit: str, prefix: str = "
         with cluster.client() as c:
             deadline = time.monotonic() + wait
             while victim is None and time.monotonic() < deadline and proc.poll() is None:
-                busy = {c.scheduler_info()["workers"][a]["name"] for a, tasks in c.processing().items()
-                        if any(str(t).startswith(prefix) for t in tasks)}
+                # two scheduler queries: a worker joining or leaving between them is in one only
+                known = c.scheduler_info()["workers"]
+                busy = {known[a]["name"] for a, tasks in c.processing().items()
+                        if a in known and any(str(t).startswith(prefix) for t in tasks)}
                 victim = next((n for n in sorted(cluster.workers, reverse=True) if n in busy), None)
                 time.sleep(0.05)
         assert victim is not None, f"no worker ever ran a {unit}"
