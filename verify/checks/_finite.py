@@ -14,7 +14,7 @@ import numpy as np
 from scipy.stats import ks_2samp
 
 from ...numerics import Problem, Schedule, simulate
-from ...theory import effective_drift, evaluate
+from ...theory import effective_drift, evaluate, validity
 
 from ._common import loglog_fit, one_step_increments, scaled_problem
 from ._context import CheckContext
@@ -35,14 +35,34 @@ SIGMAS_MEASURED = 4.5
 RHO_GRID = (-0.7, -0.5, -0.3, 0.3, 0.5, 0.7, 0.9)
 
 
-def sizes(problem: Problem) -> list[int]:
-    """The token counts ``L`` of ``finite_size.rate``: ``L_0 2^{j/2}``, ``j = 0..4``, from
-    ``L_0 = max(16, 10 / alpha)`` (see :func:`check_finite_size`)."""
+#: the ladder starts where the softmax normaliser's relative variance ``A2 / L`` is at most this:
+#: the next term of the bias, ``O(A2 / L^2)``, is then a few percent of ``C / L`` (at ``A2/L`` of
+#: 0.2 and more, random models failed the ``1/L`` rate: docs/validation.md)
+RATE_CONCENTRATION = 0.05
+#: ... and where the leading-order bias at the ladder's top, ``|C| / (4 L_0)``, is at most this
+#: fraction of ``max |F|`` (four fifths of the verdict's 5% allowance at the largest ``L``)
+RATE_TOP_BIAS = 0.04
+#: draws per size in the first pass, at least
+MIN_DRAWS = 200
+#: the largest size the ladder draws at (one draw holds a few L-vectors in memory)
+MAX_LADDER_L = 10**6
+
+
+def sizes(problem: Problem, A2: float = 0.0, C: float = 0.0, Fmax: float = math.inf) -> list[int]:
+    """The token counts ``L`` of ``finite_size.rate``: ``L_0 2^{j/2}``, ``j = 0..4``.
+
+    ``L_0`` is the smallest count at which the ``O(1/L)`` regime can be tested: at least 16, at
+    least ``10 / alpha`` (``R ~ 10`` informative tokens: below that the error is pre-asymptotic,
+    flat in ``L``), at least ``A2 / RATE_CONCENTRATION`` (``A2 = max_rho L x`` the normaliser's
+    relative variance, :func:`theory.validity`) and at least ``|C| / (4 RATE_TOP_BIAS max|F|)``
+    (``C`` the leading-order bias coefficient at the tested alignment).
+    """
     alpha = problem.R / problem.L
-    # the O(1/L) regime needs many informative tokens: start at R ~ 10; sizes a factor
-    # sqrt(2) apart (resolving a point costs ~ L^2 normals, so the three smallest sizes
-    # cost a third of what doubling would)
-    L0 = max(16, int(math.ceil(10 / alpha))) if alpha > 0 else 16
+    # sizes a factor sqrt(2) apart (resolving a point costs ~ L^2 normals, so the three smallest
+    # sizes cost a third of what doubling would)
+    L0 = max(16.0, 10 / alpha if alpha > 0 else 16.0, A2 / RATE_CONCENTRATION,
+             abs(C) / (4 * RATE_TOP_BIAS * Fmax) if Fmax > 0 else 16.0)
+    L0 = int(math.ceil(min(L0, 1e15)))
     return sorted({int(round(L0 * 2 ** (j / 2))) for j in range(5)})
 
 
@@ -81,7 +101,6 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     problem = case.problem
     preset = ctx.preset
     m0 = problem.model
-    Ls = sizes(problem)
     budget = preset.finite_budget
     # the alignment where the bias is easiest to resolve: largest C^2 / v1 by the theory
     # (E X = F + C(rho)/L, per-draw variance v1(rho)/L)
@@ -92,9 +111,35 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     rho = max(RHO_GRID, key=lambda r: theory[r][0] ** 2 / max(theory[r][1], 1e-300))
     rhos = [rho]
     C_pred, v1 = theory[rho]
+    Fmax = float(np.max(np.abs(evaluate(m0, np.linspace(-1, 1, 401)).field)))
+    try:
+        A2 = validity(m0, problem.d, 1, 0.0).concentration  # max_rho A2 (the concentration at L = 1)
+    except ValueError:  # the moments overflow float64: the regime starts beyond any ladder
+        A2 = math.inf
+    Ls = sizes(problem, A2, C_pred, Fmax)
     desired = [SIGMAS**2 * v1 * L / max(C_pred**2, 1e-300) for L in Ls]
     plan = {rho: {"C_predicted": C_pred, "variance_times_L": v1, "chosen_from": sorted(RHO_GRID),
+                  "normalizer_variance_A2": A2, "A2_over_L0": A2 / Ls[0],
                   "normals_to_resolve_3": 3 * sum(L * n for L, n in zip(Ls[:3], desired[:3]))}}
+    least = 3 * MIN_DRAWS * sum(Ls)
+    if least > budget or Ls[-1] > MAX_LADDER_L:
+        # the ladder must start where the bias is O(1/L) (A2/L small); at large beta^2 sigma2 that
+        # is far beyond what the budget can resolve: say so instead of fitting a pre-asymptotic bias
+        need = max(least, plan[rho]["normals_to_resolve_3"])
+        if Ls[-1] > MAX_LADDER_L:
+            why = f"its largest size exceeds the ladder's limit L <= {MAX_LADDER_L:.0e}"
+        else:
+            why = (f"beyond this preset's budget of {budget:.2g}"
+                   + (" (within the paper preset's)" if preset.larger_fits("finite_budget", need) else ""))
+        return [CheckRecord(
+            id="finite_size.rate", kind="consistency", status="inconclusive", value=None, threshold=-1.0,
+            certified=False,
+            message=(f"the O(1/L) regime starts at L = {Ls[0]} (A2/L <= {RATE_CONCENTRATION} with A2 = {A2:.3g}, "
+                     f"leading bias at L = {Ls[-1]} <= {RATE_TOP_BIAS:.0%} of max|F|); resolving the rate on "
+                     f"L = {Ls[0]}..{Ls[-1]} needs ~{need:.2g} normals: {why}"),
+            details={"sizes": Ls, "draw_plan": {str(rho): plan[rho]}, "budget_normals": budget,
+                     "normals_needed": need, "d": problem.d, "points": [], "figures": []},
+            model=m0.as_dict(), seconds=time.perf_counter() - t0)]
     cfgs = {L: scaled_problem(problem, L) for L in Ls}
     acc = {L: [0.0, 0.0, 0, 0.0] for L in Ls}  # sum, sum of squares, count, seconds
 
@@ -120,7 +165,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         return out
 
     # pass 1: the theory's plan, with at most a third of the budget (at least 200 draws per L)
-    first = [max(200, n) for n in spend([max(200.0, n) for n in desired], budget / 3)]
+    first = [max(MIN_DRAWS, n) for n in spend([max(float(MIN_DRAWS), n) for n in desired], budget / 3)]
     for L, n in zip(Ls, first):
         draw(L, n, 1)
     Fs = {L: float(evaluate(cfgs[L].model, rho).field) for L in Ls}
@@ -159,7 +204,6 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     plan[rho]["normals_total"] = sum(3 * L * acc[L][2] for L in Ls)
     plan[rho]["normals_to_resolve_3_measured"] = 3 * sum(
         L * SIGMAS**2 * stats(L)[2] / max((C_first / L) ** 2, 1e-300) for L in Ls[:3])
-    Fmax = float(np.max(np.abs(evaluate(m0, np.linspace(-1, 1, 401)).field)))
     rows = []
     for L in Ls:
         mean, se, _ = stats(L)
