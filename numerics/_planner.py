@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from functools import lru_cache
 
 import numpy as np
 from scipy.optimize import brentq
@@ -49,12 +48,11 @@ from ..theory import (
     certify,
     effective_drift,
     evaluate,
-    gradient_second_moment,
     pole_signs,
     validate,
     validity,
 )
-from ._corrected import predict
+from ._corrected import corrected_drift, predict
 from ._diffusion import diffusion_tables, simulate_diffusion
 from ._schedule import Schedule
 from ._simulate import Problem, simulate
@@ -168,15 +166,14 @@ def _planned_starts(problem: Problem) -> tuple[float, ...]:
     return tuple(float(s) for s in starts if -1 < s < 1)
 
 
-@lru_cache(maxsize=16)
 def _bracket_grid(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(rho, F + F_1/L, E|P g|^2)`` on 801 alignments: the step-independent parts of
-    ``F_eta``, computed once per problem (the step search asks for dozens of steps; only the
-    brackets of the zeros come from this grid, the zeros themselves from exact evaluations)."""
-    grid = np.linspace(-1.0, 1.0, 801)
-    e0 = effective_drift(problem.model, grid, 0.0, problem.d, problem.L, problem.batch)
-    second = gradient_second_moment(problem.model, grid, problem.d, problem.L, problem.batch).total
-    return grid, e0.field + e0.finite_L, second
+    """``(rho, A, B)`` on the knots of :func:`corrected_drift`'s table, ``F_eta = A - eta B``:
+    the step-independent parts of ``F_eta``, computed once per problem and shared with
+    ``predict`` (the step search asks for dozens of steps; only the brackets of the zeros
+    come from this grid, the zeros themselves from exact evaluations)."""
+    table = corrected_drift(problem)
+    grid = table.A.x
+    return grid, table.A(grid), table.B(grid)
 
 
 def _plateaus(problem: Problem, eta: float) -> list[tuple[float, float]]:
@@ -189,9 +186,9 @@ def _plateaus(problem: Problem, eta: float) -> list[tuple[float, float]]:
     """
     m = problem.model
     poles = [1.0] + ([-1.0] if pole_signs(m)[1] < 0 else [])
-    grid, base, second = _bracket_grid(problem)
+    grid, base, drag = _bracket_grid(problem)
     with np.errstate(all="ignore"):
-        v = base - 0.5 * eta * grid * second  # F_eta on the grid, as effective_drift writes it
+        v = base - eta * drag  # F_eta on the grid
 
     def drift(r):
         return float(effective_drift(m, r, eta, problem.d, problem.L, problem.batch).drift)
