@@ -14,11 +14,14 @@ from ._bench import benchmark
 from ._cluster import shutdown_local
 from ._corrected import corrected_drift, predict
 from ._diffusion import (
+    SPLIT_GROWTH,
     band,
     censored_quantile,
     complexity,
     diffusion_tables,
     effective_step,
+    exits,
+    first_hits,
     one_step_moments,
     optimize_schedule,
     scaling_exponents,
@@ -57,7 +60,10 @@ __all__ = [
     "simulate_diffusion",
     "band",
     "censored_quantile",
+    "first_hits",
+    "exits",
     "splitting_probability",
+    "SPLIT_GROWTH",
     "effective_step",
     "one_step_moments",
     "complexity",

@@ -39,11 +39,11 @@ the exact chain).
 from ._band import Band, band
 from ._complexity import Complexity, complexity
 from ._moments import OneStepMoments, one_step_moments
-from ._passage import FirstPassage, censored_quantile, first_passage, plain_ode_step
+from ._passage import FirstPassage, censored_quantile, exits, first_hits, first_passage, plain_ode_step
 from ._paths import DiffusionRun, simulate_diffusion
 from ._scaling import Scaling, scaling_exponents
 from ._search import ScheduleSearch, optimize_schedule
-from ._splitting import Splitting, effective_step, splitting_probability
+from ._splitting import SPLIT_GROWTH, Splitting, effective_step, splitting_probability
 from ._tables import GRID, DiffusionTables, diffusion_tables
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "FirstPassage",
     "OneStepMoments",
     "Scaling",
+    "SPLIT_GROWTH",
     "ScheduleSearch",
     "Splitting",
     "band",
@@ -62,6 +63,8 @@ __all__ = [
     "complexity",
     "diffusion_tables",
     "effective_step",
+    "exits",
+    "first_hits",
     "first_passage",
     "one_step_moments",
     "optimize_schedule",

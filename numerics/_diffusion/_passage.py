@@ -52,6 +52,26 @@ class FirstPassage:
     plain_ode_step: float = math.inf
 
 
+def first_hits(rho: np.ndarray, level: float, never: int = -1) -> np.ndarray:
+    """First recorded index with ``|rho| >= level`` per run (``never`` where no index does), for
+    paths ``rho`` of shape ``(runs, steps + 1)``: how the chain's first passages are read from its
+    recorded alignments, by the diffusion checks and the validation study alike."""
+    hit = np.abs(np.asarray(rho)) >= level
+    return np.where(hit.any(axis=1), hit.argmax(axis=1), never)
+
+
+def exits(rho: np.ndarray, a: float, b: float) -> tuple[int, int]:
+    """``(decided, plus)``: of the paths ``rho`` (shape ``(runs, steps + 1)``), how many leave
+    ``(a, b)`` within the recorded steps, and how many of those reach ``b`` first (what
+    :func:`splitting_probability` predicts)."""
+    rho = np.asarray(rho)
+    late = rho.shape[1]
+    up = np.where((rho >= b).any(axis=1), (rho >= b).argmax(axis=1), late)
+    down = np.where((rho <= a).any(axis=1), (rho <= a).argmax(axis=1), late)
+    decided = (up < late) | (down < late)
+    return int(decided.sum()), int((up < down).sum())
+
+
 def censored_quantile(steps: np.ndarray, q: float) -> float:
     """Quantile ``q`` of first-passage steps with ``-1`` = censored (treated as ``+inf``)."""
     x = np.where(steps < 0, np.inf, steps.astype(float))

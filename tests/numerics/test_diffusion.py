@@ -171,3 +171,27 @@ def test_the_registry_does_not_run_splitting_on_a_certified_monotone_landscape()
     config = SuiteConfig(cases=(mono, bist), checks=("sga.splitting",))
     assert [label for label, _, _ in plan(config)] == ["sga.splitting: bist"]
     assert [(na["check"], na["case"]) for na in not_applicable(config)] == [("sga.splitting", "mine")]
+
+
+def test_first_hits_and_exits_agree_with_a_loop_over_each_path():
+    """The chain's first passages and exit sides (read by the suite's diffusion checks and the
+    validation study alike) against a plain loop over every path, censored paths included."""
+    from sigrec.numerics import exits, first_hits
+
+    rng = np.random.default_rng(5)
+    rho = np.clip(np.cumsum(rng.normal(0.0, 0.08, size=(300, 41)), axis=1), -1.0, 1.0)
+    rho[0] = 0.0  # never leaves, never hits
+    level, a, b = 0.6, -0.5, 0.45
+    want_first, decided, plus = [], 0, 0
+    for path in rho:
+        hit = [k for k, x in enumerate(path) if abs(x) >= level]
+        want_first.append(hit[0] if hit else 99)
+        up = next((k for k, x in enumerate(path) if x >= b), None)
+        down = next((k for k, x in enumerate(path) if x <= a), None)
+        if up is not None or down is not None:
+            decided += 1
+            plus += down is None or (up is not None and up < down)
+    assert first_hits(rho, level, never=99).tolist() == want_first
+    assert first_hits(rho, level)[0] == -1
+    assert exits(rho, a, b) == (decided, plus)
+    assert 0 < plus < decided < rho.shape[0]

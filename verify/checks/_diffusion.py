@@ -40,10 +40,13 @@ import numpy as np
 from scipy.stats import ks_2samp, norm
 
 from ...numerics import (
+    SPLIT_GROWTH,
     Problem,
     Schedule,
     censored_quantile,
     diffusion_tables,
+    exits,
+    first_hits,
     simulate,
     simulate_diffusion,
     splitting_probability,
@@ -66,8 +69,6 @@ Z = 3.0
 HIT_TOL = 0.10
 KS_LEVEL = 0.01
 SPLIT_ETA = 0.1
-#: largest ``eta F'(rho*)`` of the splitting run (the step is lowered to it)
-SPLIT_GROWTH = 0.1
 PRED_RUNS = 4000
 #: fewest predicted median steps to the target for the comparison to test the diffusion limit
 MIN_STEPS = 200
@@ -132,13 +133,6 @@ def budget(preset: Preset) -> Budget:
     return Budget(preset.diffusion_runs, preset.diffusion_max_steps, preset.diffusion_split_runs)
 
 
-def _passage(rho: np.ndarray, level: float) -> np.ndarray:
-    """First recorded index with ``|rho| >= level`` per run (``-1``: never), ``rho`` shape (runs, steps+1)."""
-    hit = np.abs(rho) >= level
-    return np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
-
-
-@lru_cache(maxsize=8)
 def _prediction(problem: Problem, schedule: Schedule, rho0: float, horizon: int, seed: int, variance_scale: float):
     tab = diffusion_tables(problem, variance_scale=variance_scale)
     run = simulate_diffusion(tab, schedule.eta(np.arange(horizon)), np.full(PRED_RUNS, rho0), level=TARGET, stride=1,
@@ -235,7 +229,7 @@ def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
     if runs is None:
         return [_inconclusive("sga.hitting_time", case, _cap(ctx, budget_), t0, "the first-passage comparison")]
     schedule, horizon, _, hits_pred, sim = runs
-    hits = _passage(sim, TARGET)
+    hits = first_hits(sim, TARGET)
     hp = np.where((hits_pred < 0) | (hits_pred > horizon), horizon + 1, hits_pred)
     hs = np.where(hits < 0, horizon + 1, hits)
     m_pred, m_sim = float(np.median(hp)), float(np.median(hs))
@@ -281,10 +275,8 @@ def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, bud
         ref = splitting_probability(p, sched, 0.0, tables=tab)
     except ValueError as exc:
         return [_record("sga.splitting", "inconclusive", None, None, f"not applicable: {exc}", {}, case, t0)]
-    # the scale function is the small-step limit of the escape from rho*: one step multiplies
-    # rho - rho* by 1 + eta F'(rho*) where the diffusion has exp(eta F'(rho*)); keep the
-    # difference below 0.5% (eta F' <= SPLIT_GROWTH). At eta F' = 0.48 the chain went to +xi in
-    # 0.876 (99% [0.843, 0.903]) of runs against 0.841, and at 0.12 in 0.846 (rademacher, theta 2.57)
+    # the scale function is the small-step limit of the escape from rho*: keep eta F'(rho*) at most
+    # numerics.SPLIT_GROWTH (one step's growth 1 + eta F' then matches the diffusion's exp(eta F'))
     if eta * ref.rate > SPLIT_GROWTH:
         eta = SPLIT_GROWTH / ref.rate
         sched = Schedule.constant(eta)
@@ -298,11 +290,7 @@ def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, bud
     pred = splitting_probability(p, sched, rho0, variance_scale=variance_scale)
     steps = int(math.ceil(8.0 / (ref.rate * eta)))
     rho = _exact(p, sched, rho0, steps, b.split_runs, ctx.seed_for(case.name, "sga.splitting", steps))
-    up = np.where((rho >= pred.b).any(axis=1), (rho >= pred.b).argmax(axis=1), steps + 1)
-    down = np.where((rho <= pred.a).any(axis=1), (rho <= pred.a).argmax(axis=1), steps + 1)
-    decided = (up <= steps) | (down <= steps)
-    n = int(decided.sum())
-    k = int((up < down).sum())
+    n, k = exits(rho, pred.a, pred.b)
     undecided = b.split_runs - n
     if n < 0.95 * b.split_runs:
         return [_record("sga.splitting", "inconclusive", None, None,

@@ -15,11 +15,14 @@ from functools import lru_cache
 import numpy as np
 
 from ....numerics import (
+    SPLIT_GROWTH,
     Schedule,
     band,
     censored_quantile,
     complexity,
     diffusion_tables,
+    exits,
+    first_hits,
     one_step_moments,
     predict,
     simulate,
@@ -226,8 +229,7 @@ def decaying(m: DrawnModel, profile: Profile) -> list[Comparison]:
         return out
     cx = complexity(p, sched, profile.trajectory_rho0, target, runs=profile.prediction_runs, horizon=steps,
                     seed=seed + 1, tables=tab)
-    hit = np.abs(sim.rho) >= target
-    first = np.where(hit.any(axis=1), hit.argmax(axis=1), steps + 1).astype(float)
+    first = first_hits(sim.rho, target, never=steps + 1).astype(float)
     mc = float(np.median(first))
     detail = {"target": target, "steps": steps, "runs": runs, "prediction_runs": profile.prediction_runs,
               "theory_q10": cx.q10_steps, "theory_q90": cx.q90_steps,
@@ -262,7 +264,8 @@ def splitting(m: DrawnModel, profile: Profile) -> Comparison:
     (at most ``(1 - rho*)/4``, halfway to ``b``).
 
     The step is the model's ``eta``, raised until 8 escape times ``1 / (eta F'(rho*))`` fit in
-    ``split_steps`` (recorded); runs are cut to the draw budget.
+    ``split_steps`` (recorded) and lowered to ``eta F'(rho*) <= numerics.SPLIT_GROWTH``; runs are
+    cut to the draw budget.
     """
     p = m.problem
     tab = _tables(p)
@@ -270,7 +273,9 @@ def splitting(m: DrawnModel, profile: Profile) -> Comparison:
         ref = splitting_probability(p, Schedule.constant(m.eta), 0.0, tables=tab)
     except ValueError as exc:
         return not_applicable("splitting", str(exc))
-    eta = max(m.eta, 8.0 / (ref.rate * profile.split_steps))
+    # at least 8 escape times within split_steps, but eta F'(rho*) at most SPLIT_GROWTH, where the
+    # scale function predicts a constant-step chain (as in the suite's sga.splitting)
+    eta = min(max(m.eta, 8.0 / (ref.rate * profile.split_steps)), SPLIT_GROWTH / ref.rate)
     steps = int(math.ceil(8.0 / (ref.rate * eta)))
     runs = min(profile.split_runs, int(profile.max_draws // (steps * p.batch * 4 * p.L)))
     if runs < 30:
@@ -283,17 +288,13 @@ def splitting(m: DrawnModel, profile: Profile) -> Comparison:
     pred = splitting_probability(p, sched, rho0, tables=tab)
     sim = simulate(p, sched, steps=steps, runs=runs, rho0=rho0, stride=1,
                    seed=m.stream(len(profile.moment_rhos) + len(profile.drag_rhos) + 3))
-    rho = sim.rho
-    up = np.where((rho >= pred.b).any(axis=1), (rho >= pred.b).argmax(axis=1), steps + 1)
-    down = np.where((rho <= pred.a).any(axis=1), (rho <= pred.a).argmax(axis=1), steps + 1)
-    decided = (up <= steps) | (down <= steps)
-    n = int(decided.sum())
+    n, plus = exits(sim.rho, pred.a, pred.b)
     detail = {"eta": eta, "model_eta": m.eta, "rho_star": ref.unstable, "rate": ref.rate, "noise_width": w,
               "rho0": rho0, "a": pred.a, "b": pred.b, "steps": steps, "runs": runs, "decided": n,
               "gaussian": pred.gaussian}
     if n < 0.95 * runs:
         return not_applicable("splitting", f"{runs - n} of {runs} runs reach neither a = {pred.a:.3g} nor "
                                            f"b = {pred.b:.3g} within {steps} steps")
-    frac = float(((up < down) & decided).sum() / n)
+    frac = plus / n
     se = math.sqrt(max(frac * (1.0 - frac), 1.0 / n) / n)
     return judge("splitting", None, pred.probability, frac, se, **detail)
