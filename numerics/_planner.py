@@ -101,7 +101,8 @@ class RecoveryPlan:
     ode_time : float
         ``t_K``.
     run_steps, token_steps : float
-        ``runs x K`` and ``runs x K x L``.
+        ``runs x K`` and ``runs x K x L x batch`` (the tokens drawn: each step draws ``batch``
+        collections of ``L``).
     seconds : float or None
         Estimated single-core CPU time at ``seconds_per_token_step`` (when given).
     message : str
@@ -150,9 +151,10 @@ class RecoveryPlan:
 
 
 def measure_rate(problem: Problem, *, runs: int = 4, steps: int = 10, seed: int = 0) -> float:
-    """Seconds per token-step of the exact reduced simulator on ``problem`` (a short pilot)."""
+    """Seconds per token-step of the exact reduced simulator on ``problem`` (a short pilot; a step
+    of ``batch`` collections counts ``L x batch`` token-steps)."""
     sim = simulate(problem, Schedule.constant(1e-3), steps=steps, runs=runs, seed=seed)
-    return max(sim.wall_s, 1e-9) / (runs * steps * problem.L)
+    return max(sim.wall_s, 1e-9) / (runs * steps * problem.L * problem.batch)
 
 
 def _planned_starts(problem: Problem) -> tuple[float, ...]:
@@ -337,7 +339,7 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
                           f"diffusion paths end past {target}: runs that start near an unstable equilibrium "
                           "escape too slowly under decaying steps")
     end = _end(problem, sched, K, starts)
-    token_steps = float(runs) * K * problem.L
+    token_steps = float(runs) * K * problem.L * problem.batch
     seconds = None if seconds_per_token_step is None else token_steps * seconds_per_token_step
     valid = validity(m, problem.d, problem.L, float(sched.eta(np.zeros(1))[0]), problem.batch)
     return RecoveryPlan(True, target, sched, K, runs, starts, end, fraction, float(sched.eta(K - 1)), plateau, spread,

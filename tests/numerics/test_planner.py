@@ -13,28 +13,41 @@ from sigrec.theory import stationary_alignment, validity
 SMALL = Problem(theta=1.0, R=100, L=600, d=10)
 
 
-def test_plan_is_decisive_and_the_simulation_agrees():
-    plan = plan_recovery(SMALL, target=0.99, runs=24)
+#: a model away from every default (beta, sigma2, an asymmetric prior, batch 2): what vanishes at
+#: beta = sigma2 = 1 with one collection per step does not vanish here
+OFF = Problem(theta=1.3, R=80, L=600, d=6, beta=0.7, sigma2=1.4, prior="rademacher(p=0.8)", batch=2)
+
+
+@pytest.mark.parametrize("problem", [SMALL, OFF], ids=["default", "off-default"])
+def test_plan_is_decisive_and_the_simulation_agrees(problem):
+    plan = plan_recovery(problem, target=0.99, runs=24)
     assert plan.feasible, plan.message
     # the last step's plateau lies above the target with margin, as the plan states
-    pl = stationary_alignment(SMALL.model, plan.last_step, SMALL.d, SMALL.L)
-    assert pl.rho - 2 * pl.spread > 0.99 and plan.plateau == pytest.approx(pl.rho, rel=1e-6)
+    pl = stationary_alignment(problem.model, plan.last_step, problem.d, problem.L, problem.batch)
+    assert pl.rho - 2 * pl.spread > 0.99 and plan.plateau - 2 * plan.plateau_spread > 0.99
+    if problem is SMALL:  # +xi is the only attractor: the plan's plateau is its plateau
+        assert plan.plateau == pytest.approx(pl.rho, rel=1e-6)
+    else:  # -xi attracts too (F'(-1) < 0), and its plateau is the lower one the plan reports
+        assert plan.plateau < pl.rho
     assert plan.ode_time == pytest.approx(float(plan.schedule.times(plan.steps)[-1]))
-    assert plan.token_steps == 24 * plan.steps * SMALL.L
+    assert plan.token_steps == 24 * plan.steps * problem.L * problem.batch
     assert plan.predicted_fraction >= 0.97
     # it states whether its steps (up to the first) lie inside the expansion's validity
-    assert plan.validity == validity(SMALL.model, SMALL.d, SMALL.L, float(plan.schedule.eta(np.zeros(1))[0]))
+    eta0 = float(plan.schedule.eta(np.zeros(1))[0])
+    assert plan.validity == validity(problem.model, problem.d, problem.L, eta0, problem.batch)
+    if problem.batch > 1:  # the batch enters E|P g|^2 and so the step parameter
+        assert plan.validity.step != validity(problem.model, problem.d, problem.L, eta0).step
     assert plan.as_dict()["validity"] == plan.validity.as_dict()
     assert ("the plan is a guess" in plan.describe()) is (not plan.validity.inside)
-    outside = dataclasses.replace(plan, validity=validity(SMALL.model, 60, SMALL.L, 1e-3))  # d/L = 0.1
+    outside = dataclasses.replace(plan, validity=validity(problem.model, 60, problem.L, 1e-3))  # d/L = 0.1
     assert not outside.validity.inside and "the plan is a guess: outside" in outside.describe()
     assert "d/L = 0.1 exceeds" in outside.describe()
-    sim = simulate(SMALL, plan.schedule, steps=plan.steps, runs=200, seed=3)
+    sim = simulate(problem, plan.schedule, steps=plan.steps, runs=200, seed=3)
     final = np.abs(sim.final_rho)
     # decisive: the runs recover as the plan (and its diffusion check) predicts
     assert np.mean(final >= 0.99) >= 0.95
     # the corrected-ODE mean from the run's own starts predicts the simulated mean
-    ends = [abs(predict(SMALL, plan.schedule, plan.steps, float(r0), plan.steps).rho_corrected[-1])
+    ends = [abs(predict(problem, plan.schedule, plan.steps, float(r0), plan.steps).rho_corrected[-1])
             for r0 in sim.initial_rho[:40]]
     assert abs(final[:40].mean() - np.mean(ends)) <= 4 * final.std(ddof=1) / math.sqrt(40) + 1e-3
 

@@ -60,7 +60,7 @@ def default_schedule(problem: Problem, *, preset: Preset = QUICK, seed: int = 0)
     pg2 = drag_second_moment(problem, r, preset.sga_drag_samples, seed)
     F99 = float(evaluate(m, r).field)
     eps_drag = 0.5 * abs(F99) * 2.0 / max(r * pg2, 1e-300)
-    max_steps = int(preset.sga_sim_budget // (runs * problem.L))
+    max_steps = int(preset.sga_sim_budget // (runs * problem.L * problem.batch))
     max_steps = max(max_steps, 50)
 
     def steps_for(eps):
