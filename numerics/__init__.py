@@ -35,7 +35,7 @@ from ._ode import basins, flow_map, integrate, time_to_alignment
 from ._planner import measure_rate, plan_recovery
 from ._progress import report
 from ._schedule import Schedule
-from ._simulate import Problem, Simulation, simulate
+from ._simulate import LONG_CONTEXT, Problem, Simulation, kernel_floats, simulate
 from ._start import start_law
 
 __all__ = [
@@ -44,6 +44,8 @@ __all__ = [
     "Schedule",
     "Simulation",
     "simulate",
+    "LONG_CONTEXT",
+    "kernel_floats",
     "spawn_generators",
     "initial_rho",
     "start_law",

@@ -25,7 +25,7 @@ import numpy as np
 
 from ._init import spawn_generators
 from ._schedule import Schedule
-from ._simulate import Problem, simulate
+from ._simulate import LONG_CONTEXT, Problem, simulate
 
 #: speed targets of the simulators: (name, ratio key, threshold)
 TARGETS = (
@@ -44,10 +44,11 @@ class BenchReport:
     ratios: dict
     targets: list
     wall_s: float
+    long_context: dict = None
 
     def as_dict(self) -> dict:
         return {"config": self.config, "rates": self.rates, "ratios": self.ratios,
-                "targets": self.targets, "wall_s": self.wall_s}
+                "targets": self.targets, "wall_s": self.wall_s, "long_context": self.long_context}
 
 
 def _sim_rate(problem, steps, runs, simulator, seed) -> float:
@@ -65,6 +66,35 @@ def _rng_rate(per_run_shape, steps, runs, seed) -> float:
         for gen in gens:
             gen.standard_normal(out=buf)
     return steps * runs / (time.perf_counter() - t0)
+
+
+#: token counts of the long-context measurement (the reduced simulator in chunks beyond 2^16)
+LONG_LS = (10**4, 10**5, 10**6)
+
+
+def long_context(*, runs: int = 4, steps: int = 3, repeats: int = 2, d: int = 100) -> dict:
+    """Run-steps and token-steps per second of the reduced simulator at ``L`` in
+    :data:`LONG_LS` (``alpha = 0.05``), and the peak memory a step allocates (traced by
+    ``tracemalloc`` in a separate call, so the timing is untraced): what
+    ``numerics.LONG_CONTEXT`` chunking buys and costs per token."""
+    import tracemalloc
+
+    out = {}
+    for L in LONG_LS:
+        problem = Problem(theta=1.0, R=L // 20, L=L, d=d)
+        best = 0.0
+        for rep in range(repeats):
+            best = max(best, _sim_rate(problem, steps, runs, "reduced", rep))
+        tracemalloc.start()
+        simulate(problem, Schedule.constant(0.1), steps=1, runs=runs, seed=0)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        out[str(L)] = {"run_steps_per_s": best, "token_steps_per_s": best * L, "peak_bytes": peak,
+                       "chunked": bool(L > LONG_CONTEXT)}
+    base = out[str(LONG_LS[0])]["token_steps_per_s"]
+    for v in out.values():
+        v["per_token_vs_first"] = v["token_steps_per_s"] / base
+    return {"runs": runs, "steps": steps, "d": d, "alpha": 0.05, "sizes": out}
 
 
 def _best_interleaved(measures: dict, repeats: int) -> dict:
@@ -116,4 +146,5 @@ def benchmark(*, quick: bool = False, runs: int = 30, d: int = 100, d_large: int
     config = {"runs": runs, "d": d, "d_large": d_large, "R": R, "L": L, "quick": quick,
               "full_steps": full_steps, "reduced_steps": red_steps, "repeats": repeats,
               "unit": "run-steps per second (best of repeats)"}
-    return BenchReport(config, rates, ratios, targets, time.perf_counter() - t0)
+    longc = long_context(steps=1 if quick else 3, repeats=1 if quick else 2)
+    return BenchReport(config, rates, ratios, targets, time.perf_counter() - t0, longc)

@@ -151,28 +151,47 @@ class ReducedKernel:
         e = np.exp(u, out=W[:, k])
         Z = e.sum(axis=1)
         D = np.matmul(W, e[:, :, None])[:, :, 0] / Z[:, None]  # a.c1, a.c2[, a.n3], a.e
-        f1, f2 = D[:, 0], D[:, 1]
-        na2 = D[:, k] / Z
-        na = np.sqrt(na2)
-        lin = np.zeros((W.shape[0], 1, k + 1))
-        lin[:, 0, 0], lin[:, 0, 1] = f1, f2
-        obj = f1 * f1 + f2 * f2
-        if self.n_out >= 1:
-            chi, chi1 = self.chi[:, 0], self.chi[:, 1]
-            sq = np.sqrt(chi)
-            an3 = D[:, 2]
-            # t = sigma2 [a (chi - sqrt(chi) a.n3 / ||a||) + ||a|| sqrt(chi) n3], a = e / Z
-            lin[:, 0, 2] = sigma2 * na * sq
-            lin[:, 0, 3] = sigma2 * (chi - sq * an3 / na) / Z
-            obj += sigma2 * na2 * chi
+        lin, obj = self._linear(D, Z)
         Xf = np.matmul(lin, W, out=self.scratch)[:, 0]  # <x_i, f>
         re = np.multiply(e, Xf, out=Xf)  # Z r
         E = np.matmul(W, re[:, :, None])[:, :, 0] / Z[:, None]  # r.c1, r.c2[, r.n3], r.e
         S = re.sum(axis=1) / Z
+        rr = np.vecdot(re, re) / (Z * Z) if self.n_out >= 1 else None
+        nuisance = e[:, R:].sum(axis=1) / Z
+        return self._gradient(D, Z, E, S, rr, nuisance, obj)
+
+    def _linear(self, D, Z):
+        """``lin`` (runs, 1, rows + 1) with ``<x_i, f> = lin . W[:, i]``, and the objective ``|f|^2``,
+        from the attention averages ``D = (a.c1, a.c2[, a.n3], a.e)`` and ``Z = sum e``."""
+        sigma2, k = self.problem.sigma2, self.rows
+        f1, f2 = D[:, 0], D[:, 1]
+        lin = np.zeros((D.shape[0], 1, k + 1))
+        lin[:, 0, 0], lin[:, 0, 1] = f1, f2
+        obj = f1 * f1 + f2 * f2
+        if self.n_out >= 1:
+            na2 = D[:, k] / Z
+            na = np.sqrt(na2)
+            chi, sq = self.chi[:, 0], np.sqrt(self.chi[:, 0])
+            # t = sigma2 [a (chi - sqrt(chi) a.n3 / ||a||) + ||a|| sqrt(chi) n3], a = e / Z
+            lin[:, 0, 2] = sigma2 * na * sq
+            lin[:, 0, 3] = sigma2 * (chi - sq * D[:, 2] / na) / Z
+            obj += sigma2 * na2 * chi
+        return lin, obj
+
+    def _gradient(self, D, Z, E, S, rr, nuisance, obj):
+        """``(g1, g2, ||sigma Z v||^2, nuisance, obj)`` from the attention averages ``D``, the
+        averages ``E = (r.c1, r.c2[, r.n3], r.e)``, ``S = sum r`` and ``rr = |r|^2``."""
+        p, k = self.problem, self.rows
+        f1, f2 = D[:, 0], D[:, 1]
         g1 = 2.0 * p.beta * (E[:, 0] - S * f1)
         g2 = 2.0 * p.beta * (E[:, 1] - S * f2)
         if self.n_out >= 1:
-            ra, rr = E[:, k] / Z, np.vecdot(re, re) / (Z * Z)
+            sigma2 = p.sigma2
+            na2 = D[:, k] / Z
+            na = np.sqrt(na2)
+            chi1, sq = self.chi[:, 1], np.sqrt(self.chi[:, 0])
+            an3 = D[:, 2]
+            ra = E[:, k] / Z
             va = (ra - S * na2) / na  # v.a_hat, v = r - S a
             vv = rr - 2.0 * S * ra + S * S * na2
             hv = (E[:, 2] - S * an3) - (an3 / na) * va
@@ -180,7 +199,6 @@ class ReducedKernel:
             zv2 = sigma2 * ((sq * va + hv) ** 2 + w2 * chi1)
         else:
             zv2 = np.zeros_like(g1)
-        nuisance = e[:, R:].sum(axis=1) / Z
         return g1, g2, zv2, nuisance, obj
 
     def step(self, eta: float):

@@ -27,9 +27,28 @@ from ._executor import current_executor
 from ._full import FullKernel
 from ._init import initial_rho, spawn_generators
 from ._reduced import ReducedKernel
+from ._reduced_chunks import CHUNK, ChunkedReducedKernel
 from ._schedule import Schedule
 
 SIMULATORS = ("reduced", "full")
+#: above this many tokens the reduced simulator processes them in chunks of
+#: ``_reduced_chunks.CHUNK`` (memory independent of ``L``); at or below it it holds them all
+#: (the faster kernel, by about a quarter per token)
+LONG_CONTEXT = 2**16
+
+
+def reduced_kernel(L: int):
+    """The reduced simulator's kernel class for ``L`` tokens (:data:`LONG_CONTEXT`)."""
+    return ChunkedReducedKernel if L > LONG_CONTEXT else ReducedKernel
+
+
+def kernel_floats(simulator: str, L: int, d: int) -> int:
+    """Floats per run the simulator's kernel holds: ``L d`` (full), ``4 L`` (reduced, up to
+    :data:`LONG_CONTEXT` tokens) or ``12 CHUNK`` (reduced in chunks: eight rows of work, one of
+    scores and three of a last, shorter chunk)."""
+    if simulator == "full":
+        return L * d
+    return 4 * L if L <= LONG_CONTEXT else 12 * CHUNK
 
 
 def single_threaded_blas():
@@ -197,7 +216,7 @@ def _run_block(problem, simulator, seed, runs, lo, hi, rho0, etas, record, progr
     """Runs ``lo..hi-1`` of ``runs`` (streams ``SeedSequence(seed).spawn(runs)[lo:hi]``)."""
     gens = spawn_generators(seed, runs)[lo:hi]
     start = initial_rho(gens, problem.d, rho0)
-    Kernel = FullKernel if simulator == "full" else ReducedKernel
+    Kernel = FullKernel if simulator == "full" else reduced_kernel(problem.L)
     kernel = Kernel(problem, gens, start)
     steps = etas.size
     samples = record[record < steps]
@@ -256,7 +275,8 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
         Number of independent runs ``>= 1``.
     simulator : {"reduced", "full"}
         ``"full"``: the ``d``-dimensional recursion; ``"reduced"``: the exact
-        reduced chain of docs/design.md section 2 (same law of ``rho_k``).
+        reduced chain of docs/design.md section 2 (same law of ``rho_k``; above
+        :data:`LONG_CONTEXT` tokens it processes them in chunks, memory independent of ``L``).
     rho0 : float, optional
         Fixed start in ``[-1, 1]``; default: ``q_0`` uniform on the sphere.
     seed : int, optional

@@ -57,6 +57,13 @@ def format_report(report) -> str:
     lines.append(expectation_line(report))
     lines += [f"  [{'met' if t['met'] else 'NOT met'}] {t['target']}: {t['value']:.3f} (>= {t['threshold']})"
               for t in report.targets]
+    lc = report.long_context
+    if lc:
+        lines.append(f"  long context (reduced, {lc['runs']} runs, d={lc['d']}, alpha={lc['alpha']}): "
+                     "token-steps per second, per token vs the first size, peak memory of a step")
+        lines += [f"    L={int(L):>8}{' (chunked)' if v['chunked'] else '          '} {v['token_steps_per_s']:12.3g}"
+                  f"  x{v['per_token_vs_first']:.2f}  {v['peak_bytes'] / 2**20:8.1f} MiB"
+                  for L, v in lc["sizes"].items()]
     lines.append(f"  total {report.wall_s:.1f} s")
     return "\n".join(lines)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from ...numerics import available_memory
+from ...numerics import available_memory, kernel_floats
 
 #: ``name: (minimum, maximum, reason)`` for every integer flag of the CLI
 INT_LIMITS: dict[str, tuple[int, int, str]] = {
@@ -122,8 +122,8 @@ def check_simulation(*, simulator: str, runs: int, steps: int, stride: int, L: i
     """Refuse (``ValueError``) a ``simulate`` call whose arrays cannot fit in memory or
     whose random draws cannot finish in reasonable time; nothing is allocated."""
     recorded = steps // stride + 2
-    per_step = L * d if simulator == "full" else 4 * L
-    work = runs * (L * d if simulator == "full" else 4 * L)
+    per_step = L * d if simulator == "full" else 3 * L + 2
+    work = runs * kernel_floats(simulator, L, d)
     need = 8 * MEMORY_FACTOR * (work + 3 * runs * recorded + steps)
     budget = MEMORY_FRACTION * available_memory()
     if need > budget:
