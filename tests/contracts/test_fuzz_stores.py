@@ -27,22 +27,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sigrec.numerics import executor
 from sigrec.verify.studies import _sweep as sweep
 
-from .test_store_damage import TINY_SPEC, assert_refused, read_store, same_store, sweep_cli
+from .test_store_damage import (TINY_SPEC, assert_refused, read_store, reference, same_store,  # noqa: F401
+                                sweep_cli, tiny_store)
 
 HOW = ("delete", "truncate", "random", "empty")
 #: files that hold the specification; only when both are damaged may a store be refused
 SPECIFICATION = {".zattrs", ".zmetadata"}
-
-
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory):
-    path = tmp_path_factory.mktemp("ref") / "ref.zarr"
-    with executor(workers=1):
-        sweep.run_sweep(sweep.make_spec(**TINY_SPEC), path)
-    return path
 
 
 @pytest.fixture(scope="module")

@@ -26,11 +26,13 @@ import pytest
 from sigrec.numerics import executor
 from sigrec.verify.studies import _sweep as sweep
 
+from ..verify.studies.test_sweep import TINY as TINY_SPEC
+from ..verify.studies.test_sweep import tiny_store  # noqa: F401 - a fixture
 from .test_fuzz import run_cli
 
-#: a 2 x 2 grid of cheap cells (a fraction of a second each once the first has run)
+#: :data:`TINY_SPEC` (a 2 x 2 grid of cells of a fraction of a second each, once the
+#: first has run) as flags
 TINY = ["--theta", "0.5", "2", "--N", "20", "200", "--R", "5", "--runs", "2", "--steps", "5", "--seed", "3"]
-TINY_SPEC = dict(theta=[0.5, 2.0], N=[20, 200], R=5, runs=2, steps=5, seed=3)
 
 
 @pytest.fixture(autouse=True)
@@ -43,12 +45,9 @@ def no_figures(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory):
+def reference(tiny_store):
     """An undamaged, finished store of :data:`TINY`."""
-    path = tmp_path_factory.mktemp("ref") / "ref.zarr"
-    with executor(workers=1):
-        sweep.run_sweep(sweep.make_spec(**TINY_SPEC), path)
-    return path
+    return tiny_store
 
 
 def read_store(path) -> tuple[str, dict]:
