@@ -137,7 +137,7 @@ def quick_cells(monkeypatch):
     monkeypatch.setattr(driver, "corrected_prediction", remembered(driver.corrected_prediction))
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(st.data())
 def test_store_damage_fuzz_quick(reference, targets, data):
     _run_case(reference, data.draw(damage(targets)))

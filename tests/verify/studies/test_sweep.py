@@ -355,6 +355,11 @@ def test_store_lock_is_exclusive_and_released(tmp_path):
         lock.write_text(json.dumps({"pid": 1, "host": "elsewhere"}))
     assert lock.exists()
     lock.unlink()
+    # a store below a regular file: one clear refusal, not a lock said to be unreadable
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match="cannot create its folder"):
+        with sweep.store_lock(tmp_path / "file" / "s.zarr"):
+            pass
     # a stale lock is taken over and reported
     lock.write_text(json.dumps(sweep._lock.holder_record(_exited_child())))
     with sweep.store_lock(store) as stale:

@@ -149,9 +149,13 @@ def store_lock(store):
     # the token tells this lock from a later one of the same process
     text = json.dumps({**holder_record(os.getpid()), "token": uuid.uuid4().hex}, sort_keys=True)
     stale = None
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"`store` {str(store)!r}: cannot create its folder {str(lock.parent)!r}: "
+                         f"{exc.strerror or exc}") from None
     for _ in range(3):
         try:
-            lock.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
             raw, holder = _read_holder(lock)
