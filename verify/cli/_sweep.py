@@ -33,8 +33,10 @@ def register(sub) -> None:
         description="Simulate every cell of a grid over --theta, --N (with --R) or --alpha (with --L), --d, "
         "--beta, --sigma2, --prior (each a list of values) with the exact reduced simulator from uniform "
         "starts, compare each cell with the certified landscape and the ODE basin of -xi, and write it to "
-        "--store as soon as it finishes. Rerunning the same command resumes: finished cells are skipped; a "
-        "store made by other flags is refused. Read the store with xarray.open_zarr.",
+        "--store as soon as it finishes. Rerunning the same command resumes: finished cells whose data match "
+        "their checksum are skipped, damaged ones recomputed; a store made by other flags is refused, and so "
+        "is a second sweep while one writes the store (its lock file STORE.lock). Read the store with "
+        "xarray.open_zarr.",
     )
     p.add_argument("--preset", choices=SWEEP_PRESETS, default=None,
                    help="quick: 4 small cells (under a minute on 2 cores); paper: the paper's grid at d = 3, 10; "
@@ -60,16 +62,38 @@ def spec_from_args(args):
     return sweep_spec(args.preset, prior=args.prior, **given)
 
 
+#: damaged cells named in the resume message (the JSON lists them all)
+_NAMED = 4
+
+
+def resume_message(store, status, spec) -> str | None:
+    """The line that says what a resumed store held, or ``None`` for a fresh one."""
+    parts = []
+    finished = int(status.done.sum())
+    if finished:
+        parts.append(f"{finished} of {spec.cells} cells already finished, skipped")
+    if status.damaged:
+        labels = [spec.label(idx) for idx in status.damaged]
+        more = f" and {len(labels) - _NAMED} more" if len(labels) > _NAMED else ""
+        parts.append(f"{len(labels)} cells marked finished failed their checksum and are recomputed "
+                     f"({'; '.join(labels[:_NAMED])}{more})")
+    if status.repaired:
+        parts.append("repaired: " + ", ".join(status.repaired))
+    return f"resuming {store}: " + "; ".join(parts) if parts else None
+
+
 def run(args) -> int:
     spec = spec_from_args(args)
 
-    def on_skip(n):
-        if n:
-            print(f"resuming {args.store}: {n} of {spec.cells} cells already finished, skipped", file=sys.stderr)
+    def on_resume(status):
+        line = resume_message(args.store, status, spec)
+        # a note for a person: under --json only when someone watches stderr
+        if line and (not args.json or sys.stderr.isatty()):
+            print(line, file=sys.stderr)
 
     with executor_from_args(args) as ex, stderr_progress() as bar:
         task = bar.add_task("cells", total=None)
-        result = run_sweep(spec, args.store, on_skip=on_skip,
+        result = run_sweep(spec, args.store, on_resume=on_resume,
                            progress=lambda d, n: bar.update(task, completed=d, total=n))
         where = describe(ex)
     figures = plot_sweep(sweep_figure_data(args.store), args.out)
@@ -78,7 +102,8 @@ def run(args) -> int:
         emit_json(doc)
     else:
         rate = doc["cells_per_minute"]
-        print(f"{result.cells} cells ({' x '.join(f'{d}' for d in spec.dims)}): {result.computed} computed, "
+        again = f" ({len(result.damaged)} of them damaged in the store)" if result.damaged else ""
+        print(f"{result.cells} cells ({' x '.join(f'{d}' for d in spec.dims)}): {result.computed} computed{again}, "
               f"{result.skipped} skipped (already in the store), {result.seconds:.1f} s"
               + (f", {rate:.1f} cells/min" if rate else "") + f"; store {result.store}; figures "
               + ", ".join(figures))

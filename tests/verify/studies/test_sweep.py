@@ -76,10 +76,18 @@ def test_store_layout_resume_and_refusal(tmp_path, capsys):
     # minus_fraction is the share of negative final rho, read back from the per-run data
     assert np.array_equal(mf, (ds["final_rho"].values < 0).mean(axis=-1))
 
-    # the same command again: everything skipped, nothing recomputed, the store unchanged
+    # the same command again: everything skipped, nothing recomputed, the store unchanged;
+    # under --json (stderr not a terminal) the resume note stays off stderr ...
+    import shutil
+
+    shutil.copytree(store, tmp_path / "before.zarr")
     code, again, err = sweep_cli(SMALL + ["--store", str(store), "--out", str(tmp_path), "--workers", "1"], capsys)
-    assert code == 0 and (again["computed"], again["skipped"]) == (0, 4)
-    assert "4 of 4 cells already finished" in err
+    assert code == 0 and (again["computed"], again["skipped"]) == (0, 4) and err == ""
+    assert (again["damaged"], again["repaired"]) == ([], [])
+    same_store(tmp_path / "before.zarr", store)
+    # ... and without --json it says what it skipped
+    assert main(["sweep", *SMALL, "--store", str(store), "--out", str(tmp_path), "--workers", "1"]) == 0
+    assert "4 of 4 cells already finished" in capsys.readouterr().err
 
     # another spec: one error line, exit 2, nothing on stdout
     code = main(["sweep", *SMALL[:-2], "--seed", "4", "--store", str(store), "--out", str(tmp_path), "--json"])
@@ -105,11 +113,13 @@ def test_an_interrupted_sweep_resumes_to_the_same_store(tmp_path):
     part = tmp_path / "part.zarr"
     with executor(workers=1), pytest.raises(_Crash):
         sweep.run_sweep(spec, part, progress=crash_after_two)
+    assert not (tmp_path / "part.zarr.lock").exists()
     assert xr.open_zarr(part)["done"].values.sum() == 2
     with executor(workers=1):
         res = sweep.run_sweep(spec, part)
     assert (res.computed, res.skipped) == (2, 2)
     same_store(full, part)
+    assert not (tmp_path / "part.zarr.lock").exists()  # released by the crash as well
 
 
 def test_local_cluster_gives_the_same_store(tmp_path, capsys):
@@ -209,3 +219,174 @@ def test_presets_build():
     quick, paper = (sweep.make_spec(**sweep.preset(p)) for p in sweep.PRESETS)
     assert quick.cells == 4 and quick.runs * quick.steps <= 24 * 800
     assert paper.dims == ("theta", "N", "d") and paper.shape == (4, 4, 2) and paper.runs == 30
+
+
+# --- store integrity and the writer's lock (issue 22, item 3) ------------------------
+
+TINY = dict(theta=[0.5, 2.0], N=[20, 200], R=5, runs=2, steps=5, seed=3)
+
+
+@pytest.fixture(scope="module")
+def tiny_store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tiny") / "t.zarr"
+    with executor(workers=1):
+        sweep.run_sweep(sweep.make_spec(**TINY), path)
+    return path
+
+
+def _copy(src, dst):
+    import shutil
+
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_cell_digest_covers_position_and_every_value(tiny_store):
+    ds = sweep.load(tiny_store, dask=False).load()
+    idx = (1, 0, 0)
+    values = {name: ds[name].values[idx] for name in sweep.VARIABLES}
+    digest = sweep.cell_digest(idx, values)
+    assert digest == int(ds["digest"].values[idx]) != 0  # what write_cell stored
+    assert sweep.cell_digest((0, 1, 0), values) != digest
+    for name, (dtype, per_run, _) in sweep.VARIABLES.items():
+        changed = dict(values)
+        v = np.array(values[name], dtype=dtype)
+        if dtype[0] == "f":
+            changed[name] = np.nextafter(v, np.inf) if not np.isnan(v).all() else np.zeros_like(v)
+        else:
+            changed[name] = v + 1
+        assert sweep.cell_digest(idx, changed) != digest, name
+    with pytest.raises(ValueError, match="missing"):
+        sweep.write_cell(tiny_store, idx, {k: v for k, v in values.items() if k != "seed"})
+
+
+def test_open_store_resets_a_cell_whose_values_do_not_match(tiny_store, tmp_path):
+    import zarr
+
+    store = _copy(tiny_store, tmp_path / "s.zarr")
+    group = zarr.open_group(str(store), mode="r+", zarr_format=2, use_consolidated=False)
+    group["minus_fraction"][0, 1, 0] = 0.25  # a plausible value, not the cell's
+    spec = sweep.make_spec(**TINY)
+    status = sweep.open_store(store, spec)
+    assert status.damaged == ((0, 1, 0),) and status.repaired == ()
+    assert status.done.tolist() == [[[True], [False]], [[True], [True]]]
+    ds = sweep.load(store, dask=False).load()
+    # the damaged cell is back to fill: neither done nor holding any value
+    assert ds["done"].values[0, 1, 0] == 0 and ds["digest"].values[0, 1, 0] == 0
+    assert np.isnan(ds["minus_fraction"].values[0, 1, 0]) and np.isnan(ds["final_rho"].values[0, 1, 0]).all()
+    with executor(workers=1):
+        res = sweep.run_sweep(spec, store)
+    assert (res.computed, res.skipped, res.damaged) == (1, 3, ())
+    same_store(tiny_store, store)
+
+
+def test_a_store_without_checksums_has_its_cells_recomputed(tiny_store, tmp_path):
+    """A store written before checksums (no ``digest`` array) cannot show that its cells
+    are whole: they are recomputed, to the same bits."""
+    import shutil
+
+    store = _copy(tiny_store, tmp_path / "old.zarr")
+    shutil.rmtree(store / "digest")
+    (store / ".zmetadata").unlink()
+    with executor(workers=1):
+        res = sweep.run_sweep(sweep.make_spec(**TINY), store)
+    assert (res.computed, len(res.damaged)) == (4, 4)
+    assert {"digest/.zarray", "digest/.zattrs", ".zmetadata"} <= set(res.repaired)
+    same_store(tiny_store, store)
+
+
+def test_creation_is_atomic_and_clears_leftovers(tmp_path):
+    left = tmp_path / "s.zarr.partial-999999"
+    (left / "done").mkdir(parents=True)
+    spec = sweep.make_spec(**TINY)
+    with sweep.store_lock(tmp_path / "s.zarr"):
+        status = sweep.open_store(tmp_path / "s.zarr", spec)
+    assert not status.done.any() and not left.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.zarr"]
+
+
+def _exited_child():
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait(timeout=30)
+    return child.pid
+
+
+def test_holder_alive():
+    import os
+    import subprocess
+    import sys
+
+    lock = sweep._lock
+    me = lock.holder_record(os.getpid())
+    assert lock.holder_alive(me)
+    assert not lock.holder_alive(lock.holder_record(_exited_child()))
+    if me["start"] is not None:  # Linux: a reused pid is told by its start time
+        assert not lock.holder_alive({**me, "start": me["start"] + 1})
+    if me["boot"] is not None:
+        assert not lock.holder_alive({**me, "boot": "another-boot"})
+    assert lock.holder_alive({**me, "pid": _exited_child(), "host": "another-host"})  # cannot tell: alive
+    # a child that has exited but is not yet reaped (a zombie) holds nothing
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)
+        record = lock.holder_record(child.pid)
+        assert not lock.holder_alive(record)
+    finally:
+        child.wait(timeout=30)
+
+
+def test_store_lock_is_exclusive_and_released(tmp_path):
+    import os
+
+    store = tmp_path / "s.zarr"
+    lock = sweep._lock.lock_path(store)
+    with sweep.store_lock(store) as stale:
+        assert stale is None and json.loads(lock.read_text())["pid"] == os.getpid()
+        with pytest.raises(ValueError, match=rf"`store` .*s\.zarr.* in use .*pid {os.getpid()}"):
+            with sweep.store_lock(store):
+                pass
+        assert lock.exists()  # the refused writer left the holder's lock alone
+    assert not lock.exists()
+    # a lock that is not its own (here: replaced during the block) is left in place
+    with sweep.store_lock(store):
+        lock.write_text(json.dumps({"pid": 1, "host": "elsewhere"}))
+    assert lock.exists()
+    lock.unlink()
+    # a store below a regular file: one clear refusal, not a lock said to be unreadable
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match="cannot create its folder"):
+        with sweep.store_lock(tmp_path / "file" / "s.zarr"):
+            pass
+    # a stale lock is taken over and reported
+    lock.write_text(json.dumps(sweep._lock.holder_record(_exited_child())))
+    with sweep.store_lock(store) as stale:
+        assert stale is not None
+    assert not lock.exists()
+
+
+def test_a_stale_lock_taken_over_meanwhile_is_put_back(tmp_path):
+    """Two writers find the same stale lock; the first replaces it; the second must not
+    remove the first's fresh lock."""
+    lock = sweep._lock.lock_path(tmp_path / "s.zarr")
+    fresh = json.dumps({"pid": 1, "host": "elsewhere", "token": "fresh"})
+    lock.write_text(fresh)
+    sweep._lock._remove_stale(lock, json.dumps({"pid": 2, "token": "stale"}))
+    assert lock.read_text() == fresh and [p.name for p in tmp_path.iterdir()] == [lock.name]
+    sweep._lock._remove_stale(lock, fresh)
+    assert not lock.exists() and not list(tmp_path.iterdir())
+
+
+def test_resume_message_names_damaged_cells():
+    from sigrec.verify.cli._sweep import resume_message
+
+    spec = sweep.make_spec(theta=[0.5, 1.0, 2.0], N=[20, 200], R=5, runs=2, steps=5)
+    done = np.zeros(spec.shape, dtype=bool)
+    assert resume_message("s", sweep.StoreStatus(done), spec) is None
+    done[0, 0, 0] = True
+    damaged = tuple(np.ndindex(spec.shape))[1:]
+    line = resume_message("s", sweep.StoreStatus(done, damaged, (".zmetadata",)), spec)
+    assert line.startswith("resuming s: 1 of 6 cells already finished, skipped; 5 cells marked finished failed")
+    assert "theta=0.5, N=200, d=3" in line and "and 1 more" in line and line.endswith("repaired: .zmetadata")

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import time
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import product
 
 from ....numerics import current_executor
 from ._cell import _Cell, compute_cell, corrected_prediction
+from ._lock import store_lock
 from ._spec import SweepSpec
 from ._store import open_store, write_cell
 
@@ -24,9 +25,14 @@ class SweepResult:
     computed : int
         Cells computed by this call.
     skipped : int
-        Cells already finished in the store (not recomputed).
+        Cells already finished in the store and verified (not recomputed).
     store : str
     seconds : float
+    damaged : tuple of str
+        Cells (:meth:`SweepSpec.label`) marked finished whose data failed their
+        checksum: recomputed by this call.
+    repaired : tuple of str
+        Store files rebuilt before resuming.
     """
 
     spec: SweepSpec
@@ -36,15 +42,17 @@ class SweepResult:
     store: str
     seconds: float
     figures: tuple = field(default=())
+    damaged: tuple = ()
+    repaired: tuple = ()
 
     def as_dict(self) -> dict:
         return {"cells": self.cells, "computed": self.computed, "skipped": self.skipped, "store": self.store,
                 "seconds": self.seconds, "dims": list(self.spec.dims), "spec": self.spec.as_dict(),
-                "figures": list(self.figures),
+                "figures": list(self.figures), "damaged": list(self.damaged), "repaired": list(self.repaired),
                 "cells_per_minute": 60 * self.computed / self.seconds if self.seconds > 0 else None}
 
 
-def run_sweep(spec: SweepSpec, store, *, progress=None, on_skip=None) -> SweepResult:
+def run_sweep(spec: SweepSpec, store, *, progress=None, on_resume=None) -> SweepResult:
     """Compute every unfinished cell of ``spec`` on the current executor, writing each
     to ``store`` as soon as it finishes.
 
@@ -52,20 +60,32 @@ def run_sweep(spec: SweepSpec, store, *, progress=None, on_skip=None) -> SweepRe
     ----------
     spec : SweepSpec
     store : path
-        Zarr store; created if absent, else resumed (refused if made by another spec).
+        Zarr store; created if absent, else checked and resumed (refused if made by
+        another spec or its spec is unreadable; cells whose data fail their checksum are
+        recomputed). Held under its lock file for the whole call: a second writer is
+        refused.
     progress : callable, optional
         ``progress(done, total)`` over the cells to compute.
-    on_skip : callable, optional
-        ``on_skip(n)`` with the number of finished cells skipped, before computing.
+    on_resume : callable, optional
+        ``on_resume(status)`` with the :class:`StoreStatus` the store was opened with,
+        before computing.
     """
     t0 = time.perf_counter()
-    done = open_store(store, spec)
-    todo = [idx for idx in product(*(range(n) for n in spec.shape)) if not done[idx]]
-    skipped = spec.cells - len(todo)
-    if on_skip is not None:
-        on_skip(skipped)
-    if progress is not None:
-        progress(0, len(todo))
+    with store_lock(store) as stale:
+        status = open_store(store, spec)
+        if stale is not None:
+            status = replace(status, repaired=status.repaired + (f"stale lock of pid {stale} (exited), taken over",))
+        todo = [idx for idx in product(*(range(n) for n in spec.shape)) if not status.done[idx]]
+        if on_resume is not None:
+            on_resume(status)
+        if progress is not None:
+            progress(0, len(todo))
+        _compute(spec, store, todo, progress)
+    return SweepResult(spec, spec.cells, len(todo), spec.cells - len(todo), str(store), time.perf_counter() - t0,
+                       damaged=tuple(spec.label(idx) for idx in status.damaged), repaired=status.repaired)
+
+
+def _compute(spec: SweepSpec, store, todo: list, progress) -> None:
     units = [_Cell(idx, spec) for idx in todo]
     ex = current_executor()
     # fewer cells than workers: each cell sends its blocks of runs back to the cluster
@@ -79,4 +99,3 @@ def run_sweep(spec: SweepSpec, store, *, progress=None, on_skip=None) -> SweepRe
             write_cell(store, todo[i], result)
             if progress is not None:
                 progress(n, len(todo))
-    return SweepResult(spec, spec.cells, len(todo), skipped, str(store), time.perf_counter() - t0)

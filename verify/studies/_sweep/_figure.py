@@ -64,7 +64,7 @@ class SweepFigure:
 def figure_data(store) -> SweepFigure:
     """The :class:`SweepFigure` of ``store``: the first value of every dimension other than
     ``theta`` and ``N``/``alpha``."""
-    ds = load(store).load()
+    ds = load(store, dask=False).load()
     spec = json.loads(ds.attrs["spec"])
     rest = {k: 0 for k in ds["done"].dims if k not in ("theta", "N", "alpha")}
     sl = ds.isel(rest)

@@ -97,6 +97,10 @@ class SweepSpec:
         return Problem(theta=p["theta"], R=p["R"], L=p["L"], d=p["d"], beta=p["beta"], sigma2=p["sigma2"],
                        prior=p["prior"])
 
+    def label(self, index) -> str:
+        """The cell's parameter values, as a person reads them (``theta=0.5, N=200, d=3``)."""
+        return ", ".join(self.identity(index)[1:])
+
     def identity(self, index) -> tuple:
         """The cell's random-stream identity: its parameter values, by name."""
         return ("sweep",) + tuple(f"{name}={values[i]!r}" for (name, values), i in zip(self.grid, index))
