@@ -5,7 +5,7 @@
 Layout. First-order chain (the limit ODE): :mod:`._lemmas` (Gaussian lemmas),
 :mod:`._derivation` (symbolic derivation), :mod:`._evaluate` (numeric evaluators),
 :mod:`._quadrature` (mpmath cross-checks), :mod:`._conditions` and :mod:`._certify`
-(sign of the field), :mod:`._roots` (root isolation in ball arithmetic). Finite-step
+(sign of the field), :mod:`._critical` (thresholds along ``alpha`` from the certificate), :mod:`._roots` (root isolation in ball arithmetic). Finite-step
 chain (the effective drift): :mod:`._effective_lemmas`, :mod:`._effective_derivation`,
 :mod:`._effective_evaluate`, :mod:`._effective_quadrature`; its second moment (the
 diffusion): :mod:`._diffusion`. Shared: :mod:`.validate` (public: the input validators),
@@ -21,6 +21,7 @@ from . import _symbols as symbols
 from . import validate
 from ._calculus import central_difference
 from ._certify import Bracket, Certificate, certify, pole_signs
+from ._critical import Thresholds, thresholds
 from ._conditions import (
     critical_alpha,
     general_criteria,
@@ -72,6 +73,8 @@ __all__ = [
     "sparse_threshold",
     "sparse_threshold_prior",
     "pole_alpha",
+    "thresholds",
+    "Thresholds",
     "monotone_analysis",
     "general_criteria",
     # independent cross-checks

@@ -5,7 +5,7 @@ JSON numbers (``--json``), exit 2 with exactly one ``error:`` line on stderr, or
 130 with one line. Never a traceback, never a warning, never a hang (a per-case
 SIGALRM timeout). Commands are enumerated from :func:`build_parser`.
 
-Valid vectors are generated only for the cheap commands (``field``, ``certify``,
+Valid vectors are generated only for the cheap commands (``field``, ``certify``, ``critical``,
 ``simulate``, ``predict``, ``phase``) and with small sizes; the heavy commands
 (``verify``, ``reproduce``, ``notes``, ``bench``) only get vectors that carry at
 least one argument the parser must refuse, so no heavy work starts.
@@ -34,7 +34,7 @@ from sigrec.verify.cli import build_parser, main
 #: seconds a single case may take (the machine may be loaded)
 CASE_TIMEOUT = 30
 
-CHEAP = ("field", "certify", "simulate", "predict", "phase")
+CHEAP = ("field", "certify", "critical", "simulate", "predict", "phase")
 HEAVY = ("verify", "reproduce", "notes", "bench", "sweep", "complexity", "validate")
 
 #: JSON keys that are documented as null-able
@@ -110,6 +110,11 @@ def cheap_argv(draw, tmp: Path):
                                             min_size=1, max_size=3))
         else:
             chosen["--prec"] = str(draw(st.integers(*SMALL["prec"])))
+    elif command == "critical":
+        chosen = {k: v for k, v in model.items() if k != "--alpha"}
+        for flag in ("--N", "--R"):
+            if draw(st.booleans()):
+                chosen[flag] = draw(st.sampled_from(["1", "7", "3000", "1e3"]))
     elif command in ("simulate", "predict"):
         L = draw(st.integers(*SMALL["L"]))
         chosen = {k: v for k, v in model.items() if k != "--alpha"}

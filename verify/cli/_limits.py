@@ -21,6 +21,7 @@ from ...numerics import available_memory, kernel_floats
 INT_LIMITS: dict[str, tuple[int, int, str]] = {
     "L": (1, 10**7, "tokens per sequence; one run holds a few L-vectors per step"),
     "R": (0, 10**7, "informative tokens, at most L"),
+    "N": (1, 10**7, "nuisance tokens (L = R + N)"),
     "d": (2, 10**5, "dimension; the full simulator holds an L x d array per run"),
     "steps": (1, 10**7, "iterations; the trajectory holds one value per run and recorded step"),
     "runs": (1, 10**5, "independent runs, simulated side by side"),

@@ -19,7 +19,7 @@ import signal
 import sys
 
 #: command modules, in the order they appear in ``sigrec --help``
-COMMANDS = ("field", "certify", "phase", "simulate", "predict", "complexity", "bench", "reproduce", "sweep", "notes",
+COMMANDS = ("field", "certify", "critical", "phase", "simulate", "predict", "complexity", "bench", "reproduce", "sweep", "notes",
             "verify", "validate")
 
 
