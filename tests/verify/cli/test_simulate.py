@@ -91,11 +91,18 @@ def test_python_m_sigrec_subprocess(tmp_path):
 
 
 def test_benchmark_report_structure_small():
-    rep = benchmark(quick=True, runs=3, d=5, d_large=50, R=3, L=40)
+    rep = benchmark(quick=True, runs=3, d=5, d_large=50, R=3, L=40, workers=1)
     assert set(rep.rates) == {"full_d", "rng_bound_full", "reduced_d", "reduced_d_large", "rng_bound_reduced"}
     assert all(v > 0 for v in rep.rates.values())
     assert rep.ratios["reduced_over_full"] == pytest.approx(rep.rates["reduced_d"] / rep.rates["full_d"])
-    assert [t["threshold"] for t in rep.targets] == [25.0, 0.75, 0.60]
+    assert [t["threshold"] for t in rep.targets] == [25.0, 0.75, 0.60, 0.9]
+    pf = rep.paired
+    assert pf["excluded"] == pytest.approx(pf["floor_loop_s"] / pf["sim_loop_s"]) and pf["workers"] == 1
+    assert pf["included"] == pytest.approx(pf["floor_call_s"] / pf["sim_call_s"])
+    lc = rep.long_context["sizes"]
+    assert [int(k) for k in lc] == [10**4, 10**5, 10**6] and [v["chunked"] for v in lc.values()] == [False, True, True]
+    # the chunked kernel's memory does not grow with L (tracemalloc peaks, not timings)
+    assert lc["1000000"]["peak_bytes"] < 2 * lc["100000"]["peak_bytes"] + 2**20
     json.dumps(rep.as_dict())
 
 
