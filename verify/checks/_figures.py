@@ -92,7 +92,8 @@ class TrackingFigure:
 
 @dataclass(frozen=True, eq=False)
 class FiniteSizeFigure:
-    """``|mean - F|`` against ``L`` per alignment, with the fitted ``C / L``."""
+    """``|mean - F|`` against ``L`` per alignment, with the fitted ``C / L`` and the
+    leading-order theory's (``C_theory``: alignment -> ``C``, from ``theory.effective_drift``)."""
 
     kind: ClassVar[str] = "finite_size"
     path: str
@@ -102,6 +103,7 @@ class FiniteSizeFigure:
     slope: float | None
     slope_se: float | None
     model: Model | None = None
+    C_theory: dict | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,9 +163,11 @@ def tracking_figure(path, design, results: dict, fit) -> TrackingFigure:
                           fit.p_eta, fit.se_eta, fit.p_L, fit.se_L)
 
 
-def finite_size_figure(path, rows, rhos, C_over_L, slope, slope_se, model: Model | None = None) -> FiniteSizeFigure:
+def finite_size_figure(path, rows, rhos, C_over_L, slope, slope_se, model: Model | None = None,
+                       C_theory: dict | None = None) -> FiniteSizeFigure:
     """The spec of the finite-size bias figure (``rows``: dicts with ``L``, ``rho``, ``err``, ``se``)."""
-    return FiniteSizeFigure(str(path), tuple(rows), tuple(rhos), dict(C_over_L), slope, slope_se, model)
+    return FiniteSizeFigure(str(path), tuple(rows), tuple(rhos), dict(C_over_L), slope, slope_se, model,
+                            None if C_theory is None else dict(C_theory))
 
 
 def effective_drift_figure(path, sim, pred, title: str | None = None) -> EffectiveDriftFigure:

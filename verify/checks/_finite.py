@@ -244,7 +244,8 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     figs, specs = [], ()
     path = ctx.figure("finite_size", case)
     if path is not None:
-        specs = (finite_size_figure(path, rows, rhos, Cs, slope, slope_se, model=m0),)
+        specs = (finite_size_figure(path, rows, rhos, Cs, slope, slope_se, model=m0,
+                                    C_theory={str(r): plan[r]["C_predicted"] for r in rhos}),)
         figs.append(str(path))
     slope_txt = (f"free log-log slope {slope:.2f} +- {slope_se:.2f}" if slope is not None
                  else f"bias resolved at only {int(resolved.sum())}/{len(rows)} points: slope untested "

@@ -129,7 +129,7 @@ def tracking(spec) -> str:
 
 
 def finite_size(spec) -> str:
-    """``|mean - F|`` against ``L`` on log-log axes with the fitted ``C / L``.
+    """``|mean - F|`` against ``L`` on log-log axes with the fitted ``C / L`` and the theory's.
 
     Error bars (2 standard errors) whose lower end would reach zero are clipped inside
     the log axis and marked (:func:`style.errorbar_log`).
@@ -145,7 +145,11 @@ def finite_size(spec) -> str:
                      label=rf"$|\bar g-F|$ at $\rho={rho}$")
         C = spec.C_over_L[str(rho)]["C"]
         if C != 0:
-            ax.plot(Larr[sel], abs(C) / Larr[sel], "--", lw=1, color=f"C{i}", label=rf"$|C|/L$, $C={C:.3g}$")
+            ax.plot(Larr[sel], abs(C) / Larr[sel], "--", lw=1, color=f"C{i}", label=rf"fitted $|C|/L$, $C={C:.3g}$")
+        Ct = (spec.C_theory or {}).get(str(rho))
+        if Ct:
+            ax.plot(Larr[sel], abs(Ct) / Larr[sel], ":", lw=1.5, color=f"C{i}",
+                    label=rf"theory $|C|/L$, $C={Ct:.3g}$ (leading order)")
     log_axis(ax, "x")
     log_axis(ax, "y")
     ax.set_xlabel(r"$L$ ($\alpha$ fixed)")

@@ -136,10 +136,17 @@ def test_nuisance_mass_and_finite_size_figures(captured, tmp_path):
     _no_plain_math(*_texts(captured[-1]))
     rows = [{"L": L, "rho": 0.5, "err": e, "se": s} for L, e, s in ((100, 1e-2, 2e-3), (400, 2e-3, 4e-3),
                                                                     (1600, 5e-4, 1e-3))]
-    figures.draw(finite_size_figure(tmp_path / "s.png", rows, [0.5], {"0.5": {"C": 0.8}}, None, None))
+    figures.draw(finite_size_figure(tmp_path / "s.png", rows, [0.5], {"0.5": {"C": 0.8}}, None, None,
+                                    C_theory={"0.5": 0.65}))
     fig = captured[-1]
     _no_plain_math(*_texts(fig))
     ax = fig.axes[0]
+    # the fitted C and the leading-order theory's C are both drawn, each as |C|/L over the sizes
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    fitted = next(v for k, v in lines.items() if k.startswith("fitted"))
+    theory = next(v for k, v in lines.items() if k.startswith("theory"))
+    np.testing.assert_allclose(theory.get_ydata() * theory.get_xdata(), 0.65)
+    np.testing.assert_allclose(fitted.get_ydata() * fitted.get_xdata(), 0.8)
     lo, hi = ax.get_ylim()
     ends = np.concatenate([s[:, 1] for c in ax.collections for s in c.get_segments()])
     assert np.all(ends > 0) and lo <= ends.min()
