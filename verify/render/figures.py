@@ -18,7 +18,8 @@ from .style import PLUS, errorbar_log, figure, legend_below, log_axis, params, r
 
 
 def field(spec) -> str:
-    """The field ``F(rho)`` with certified interior equilibria and pole stability marked.
+    """The field ``F(rho)`` with certified interior equilibria and pole stability marked; on a
+    symlog axis when a stretch between zeros is too small to see on a linear one.
 
     The title is ``spec.title`` (the case) followed by the model's parameters in math.
     """
@@ -26,6 +27,16 @@ def field(spec) -> str:
     fig, ax = figure()
     ax.plot(spec.rho, spec.field, "C0-", lw=1.4)
     ax.axhline(0, color="k", lw=0.6)
+    linthresh = _small_stretch(np.asarray(spec.rho), np.asarray(spec.field))
+    if linthresh is not None:  # a stretch between zeros would be flat on a linear axis: symlog shows it
+        ax.set_yscale("symlog", linthresh=linthresh)
+        F = np.asarray(spec.field)
+        ticks = [0.0]
+        for sgn, edge in ((1.0, float(np.max(F))), (-1.0, float(-np.min(F)))):
+            if edge > 0:
+                k0, k1 = math.ceil(math.log10(linthresh)), math.floor(math.log10(edge))
+                ticks += [sgn * 10.0**k for k in range(k0, k1 + 1)]
+        ax.set_yticks(sorted(ticks))
     plus, minus = spec.poles
     for x, ex in ((1.0, plus), (-1.0, minus)):
         ax.plot([x], [0], "o", ms=7, mfc="C2" if ex < 0 else "white", mec="C2", clip_on=False,
@@ -37,10 +48,30 @@ def field(spec) -> str:
     unique = dict(zip(labels, handles))
     ax.legend(unique.values(), unique.keys(), loc="best", frameon=True, framealpha=0.9)
     ax.set_xlabel(r"$\rho$")
-    ax.set_ylabel(r"$F(\rho)/\alpha$ (sparse limit)" if model.sparse else r"$F(\rho)$")
+    ax.set_ylabel((r"$F(\rho)/\alpha$ (sparse limit)" if model.sparse else r"$F(\rho)$")
+                  + (" (symmetric log scale)" if linthresh is not None else ""))
     status = f"{cert.status} ({'certified' if cert.certified else 'not certified'})"
     _title(ax, spec.title or status, params(model))
     return save(fig, spec.path)
+
+
+#: a stretch of the field between two zeros whose peak is below this fraction of the largest peak
+#: is drawn on a symlog axis (linear within a tenth of that peak)
+SMALL_STRETCH = 0.02
+
+
+def _small_stretch(rho: np.ndarray, F: np.ndarray) -> float | None:
+    """The symlog threshold when some sign-constant stretch of ``F`` peaks below
+    :data:`SMALL_STRETCH` of ``max |F|`` (e.g. the stretch near -1 of a bistable field), else ``None``."""
+    a = np.abs(F)
+    top = float(np.max(a, initial=0.0))
+    if not top > 0:
+        return None
+    sign = np.sign(F)
+    cuts = np.flatnonzero(sign[1:] != sign[:-1]) + 1
+    peaks = [float(np.max(x)) for x in np.split(a, cuts) if x.size and np.max(x) > 0]
+    small = min(peaks, default=top)
+    return small / 10 if small < SMALL_STRETCH * top else None
 
 
 def trajectories(spec) -> str:

@@ -77,7 +77,7 @@ def test_field_title_and_labels(captured, tmp_path):
     figures.draw(field_figure(tmp_path / "f.png", model, certify(model), title="paper's bistable case"))
     title, xl, yl = _texts(captured[-1])
     assert "$\\theta=2$" in title and "$\\alpha=0.0476$" in title
-    assert xl == "$\\rho$" and yl == "$F(\\rho)$"
+    assert xl == "$\\rho$" and yl == "$F(\\rho)$ (symmetric log scale)"  # its -xi stretch is small
     _no_plain_math(title, xl, yl)
 
 
@@ -169,3 +169,25 @@ def test_figure_saved_as_vector_pdf(tmp_path):
     pdf = (tmp_path / "x.pdf").read_bytes()
     assert pdf.startswith(b"%PDF") and b"/Subtype /Image" not in pdf
     assert (tmp_path / "x.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_small_bistable_stretch_is_drawn_on_a_symlog_axis(captured, tmp_path):
+    """The paper's theta = 2 model (alpha = 1/21): F on [-1, rho*] peaks near 4e-4 against
+    max |F| near 1; on a linear axis that stretch is a flat line. The figure switches to symlog,
+    linear within a tenth of the small peak, and the stretch spans a visible part of the axis;
+    a monotone field stays linear."""
+    model = Model(theta=2.0, alpha=1 / 21)
+    spec = field_figure(tmp_path / "f.png", model, certify(model))
+    neg = np.asarray(spec.field)[np.asarray(spec.rho) < certify(model).equilibria[0].lo]
+    assert 1e-4 < np.max(np.abs(neg)) < 0.02 * np.max(np.abs(spec.field))
+    figures.draw(spec)
+    ax = captured[-1].axes[0]
+    assert ax.get_yscale() == "symlog"
+    lo, hi = ax.get_ylim()
+    trans = ax.yaxis.get_transform()
+    span = trans.transform(np.array([lo, hi]))
+    low = trans.transform(np.array([0.0, np.min(neg)]))
+    assert abs(low[1] - low[0]) > 0.1 * abs(span[1] - span[0])  # the stretch is a tenth of the axis or more
+    monotone = Model(theta=0.5, alpha=0.3)
+    figures.draw(field_figure(tmp_path / "m.png", monotone, certify(monotone)))
+    assert captured[-1].axes[0].get_yscale() == "linear"
