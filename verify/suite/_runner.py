@@ -216,7 +216,8 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
         records = _run_distributed(ex, steps, ctx, progress)
     if progress:
         progress("done", len(steps), len(steps))
-    figures = tuple(f for r in records for f in r.details.get("figures", []))
+    # one path once: checks that share a simulation (sga.convergence, sga.filtering) name its figure each
+    figures = tuple(dict.fromkeys(f for r in records for f in r.details.get("figures", [])))
     summary = summarize(records)
     skipped = not_applicable(config)
     if skipped:
