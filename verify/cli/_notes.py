@@ -6,11 +6,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from rich.console import Console
-
 from ._args import add_json_flag, add_out_argument
 from ._atomic import atomic_folder
-from ._output import emit_json
+from ._output import emit_json, stderr_progress
 from ..render import compare_notes as compare
 from ..render import write_notes
 from ..studies import appendix_data, configurations, run_config
@@ -35,20 +33,23 @@ _FILES = ("appendix.tex", "appendix.md")
 
 
 def _generate(out: Path) -> None:
-    err = Console(stderr=True)
-    with err.status("running the quick suite and the flagship reproduction for the notes", spinner="dots") \
-            if err.is_terminal else _null(), tempfile.TemporaryDirectory(prefix="sigrec-notes-") as figs:
-        result = run_suite(SuiteConfig.preset_config("quick"), figure_dir=Path(figs))
-        reproduction = [run_config(*cfg) for cfg in configurations("quick")]
+    """The quick suite and the flagship reproduction, with a progress bar on stderr (a terminal
+    only): the suite's checks, then each reproduction configuration."""
+    configs = configurations("quick")
+    with stderr_progress() as bar, tempfile.TemporaryDirectory(prefix="sigrec-notes-") as figs:
+        task = bar.add_task("notes: the quick suite", total=None)
+
+        def progress(label, done, total):
+            bar.update(task, description=f"notes: {label}", completed=done, total=total)
+
+        result = run_suite(SuiteConfig.preset_config("quick"), progress=progress, figure_dir=Path(figs))
+        reproduction = []
+        for i, cfg in enumerate(configs):
+            bar.update(task, description=f"notes: reproduction {i + 1}/{len(configs)}", completed=i,
+                       total=len(configs))
+            reproduction.append(run_config(*cfg))
+        bar.update(task, description="notes: writing the appendix", completed=len(configs))
         write_notes(out, appendix_data(result=result, reproduction=reproduction))
-
-
-class _null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def run(args) -> int:

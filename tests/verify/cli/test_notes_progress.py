@@ -1,0 +1,42 @@
+"""``sigrec notes`` reports progress: the suite's checks, then each reproduction configuration."""
+
+from __future__ import annotations
+
+import contextlib
+
+import sigrec.verify.cli._notes as notes
+
+
+class _Bar:
+    def __init__(self):
+        self.updates = []
+
+    def add_task(self, description, total=None):
+        self.updates.append((description, None, total))
+        return 0
+
+    def update(self, task, description=None, completed=None, total=None):
+        self.updates.append((description, completed, total))
+
+
+def test_generate_reports_the_suite_and_each_configuration(monkeypatch, tmp_path):
+    bar = _Bar()
+    monkeypatch.setattr(notes, "stderr_progress", lambda: contextlib.nullcontext(bar))
+
+    def suite(config, progress=None, figure_dir=None):
+        for i in range(3):
+            progress(f"check {i}", i, 3)
+        return "result"
+
+    monkeypatch.setattr(notes, "run_suite", suite)
+    monkeypatch.setattr(notes, "configurations", lambda preset: [(1,), (2,)])
+    monkeypatch.setattr(notes, "run_config", lambda *cfg: cfg)
+    written = []
+    monkeypatch.setattr(notes, "appendix_data", lambda **kw: kw)
+    monkeypatch.setattr(notes, "write_notes", lambda out, data: written.append(data))
+    notes._generate(tmp_path)
+    labels = [d for d, _, _ in bar.updates]
+    assert "notes: check 2" in labels
+    assert labels.index("notes: reproduction 1/2") < labels.index("notes: reproduction 2/2") \
+        < labels.index("notes: writing the appendix")
+    assert written == [{"result": "result", "reproduction": [(1,), (2,)]}]
