@@ -11,6 +11,13 @@ import numpy as np
 from . import style
 
 
+def _extent(*arrays) -> float:
+    """Upper end of the fraction axes: 15% above the largest finite value, at least 0.005, at most 1."""
+    vals = np.concatenate([np.asarray(a, float).ravel() for a in arrays])
+    vals = vals[np.isfinite(vals)]
+    return float(min(1.0, max(0.005, 1.15 * vals.max()))) if vals.size else 0.6
+
+
 def plot_sweep(data, out) -> list[str]:
     """Write ``sweep-minus-fraction.png`` and ``sweep-final-alignment.png`` of ``data``
     (a :class:`sigrec.verify.studies.SweepFigure`) into ``out`` (created); their paths."""
@@ -30,8 +37,11 @@ def plot_sweep(data, out) -> list[str]:
     a1.plot([0, 1], [0, 1], "k--", lw=0.8, label="simulated = predicted")
     a1.set_xlabel(r"predicted fraction ending at $-\xi$ (ODE basin of uniform starts)")
     a1.set_ylabel(r"simulated fraction ending at $-\xi$")
-    a1.set_xlim(-0.02, 0.6)
-    a1.set_ylim(-0.02, 0.6)
+    # the axes follow the data: at larger d uniform starts rarely reach the -xi basin and every
+    # fraction is small; a fixed [0, 0.6] square would put all the cells on one point at the origin
+    top = _extent(pred[done], hi[done], sim[done])
+    a1.set_xlim(-top / 30, top)
+    a1.set_ylim(-top / 30, top)
     a1.legend(loc="upper left")
     sc = a2.scatter(np.repeat(thetas, alphas.shape[1])[done.ravel()], alphas[done], c=sim[done], cmap="viridis",
                     vmin=0, vmax=0.5, s=60, edgecolors="k", linewidths=0.4)
