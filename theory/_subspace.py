@@ -1,4 +1,4 @@
-"""The limit of one softmax query with a k-dimensional signal subspace (issue 26; docs/subspace.md).
+"""The limit of one softmax query with a k-dimensional signal subspace (docs/subspace.md).
 
 Model. ``U = [xi_1 ... xi_k]`` orthonormal; informative tokens ``x = theta U s + z`` with ``s``
 from a :class:`theory._subspace_laws.SubspaceLaw`, nuisance tokens ``x = z``,
@@ -35,10 +35,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ._model import Model
 from ._lemmas import tilted_first_moment, tilted_mean
 from ._subspace_laws import SubspaceLaw, parse_subspace_law
 from ._symbols import alpha, beta, sigma2, theta
-from .validate import real
 
 PARAM_SYMBOLS = (theta, alpha, beta, sigma2)
 
@@ -50,25 +50,25 @@ def overlap_symbols(k: int) -> tuple:
 
 @dataclass(frozen=True)
 class SubspaceModel:
-    """Parameters of the subspace model (proportional regime only, ``0 < alpha <= 1``).
+    """The law of ``s`` and the parameters ``theta >= 0``, ``0 < alpha <= 1`` (proportional
+    regime only), ``beta > 0``, ``sigma2 > 0`` of the subspace model.
 
     ``law`` is a spec (``"onehot(k=2)"``, ``"gaussian(k=2, tau=1)"``, any scalar prior) or a
     :class:`SubspaceLaw`, parsed once here.
     """
 
+    law: SubspaceLaw | str
     theta: float
     alpha: float
     beta: float = 1.0
     sigma2: float = 1.0
-    law: SubspaceLaw | str = "onehot(k=2)"
 
     def __post_init__(self):
-        object.__setattr__(self, "theta", real("theta", self.theta, lower=0.0))
-        object.__setattr__(self, "alpha", real("alpha", self.alpha, lower=0.0, upper=1.0))
-        if self.alpha == 0.0:
+        scalar = Model(self.theta, self.alpha, self.beta, self.sigma2)  # the same validation and messages
+        if scalar.sparse:
             raise ValueError("`alpha` must be > 0 (the subspace model has no sparse limit yet), got 0.0")
-        object.__setattr__(self, "beta", real("beta", self.beta, lower=0.0, strict=True))
-        object.__setattr__(self, "sigma2", real("sigma2", self.sigma2, lower=0.0, strict=True))
+        for name in ("theta", "alpha", "beta", "sigma2"):
+            object.__setattr__(self, name, getattr(scalar, name))
         object.__setattr__(self, "law", parse_subspace_law(self.law))
 
     @property

@@ -1,4 +1,4 @@
-"""Laws of the k-dimensional signal ``s_i`` in the subspace model (issue 26; docs/subspace.md).
+"""Laws of the k-dimensional signal ``s_i`` in the subspace model (docs/subspace.md).
 
 Informative tokens are ``x_i = theta U s_i + z_i`` with ``U = [xi_1 ... xi_k]`` orthonormal and
 ``s_i`` in ``R^k`` drawn from one of these laws:

@@ -1,4 +1,4 @@
-"""Equilibria of the subspace flow and their stability (issue 26 item 3; docs/subspace.md).
+"""Equilibria of the subspace flow and their stability (docs/subspace.md).
 
 Flow ``V(r) = g - <r, g> r`` (:mod:`theory._subspace`). Its Jacobian is
 ``DV = H - r (g + H r)^T - <r, g> I``. Equilibria are of two kinds:

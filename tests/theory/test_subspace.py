@@ -28,7 +28,7 @@ POINTS = [(0.25, 0.05, 1.0, 1.0), (0.8, 0.3, 1.2, 0.7), (2.0, 0.6, 0.5, 1.5), (1
 @pytest.mark.parametrize("law,prior", SCALAR)
 def test_k1_is_the_scalar_theory(law, prior):
     for theta, alpha, beta, sigma2 in POINTS:
-        sm = SubspaceModel(theta, alpha, beta, sigma2, law)
+        sm = SubspaceModel(law, theta, alpha, beta, sigma2)
         ref = evaluate(Model(theta, alpha, beta, sigma2, prior), [-0.9, -0.3, 0.0, 0.45, 0.99])
         for i, rho in enumerate(ref.rho):
             v = evaluate_subspace(sm, [rho])
@@ -57,7 +57,7 @@ def test_flow_is_the_sphere_flow_of_q_projected_on_the_overlaps(law):
     on S^{d-1} by finite differences in R^d, mapped by U^T, against g - <r, g> r; and
     q_perp moves by -<r, g> q_perp."""
     rng = np.random.default_rng(3)
-    sm = SubspaceModel(1.1, 0.2, 0.9, 1.3, law)
+    sm = SubspaceModel(law, 1.1, 0.2, 0.9, 1.3)
     k, d = sm.k, sm.k + 3
     U, _ = np.linalg.qr(rng.normal(size=(d, k)))
     q = rng.normal(size=d)
@@ -78,7 +78,7 @@ def test_flow_is_the_sphere_flow_of_q_projected_on_the_overlaps(law):
 
 
 def test_isotropic_gaussian_law_is_radial():
-    sm = SubspaceModel(0.9, 0.3, 1.0, 1.0, "gaussian(k=2, tau=1)")
+    sm = SubspaceModel("gaussian(k=2, tau=1)", 0.9, 0.3, 1.0, 1.0)
     a, b = evaluate_subspace(sm, [0.6, 0.0]), evaluate_subspace(sm, [0.6 / np.sqrt(2)] * 2)
     assert a.objective == pytest.approx(b.objective, rel=1e-13)
     np.testing.assert_allclose(evaluate_subspace(sm, [0.8, 0.6]).flow, 0.0, atol=1e-13)  # the sphere is neutral
@@ -95,16 +95,16 @@ def test_law_specs():
         with pytest.raises(ValueError, match=word):
             parse_subspace_law(bad)
     with pytest.raises(ValueError, match="`alpha`"):
-        SubspaceModel(1.0, 0.0, law="onehot(k=2)")
+        SubspaceModel("onehot(k=2)", 1.0, 0.0)
     with pytest.raises(ValueError, match="unit ball"):
-        evaluate_subspace(SubspaceModel(1.0, 0.5), [0.9, 0.9])
+        evaluate_subspace(SubspaceModel("onehot(k=2)", 1.0, 0.5), [0.9, 0.9])
 
 
 def test_flow_settles_where_the_classification_says():
     # weak signal: the symmetric mixture; strong signal: one direction (not exactly e_j)
-    weak = SubspaceModel(0.25, 0.05, law="onehot(k=2)")
+    weak = SubspaceModel("onehot(k=2)", 0.25, 0.05)
     end, speed = integrate_subspace_flow(weak, [0.9, 0.1], t_max=2000)
     assert speed < 1e-8 and np.allclose(end, [2**-0.5] * 2, atol=1e-6)
-    strong = SubspaceModel(1.5, 0.05, law="onehot(k=2)")
+    strong = SubspaceModel("onehot(k=2)", 1.5, 0.05)
     end, speed = integrate_subspace_flow(strong, [0.6, 0.5], t_max=400)
     assert speed < 1e-8 and end[0] > 0.99 and 0.05 < end[1] < 0.2

@@ -11,8 +11,8 @@ LAWS = ["onehot(k=2)", "onehot(k=3)", "gaussian(k=2, tau=0.6)"]
 
 
 def _model(rng, law):
-    return SubspaceModel(float(rng.uniform(0.1, 2.5)), float(rng.uniform(0.02, 0.95)),
-                         float(rng.uniform(0.3, 2.0)), float(rng.uniform(0.3, 2.0)), law)
+    return SubspaceModel(law, float(rng.uniform(0.1, 2.5)), float(rng.uniform(0.02, 0.95)),
+                         float(rng.uniform(0.3, 2.0)), float(rng.uniform(0.3, 2.0)))
 
 
 def _point(rng, k):
@@ -34,8 +34,8 @@ def test_quadrature_detects_a_wrong_law():
     from sigrec.theory._subspace_quadrature import quadrature_objective
     from sigrec.theory import evaluate_subspace_mp
     r = [0.3, -0.2]
-    good = evaluate_subspace_mp(SubspaceModel(1.2, 0.4, law="onehot(k=2)"), r)
-    wrong = quadrature_objective(SubspaceModel(1.2, 0.4, law="onehot(k=2, probs=[0.4, 0.6])"), r, dps=30)
+    good = evaluate_subspace_mp(SubspaceModel("onehot(k=2)", 1.2, 0.4), r)
+    wrong = quadrature_objective(SubspaceModel("onehot(k=2, probs=[0.4, 0.6])", 1.2, 0.4), r, dps=30)
     assert abs(good["gradient"][0] - wrong[1][0]) > 1e-4
 
 
