@@ -40,6 +40,16 @@ from ._latex import Display, compact, display, same, tex, width
 from ._model import Model
 from ._priors import FAMILIES, Prior, canonical_prior, parse_prior
 from ._quadrature import cross_check
+from ._subspace import (
+    SubspaceModel,
+    derive_subspace,
+    evaluate_subspace,
+    evaluate_subspace_mp,
+    integrate_subspace_flow,
+)
+from ._subspace_laws import SubspaceLaw, parse_subspace_law
+from ._subspace_quadrature import subspace_quadrature
+from ._subspace_stability import critical_thetas, find_subspace_equilibria, mixture_eigenvalues
 
 __all__ = [
     # the model and its prior
@@ -82,6 +92,18 @@ __all__ = [
     "effective_quadrature",
     "variance_quadrature",
     "stable_forms_agree",
+    # the k-dimensional signal subspace, one query (docs/subspace.md)
+    "SubspaceLaw",
+    "parse_subspace_law",
+    "SubspaceModel",
+    "derive_subspace",
+    "evaluate_subspace",
+    "evaluate_subspace_mp",
+    "integrate_subspace_flow",
+    "subspace_quadrature",
+    "find_subspace_equilibria",
+    "mixture_eigenvalues",
+    "critical_thetas",
     # symbols, printing and input validation
     "symbols",
     "tex",
