@@ -1,4 +1,4 @@
-"""Sweep stores you can trust (issue 22, item 3): one regression per reported defect,
+"""Sweep stores you can trust: one regression per reported defect,
 through ``sigrec sweep`` (``main``), each on a copy of one finished 2 x 2 store.
 
 * a deleted or truncated data chunk left its cell marked done, NaN-filled (or filled

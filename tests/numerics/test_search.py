@@ -1,6 +1,6 @@
 """``numerics.optimize_schedule``: the start among the candidates, common random numbers, never worse.
 
-The example is issue 21's: ``sigrec complexity --theta 0.8 --R 200 --L 3200 --d 20 --beta 1.5
+The example is a user's model: ``sigrec complexity --theta 0.8 --R 200 --L 3200 --d 20 --beta 1.5
 --eta0 2 --k0 20 --power 1 --optimize``, with a smaller search budget (400 search paths,
 1000 final paths, two Nelder–Mead runs of 20 evaluations) to keep each test near 10 s.
 """

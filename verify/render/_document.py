@@ -165,11 +165,14 @@ class Document:
             elif kind == "table":
                 header, rows, caption, widths, align = v
                 cols = ("".join(f"p{{{w}cm}}" for w in widths) if widths else (align or "l" * len(header)))
+                # fixed-width columns are set ragged right (justified narrow columns stretch into underfull
+                # lines and hyphenate words), rows then end with \tabularnewline (\\ is \raggedright's)
+                rag, end = (r"\raggedright ", r" \tabularnewline") if widths else ("", r" \\")
                 out += [r"\begin{table}[ht]", r"\centering", r"\footnotesize", r"\setlength{\tabcolsep}{3pt}",
                         rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
-                        " & ".join(_escape_text(h) for h in header) + r" \\", r"\midrule"]
+                        " & ".join(rag + _escape_text(h) for h in header) + end, r"\midrule"]
                 out += [r"\midrule" if tuple(r) == GROUP_RULE else
-                        " & ".join(_escape_text(str(c)) for c in r) + r" \\" for r in rows]
+                        " & ".join(rag + _escape_text(str(c)) for c in r) + end for r in rows]
                 out += [r"\bottomrule", r"\end{tabular}"]
                 if caption:
                     out.append(rf"\caption{{{_escape_text(caption)}}}")

@@ -221,7 +221,7 @@ def test_presets_build():
     assert paper.dims == ("theta", "N", "d") and paper.shape == (4, 4, 2) and paper.runs == 30
 
 
-# --- store integrity and the writer's lock (issue 22, item 3) ------------------------
+# --- store integrity and the writer's lock ------------------------------------------------
 
 TINY = dict(theta=[0.5, 2.0], N=[20, 200], R=5, runs=2, steps=5, seed=3)
 

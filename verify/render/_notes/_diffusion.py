@@ -53,5 +53,5 @@ def diffusion_section(doc, data) -> None:
     doc.para(
         "Band, first-passage law and sample complexity come from the diffusion sampled on the step grid "
         "(one normal per run and step; `sigrec complexity`), checked against the exact reduced chain by "
-        "`sga.fluctuations`, `sga.hitting_time` and `sga.splitting`."
+        "the suite's comparisons of the 10-90% band, the first passage and the splitting probability."
     )

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from ...checks import select
 from .._document import GROUP_RULE
 
 
 _KIND = {"pass": "pass", "fail": "FAIL", "holds": "holds", "fails": "fails", "undecided": "undecided",
          "inconclusive": "inconclusive"}
+
+
+#: what a condition record (a record id beyond its check's id) states
+_CONDITIONS = {"sga.convergence.recovery": "runs reach |rho| >= 0.99 (recovery up to sign)",
+               "sga.filtering.vanishes": "the limit nuisance attention mass vanishes"}
+
+
+def describe(record_id: str) -> str:
+    """The reader's words for a record: its check's summary (a condition record: what it states)."""
+    if record_id in _CONDITIONS:
+        return _CONDITIONS[record_id]
+    (check,) = select([record_id])
+    return check.summary
 
 
 def evidence_section(doc, data) -> None:
@@ -34,7 +48,7 @@ def evidence_section(doc, data) -> None:
             outcome = ", ".join(f"{n} {k}" for k, n in tally.items())
             evidence = c.check_evidence(cid)
             role = "decides" if cid in c.checks else "supports"
-            rows.append([f"{c.number} ({c.status})" if first else "", f"`{cid}`", role, outcome, evidence])
+            rows.append([f"{c.number} ({c.status})" if first else "", describe(cid), role, outcome, evidence])
             first = False
         if first:
             rows.append([f"{c.number} ({c.status})", "reproduction", "decides",

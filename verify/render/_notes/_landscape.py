@@ -45,8 +45,8 @@ def monotone_section(doc, data, out: Path, claim=None, counts=None) -> None:
     doc.eq(f"\\alpha_c = {tex(ac, {**NAMES, mcs: 'm_c'})}.")
     doc.para(
         "So for $b>1$, $-\\xi$ attracts iff $\\alpha<\\alpha_c$ (iii). Not proved symbolically: that "
-        "$\\alpha>\\alpha_c$ excludes two interior roots; interval arithmetic decides each model (check "
-        "`field.monotone`) and, on the phase-diagram grid, agrees with $\\alpha_c$ everywhere. In the sparse "
+        "$\\alpha>\\alpha_c$ excludes two interior roots; interval arithmetic decides each model (the "
+        "certified sign of $j'$) and, on the phase-diagram grid, agrees with $\\alpha_c$ everywhere. In the sparse "
         "regime the rescaled field is"
     )
     doc.eq(f"\\lim_{{\\alpha\\to0}}\\frac{{F}}{{\\alpha}} = {tex(forms['sparse_field'], NAMES)},")

@@ -21,7 +21,7 @@ def tracking_section(doc, data, claim=None) -> None:
     _reduced_part(doc)
     _stepsize_part(doc, data.robbins_monro)
     doc.para(
-        "The check `sga.tracking` measures $E_T(t)=\\sup_{0\\le s\\le T}|\\bar\\rho(t+s)-\\Phi_s(\\bar\\rho(t))|$ "
+        "The suite measures $E_T(t)=\\sup_{0\\le s\\le T}|\\bar\\rho(t+s)-\\Phi_s(\\bar\\rho(t))|$ "
         "against the flow restarted at the interpolated iterate, over step scales and token counts, and fits its "
         "exponents in the step and in $1/L$."
     )
@@ -50,8 +50,8 @@ def _reduced_part(doc) -> None:
            "\\|Zv\\|^{2} = " + tex((sp.sqrt(chi) * vhat + hv) ** 2 + w2 * chi2).replace("vhat", "\\hat v")
            .replace("h.v", "h\\cdot v") + ".")
     doc.para(
-        "One step costs $3L+2$ draws and $O(L)$ arithmetic for every $d\\ge3$, exactly in law (check "
-        "`simulator.reduced_exact`: two-sample Kolmogorov--Smirnov tests against the full simulator)."
+        "One step costs $3L+2$ draws and $O(L)$ arithmetic for every $d\\ge3$, exactly in law (tested by "
+        "two-sample Kolmogorov--Smirnov tests against the full simulator)."
     )
 
 
@@ -63,8 +63,7 @@ def _stepsize_part(doc, robbins_monro) -> None:
              "Robbins--Monro conditions")
     doc.eq(tex(sp.Sum(term, (k, 0, sp.oo))) + " = \\infty,\\qquad " + tex(sp.Sum(term**2, (k, 0, sp.oo)))
            + " < \\infty")
-    text = "hold iff $1/2<p\\le1$ (sympy's series tests decide them for the schedule in use, check " \
-           "`stepsize.robbins_monro`)."
+    text = "hold iff $1/2<p\\le1$ (sympy's series tests decide them for the schedule in use)."
     if robbins_monro is not None:
         text += f" For the suite's schedule they {'hold' if robbins_monro else 'do not hold'}."
     doc.para(text)
@@ -92,8 +91,8 @@ def stability_section(doc, data, claim=None, counts=None) -> None:
     doc.para(
         "By Claim 3 the iterates track the flow, and by the Lyapunov property they converge to the set of zeros "
         "of $F$. Almost-sure recovery therefore needs every interior zero to be unstable (a linearly unstable "
-        "equilibrium is avoided almost surely under non-degenerate noise). Check `field.stability` compares the "
-        "sign of $F'$ at each certified interior zero with numerical differentiation; `sga.convergence` compares "
+        "equilibrium is avoided almost surely under non-degenerate noise). The suite compares the "
+        "sign of $F'$ at each certified interior zero with numerical differentiation, and compares "
         "the sign of each run's final $\\rho$ with the ODE basin of its start."
     )
     doc.end_derivation()
@@ -124,7 +123,7 @@ def filtering_section(doc, data, claim=None, counts=None) -> None:
     doc.eq(_two(f"\\nu(\\rho) = {tex(fixed.noise_mass, NAMES)}", "fixed prior",
                 f"\\nu(\\rho) = {tex(nu_r, NAMES)}", "Rademacher prior"))
     doc.para(f"so at perfect alignment $\\nu(1)={tex(fixed.noise_mass.subs(rho, 1), NAMES)}$ (fixed prior), which "
-             "is positive for every $\\alpha<1$ and vanishes only at $\\alpha=1$. Check `sga.filtering` compares the "
+             "is positive for every $\\alpha<1$ and vanishes only at $\\alpha=1$. The suite compares the "
              "measured mass along the runs with $\\nu(\\rho)$.")
     doc.end_derivation()
     if claim is not None:

@@ -50,8 +50,7 @@ def lemma_section(doc, data) -> None:
                "$\\xi$-part of $\\mathbb{E}\\,e^{\\beta\\langle q,x\\rangle}x$",
                "$q$-part of $\\mathbb{E}\\,e^{\\beta\\langle q,x\\rangle}x$"], rows,
               caption="Tilted mean and first moment of an informative token ($b=\\beta\\theta$).", align="lccc")
-    doc.para("Each lemma is recomputed independently by `mpmath` quadrature at 50 digits (check "
-             "`derivation.quadrature`).")
+    doc.para("Each lemma is recomputed independently by `mpmath` quadrature at 50 digits.")
     doc.end_derivation()
 
 
@@ -84,8 +83,8 @@ def limit_section(doc, data, claim=None) -> None:
     doc.eq(f"F(\\rho) = (1-\\rho^{{2}})\\,j'(\\rho),\\qquad F'(\\rho) = {fprime}.")
     doc.para(
         f"sympy simplifies $F(1)$ and $F(-1)$ to ${fixed.endpoints[0]}$ and ${fixed.endpoints[1]}$ for both priors "
-        "and in the sparse limit (check `field.endpoints`), and along the ODE "
-        "$dj/dt=j'(\\rho)F(\\rho)=(1-\\rho^{2})j'(\\rho)^{2}\\ge0$ (check `ode.lyapunov` integrates it)."
+        "and in the sparse limit, and along the ODE "
+        "$dj/dt=j'(\\rho)F(\\rho)=(1-\\rho^{2})j'(\\rho)^{2}\\ge0$ (the suite integrates it)."
     )
     doc.end_derivation()
     if claim is not None:
