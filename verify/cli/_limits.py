@@ -54,6 +54,11 @@ MEMORY_FACTOR = 3
 MAX_POINTS = 10**6
 #: at most this many cells in the phase grid (n_theta x n_alpha)
 MAX_GRID_CELLS = 65536
+#: seconds a ``--scheduler`` address gets to answer as a dask scheduler (TCP connect, dask
+#: handshake, one ``identity`` request) before it is refused: a scheduler answers in
+#: milliseconds, a starting one or a slow network within seconds; anything that accepts the
+#: connection but does not speak the dask protocol (an HTTP server) would otherwise hang
+SCHEDULER_TIMEOUT_S = 10.0
 
 _INT_TEXT = re.compile(r"^[-+]?\d+$")
 
