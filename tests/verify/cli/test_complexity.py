@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
+
+import numpy as np
 
 import pytest
 
@@ -75,3 +78,114 @@ def test_complexity_bad_input_is_one_error_line(extra, capsys):
     assert cap.out == ""
     lines = cap.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:")
+
+
+# --- numbers or a refusal (issue 22 item 5): each reported null, now one error line -----
+
+#: the reported instance (a small one, few paths: the refusals do not depend on their number)
+_REPORTED = ["--theta", "2", "--R", "20", "--L", "300", "--d", "3", "--runs", "100"]
+
+
+def _refused(argv, capsys) -> str:
+    assert main(["complexity", *argv, "--json"]) == 2
+    cap = capsys.readouterr()
+    lines = cap.err.splitlines()
+    assert cap.out == "" and len(lines) == 1 and lines[0].startswith("error:"), cap.err
+    assert "internal error" not in lines[0]
+    return lines[0]
+
+
+def _number_after(text: str, words: str) -> float:
+    import re
+
+    return float(re.search(re.escape(words) + r" ([0-9.e+-]+)", text).group(1))
+
+
+def test_target_above_the_plateau_is_refused_with_the_plateau(capsys):
+    # was: `median_steps` ... `q90_steps: null` with exit 0
+    from scipy.optimize import brentq
+
+    from sigrec.numerics import Problem, Schedule, corrected_drift
+
+    line = _refused([*_REPORTED, "--target", "0.999999"], capsys)
+    assert line.startswith("error: `horizon` = 200000 is too short for `target` = 0.999999")
+    assert "raise --horizon" in line and "lower --target below" in line
+    plateau = _number_after(line, "below its plateau")
+    # independent route: the stable zero of the corrected drift F + F_1/L - eta rho E|Pg|^2 / 2 at
+    # the step size of the horizon, by root finding (the message's comes from a grid)
+    drift = corrected_drift(Problem(theta=2.0, R=20, L=300, d=3))
+    eta = float(Schedule().eta(np.array(200000)))
+    zero = brentq(lambda r: float(drift(r, eta)), 0.9, 1 - 1e-12, xtol=1e-15)
+    assert plateau == pytest.approx(zero, abs=2e-6) and plateau < 0.999999
+
+
+def test_a_horizon_of_one_step_is_refused_naming_the_horizon(capsys):
+    line = _refused([*_REPORTED, "--horizon", "1"], capsys)
+    assert line.startswith("error: `horizon` = 1 is too short") and "raise --horizon" in line
+    assert "90% quantile" in line  # the most demanding of the missing ones
+    need = _number_after(line, "needs about")
+    # what the message promises: a horizon of twice that many steps gives numbers
+    assert main(["complexity", *_REPORTED, "--horizon", str(int(2 * need)), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert 1 < out["median_steps"] <= out["q90_steps"] <= 2 * need
+
+
+def test_a_short_horizon_quotes_the_limit_odes_step_count(capsys):
+    from sigrec.numerics import Problem, Schedule, start_law, time_to_alignment
+
+    line = _refused([*_REPORTED, "--horizon", "2000"], capsys)
+    assert line.startswith("error: `horizon` = 2000 is too short: the 90% quantile")
+    need = _number_after(line, "needs about")
+    # independent: the 90% quantile over the starts of the limit ODE's time, turned into steps
+    # by summing the schedule itself (the message inverts the integral of the step sizes)
+    starts = start_law(3).quantile((np.arange(400) + 0.5) / 400)
+    t = np.quantile(time_to_alignment(Problem(theta=2.0, R=20, L=300, d=3).model, starts, 0.99).time, 0.9)
+    times = Schedule().times(2_000_000)
+    # 100 equal-mass starts in the message against 400 here, where the time grows steeply with
+    # the start (slow starts near the unstable point -0.557): agreement to 15%
+    assert np.searchsorted(times, t) == pytest.approx(need, rel=0.15)
+
+
+def test_no_signal_is_refused_naming_theta(capsys):
+    from sigrec.theory import Model, evaluate
+
+    line = _refused([*_REPORTED, "--theta", "0"], capsys)
+    assert "`theta` = 0" in line and "`target` = 0.99" in line and "raise --theta" in line
+    # independent: the limit field is identically 0 without signal
+    values = evaluate(Model(theta=0.0, alpha=20 / 300), np.linspace(-0.9, 0.9, 7))
+    assert np.allclose(values.field, 0.0, atol=1e-15)
+
+
+def test_a_rademacher_start_at_the_equilibrium_is_refused_naming_rho0(capsys):
+    from sigrec.theory import Model, evaluate
+
+    line = _refused([*_REPORTED, "--prior", "rademacher", "--rho0", "0"], capsys)
+    assert "`rho0` = 0 is an equilibrium" in line and "--rho0 0.01" in line
+    at_zero = evaluate(Model(theta=2.0, alpha=20 / 300, prior="rademacher"), [0.0]).field[0]
+    assert at_zero == pytest.approx(0.0, abs=1e-15)
+    # the way out it names gives numbers
+    assert main(["complexity", *_REPORTED, "--prior", "rademacher", "--rho0", "0.01", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert all(math.isfinite(out[k]) for k in ("median_steps", "q10_steps", "q90_steps", "plain_ode_steps"))
+
+
+def test_a_constant_step_below_the_target_is_refused_naming_the_target(capsys):
+    line = _refused(["--theta", "0.5", "--R", "100", "--L", "900", "--d", "5", "--runs", "100", "--power", "0",
+                     "--eta0", "0.05", "--target", "0.9999", "--horizon", "300"], capsys)
+    assert line.startswith("error: `target` = 0.9999 lies above the plateau") and "constant step" in line
+    assert _number_after(line, "the plateau") < 0.9999 and "raise --horizon" in line
+
+
+def test_a_schedule_whose_time_never_adds_up_is_refused(capsys):
+    line = _refused([*_REPORTED, "--power", "2", "--eta0", "0.01", "--horizon", "1000"], capsys)
+    assert "out of reach of this schedule" in line and "never add up" in line
+    # independent: sum_k 0.01 / (k + 10)^2 < 0.01 * (1/100 + 1/10) = 0.0011 is far below the ODE time
+    from sigrec.numerics import Problem, time_to_alignment
+
+    t = float(time_to_alignment(Problem(theta=2.0, R=20, L=300, d=3).model, 0.5, 0.99).time)
+    assert t > 0.0011
+
+
+def test_horizon_has_a_limit(capsys):
+    line = _refused([*_REPORTED, "--horizon", "1000000000000"], capsys)
+    assert "`horizon` must be <=" in line
