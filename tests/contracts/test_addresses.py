@@ -21,7 +21,7 @@ import pytest
 from sigrec.numerics import executor
 from sigrec.verify.cli import _limits
 
-from .._cluster import TestCluster
+from ..numerics.test_executor import cluster  # noqa: F401  (a real dask scheduler and workers)
 
 HOST = "127.0.0.1"
 #: a cheap command that takes --scheduler
@@ -220,8 +220,7 @@ def test_a_client_whose_constructor_raised_is_closed_before_exit():
     # constructor; left alone, that half-made client times out in __del__ at exit and
     # prints a traceback. open_client closes it at once (the address check never lets
     # such an address through; this drives the guard directly).
-    r = subprocess.run([sys.executable, "-c", _HALF_MADE, f"tls://{HOST}:{free_port()}"], capture_output=True,
-                       text=True, timeout=GUARD_S)
+    r = _python(_HALF_MADE, f"tls://{HOST}:{free_port()}")
     assert r.stdout.strip() == "raised TypeError", (r.stdout, r.stderr)
     assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr
 
@@ -236,24 +235,19 @@ _UNGUARDED = ("import sys\n"
 
 def test_the_guard_is_needed():
     """The test above can fail: without the guard the same client prints at exit."""
-    r = subprocess.run([sys.executable, "-c", _UNGUARDED, f"tls://{HOST}:{free_port()}"], capture_output=True,
-                       text=True, timeout=GUARD_S)
+    r = _python(_UNGUARDED, f"tls://{HOST}:{free_port()}")
     assert "Client.__del__" in r.stderr
+
+
+def _python(snippet: str, *args):
+    """The completed ``python -c snippet args`` (its whole stderr, interpreter exit included)."""
+    return subprocess.run([sys.executable, "-c", snippet, *args], capture_output=True, text=True, timeout=GUARD_S)
 
 
 # --- a real scheduler still works, a worker is not a scheduler ------------------------
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    c = TestCluster(tmp_path_factory.mktemp("dask"), workers=1)
-    try:
-        yield c
-    finally:
-        c.close()
-
-
-def test_real_scheduler_is_taken_and_a_worker_is_refused(cluster):
+def test_real_scheduler_is_taken_and_a_worker_is_refused(cluster):  # noqa: F811
     code, out, err = run_cli(SIMULATE + ["--scheduler", cluster.address], timeout_s="default")
     assert code == 0 and err == "", err
     assert '"final_rho"' in out
