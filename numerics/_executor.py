@@ -53,7 +53,7 @@ import uuid
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 
-from ..theory.validate import integer
+from ..theory.validate import integer, real
 from ._cluster import close_client, in_worker, local_cluster, open_client, probe_scheduler, resolve_scheduler
 from ._machine import machine_workers
 from ._progress import relay
@@ -301,6 +301,7 @@ def executor(workers=None, scheduler=None, *, timeout: float = 10.0):
     """
     address = resolve_scheduler(scheduler)
     if address is not None:
+        timeout = real("timeout", timeout, lower=0.0, strict=True)
         # a service that is not a dask scheduler is refused within `timeout` (the
         # handshake of a Client has no timeout of its own)
         probe_scheduler(address, timeout)
