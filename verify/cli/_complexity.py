@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -178,6 +180,32 @@ def _ode_steps(schedule, t: float):
 
 
 def run(args) -> int:
+    with _converged_quadrature(args):
+        return _run(args)
+
+
+@contextmanager
+def _converged_quadrature(args):
+    """Refuse (``ValueError``) when a quadrature of the limit ODE's crossing time does not
+    converge (scipy's ``IntegrationWarning``, made an error here): its value is then wrong,
+    not merely imprecise. From a start next to an unstable equilibrium (a rademacher prior,
+    ``--rho0 1e-20``: the time grows like ``log(1 / rho0)``) it came out several times too
+    small, and smaller for 0.99 than for 0.5."""
+    from scipy.integrate import IntegrationWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IntegrationWarning)
+        try:
+            yield
+        except IntegrationWarning:
+            where = (f"`rho0` = {args.rho0!r}" if args.rho0 is not None else "the uniform starts")
+            raise ValueError(f"{where}, `target` = {args.target!r}: the limit ODE's crossing time cannot be "
+                             f"computed (its quadrature does not converge: the start lies next to an equilibrium "
+                             f"of the field, where the time grows like log(1 / distance)); start farther from "
+                             f"the equilibrium (e.g. |--rho0| >= 1e-8) or omit --rho0") from None
+
+
+def _run(args) -> int:
     t0 = time.perf_counter()
     # what numerics.complexity does not check itself (it checks target, runs, horizon
     # before its first derivation)

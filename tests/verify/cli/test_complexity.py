@@ -198,3 +198,25 @@ def test_a_schedule_whose_time_never_adds_up_is_refused(capsys):
 def test_horizon_has_a_limit(capsys):
     line = _refused([*_REPORTED, "--horizon", "1000000000000"], capsys)
     assert "`horizon` must be <=" in line
+
+
+def test_a_start_next_to_an_unstable_equilibrium_is_refused_not_warned(capsys):
+    # found by the fuzz (test_fuzz_addresses): scipy's IntegrationWarning escaped the command
+    import warnings
+
+    from sigrec.numerics import Problem, time_to_alignment
+
+    argv = [*_REPORTED, "--theta", "0.5", "--prior", "rademacher", "--rho0", "1e-300", "--horizon", "1"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning would fail the command here
+        line = _refused(argv, capsys)
+    assert line.startswith("error: `rho0` = 1e-300") and "cannot be computed" in line
+    # why a refusal and not a number: the unconverged quadrature is wrong, not imprecise. Near
+    # the equilibrium 0 the time grows like log(1 / rho0) / c; c from two converged starts
+    model = Problem(theta=0.5, R=20, L=300, d=3, prior="rademacher").model
+    t3, t8 = (float(time_to_alignment(model, r, 0.5).time) for r in (1e-3, 1e-8))
+    rate = (t8 - t3) / math.log(1e5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        unconverged = float(time_to_alignment(model, 1e-300, 0.5).time)
+    assert unconverged < 0.5 * (t8 + rate * math.log(1e292))
