@@ -220,3 +220,13 @@ def test_a_start_next_to_an_unstable_equilibrium_is_refused_not_warned(capsys):
         warnings.simplefilter("ignore")
         unconverged = float(time_to_alignment(model, 1e-300, 0.5).time)
     assert unconverged < 0.5 * (t8 + rate * math.log(1e292))
+
+
+def test_scaling_refuses_an_instance_beyond_the_horizon(capsys):
+    # the given instance reaches its 90% quantile (about 425 steps) within 440 steps, the
+    # doubled dimension d = 10 not its median (about 460): the fit would have no exponent
+    line = _refused([*_SMALL, "--rho0", "0.1", "--runs", "100", "--horizon", "440", "--scaling"], capsys)
+    assert line.startswith("error: `horizon` = 440: with --scaling the median step at d = 10 is not reached")
+    assert main(["complexity", *_SMALL, "--d", "10", "--rho0", "0.1", "--runs", "200", "--horizon", "2000",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["median_steps"] > 440
