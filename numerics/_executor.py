@@ -53,8 +53,8 @@ import uuid
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 
-from ..theory.validate import integer
-from ._cluster import in_worker, local_cluster, resolve_scheduler
+from ..theory.validate import integer, real
+from ._cluster import close_client, in_worker, local_cluster, open_client, probe_scheduler, resolve_scheduler
 from ._machine import machine_workers
 from ._progress import relay
 
@@ -289,10 +289,11 @@ def executor(workers=None, scheduler=None, *, timeout: float = 10.0):
         Worker processes of the local cluster; default :func:`machine_workers`. ``1`` runs
         in-process without a cluster. Ignored when a scheduler is given.
     scheduler : str, optional
-        Address of an existing ``dask.distributed`` scheduler; default
-        ``$SIGREC_SCHEDULER``.
+        Address ``tcp://HOST:PORT`` of an existing ``dask.distributed`` scheduler; default
+        ``$SIGREC_SCHEDULER``. Anything else is a ``ValueError`` at once.
     timeout : float
-        Seconds to wait for the scheduler before ``ValueError``.
+        Seconds to wait for the scheduler's answer (connect, handshake, identity)
+        before ``ValueError``.
 
     Yields
     ------
@@ -300,12 +301,11 @@ def executor(workers=None, scheduler=None, *, timeout: float = 10.0):
     """
     address = resolve_scheduler(scheduler)
     if address is not None:
-        from distributed import Client
-
-        try:
-            client = Client(address, timeout=timeout, set_as_default=False)
-        except (OSError, TimeoutError) as exc:
-            raise ValueError(f"cannot reach the dask scheduler `scheduler` = {address!r}: {exc}") from None
+        timeout = real("timeout", timeout, lower=0.0, strict=True)
+        # a service that is not a dask scheduler is refused within `timeout` (the
+        # handshake of a Client has no timeout of its own)
+        probe_scheduler(address, timeout)
+        client = open_client(address, timeout)
         ex = Executor("scheduler", client, address)
     else:
         n = machine_workers() if workers is None else integer("workers", workers, 1)
@@ -317,7 +317,7 @@ def executor(workers=None, scheduler=None, *, timeout: float = 10.0):
     finally:
         _ACTIVE.reset(token)
         if client is not None:
-            client.close()
+            close_client(client)
 
 
 def describe(ex: Executor | None = None) -> dict | None:

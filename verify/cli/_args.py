@@ -9,6 +9,7 @@ from pathlib import Path
 from ...numerics import Problem, Schedule, executor
 from ...theory import Model, canonical_prior
 
+from . import _limits
 from ._limits import bounded, count, finite_float  # noqa: F401  (finite_float: the commands' float type)
 
 
@@ -122,7 +123,9 @@ def add_executor_arguments(parser: argparse.ArgumentParser, default_workers=None
                         help=f"worker processes of the local dask cluster, one thread each (1 = in-process); "
                         f"results do not depend on it; default {default}")
     parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                        help="run on an existing dask.distributed cluster (e.g. tcp://127.0.0.1:8786); "
+                        help="run on an existing dask.distributed cluster at tcp://HOST:PORT (e.g. "
+                        "tcp://127.0.0.1:8786; no other scheme, no scheduler file), refused unless a dask "
+                        f"scheduler answers within {_limits.SCHEDULER_TIMEOUT_S:g} s; "
                         "default $SIGREC_SCHEDULER, else a local cluster of --workers")
 
 
@@ -131,4 +134,5 @@ def executor_from_args(args):
 
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"`workers` must be >= 1, got {args.workers}")
-    return executor(workers=args.workers, scheduler=args.scheduler)
+    # read at call time: the limit is one row of _limits
+    return executor(workers=args.workers, scheduler=args.scheduler, timeout=_limits.SCHEDULER_TIMEOUT_S)

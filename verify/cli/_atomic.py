@@ -10,8 +10,9 @@ default to ``./sigrec-report``), so :func:`atomic_folder` replaces only the entr
 the command wrote, one rename each (a folder entry such as ``figures/`` is swapped:
 old renamed away, new renamed in, old removed); entries written by other commands
 stay. When the destination does not exist yet, the whole folder is renamed into
-place at once. SIGINT is held back during these few renames, so Ctrl-C cannot
-leave a mixture of old and new files.
+place at once. SIGINT and SIGTERM are held back during these few renames, so Ctrl-C
+or a ``kill`` cannot leave a mixture of old and new files (``_main`` turns SIGTERM into
+an interrupt, so the temporary folder is removed as after Ctrl-C).
 """
 
 from __future__ import annotations
@@ -30,11 +31,11 @@ TMP_PREFIX = ".sigrec-tmp-"
 
 @contextmanager
 def _no_sigint():
-    """Defer SIGINT (main thread only) while the block runs."""
+    """Defer SIGINT and SIGTERM (main thread only) while the block runs."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         yield
     finally:

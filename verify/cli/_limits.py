@@ -33,6 +33,8 @@ INT_LIMITS: dict[str, tuple[int, int, str]] = {
     "prec": (53, 4096, "ball-arithmetic precision in bits; the cost grows faster than linearly"),
     "n-theta": (2, 512, "phase grid columns, each certified separately"),
     "n-alpha": (2, 512, "phase grid rows, each certified separately"),
+    "horizon": (1, 10**7, "step cap of the diffusion paths of `complexity`; one step size per step is held in "
+                          "memory and each path may take every step"),
 }
 
 #: ``name: (minimum, maximum, reason)`` for float flags whose size drives the cost
@@ -55,6 +57,11 @@ MEMORY_FACTOR = 3
 MAX_POINTS = 10**6
 #: at most this many cells in the phase grid (n_theta x n_alpha)
 MAX_GRID_CELLS = 65536
+#: seconds a ``--scheduler`` address gets to answer as a dask scheduler (TCP connect, dask
+#: handshake, one ``identity`` request) before it is refused: a scheduler answers in
+#: milliseconds, a starting one or a slow network within seconds; anything that accepts the
+#: connection but does not speak the dask protocol (an HTTP server) would otherwise hang
+SCHEDULER_TIMEOUT_S = 10.0
 
 _INT_TEXT = re.compile(r"^[-+]?\d+$")
 

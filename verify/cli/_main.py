@@ -17,6 +17,8 @@ import os
 import re
 import signal
 import sys
+import threading
+from contextlib import contextmanager
 
 #: command modules, in the order they appear in ``sigrec --help``
 COMMANDS = ("field", "certify", "critical", "phase", "simulate", "predict", "complexity", "bench", "reproduce", "sweep", "notes",
@@ -72,6 +74,35 @@ _HOOKED = False
 
 def _child_handlers() -> None:
     signal.signal(signal.SIGINT, lambda *_: os._exit(130))
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker dies as a process, not as a command
+
+
+#: exit code after SIGTERM: 128 + 15, the shell's convention (130 = 128 + 2 is SIGINT's)
+TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """Raised in the main thread on SIGTERM. A ``KeyboardInterrupt``, so that everything
+    that cleans up after Ctrl-C (temporary folders, dask clients, fan-out units) does
+    the same after SIGTERM, and no ``except Exception`` swallows it."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+@contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM raises :class:`Terminated` in the main thread while the block runs (the
+    previous handler is restored afterwards: ``main`` may run inside another program)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def _one_line(text: str) -> str:
@@ -102,13 +133,18 @@ def main(argv=None) -> int:
     0 (or the command's own code) on success; 2 with one ``error:`` line on stderr for
     a usage error, a refused value (``ValueError``) or any other exception (a bug:
     ``error: internal error in <command>: ...``); 130 with ``error: interrupted`` on
-    ``KeyboardInterrupt``. Never a traceback.
+    ``KeyboardInterrupt`` (SIGINT); 143 with ``error: terminated`` on SIGTERM. Never a
+    traceback; the atomic outputs leave no temporary folder either way.
     """
     _quiet_worker_interrupts()
     args = None
     try:
-        args = build_parser().parse_args(argv)
-        return int(args.run(args) or 0)
+        with _sigterm_as_interrupt():
+            args = build_parser().parse_args(argv)
+            return int(args.run(args) or 0)
+    except Terminated:
+        print("error: terminated", file=sys.stderr)
+        return TERMINATED
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
+
+import numpy as np
 
 import pytest
 
@@ -75,3 +78,155 @@ def test_complexity_bad_input_is_one_error_line(extra, capsys):
     assert cap.out == ""
     lines = cap.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:")
+
+
+# --- numbers or a refusal (issue 22 item 5): each reported null, now one error line -----
+
+#: the reported instance (a small one, few paths: the refusals do not depend on their number)
+_REPORTED = ["--theta", "2", "--R", "20", "--L", "300", "--d", "3", "--runs", "100"]
+
+
+def _refused(argv, capsys) -> str:
+    assert main(["complexity", *argv, "--json"]) == 2
+    cap = capsys.readouterr()
+    lines = cap.err.splitlines()
+    assert cap.out == "" and len(lines) == 1 and lines[0].startswith("error:"), cap.err
+    assert "internal error" not in lines[0]
+    return lines[0]
+
+
+def _number_after(text: str, words: str) -> float:
+    import re
+
+    return float(re.search(re.escape(words) + r" ([0-9.e+-]+)", text).group(1))
+
+
+def test_target_above_the_plateau_is_refused_with_the_plateau(capsys):
+    # was: `median_steps` ... `q90_steps: null` with exit 0
+    from scipy.optimize import brentq
+
+    from sigrec.numerics import Problem, Schedule, corrected_drift
+
+    line = _refused([*_REPORTED, "--target", "0.999999"], capsys)
+    assert line.startswith("error: `horizon` = 200000 is too short for `target` = 0.999999")
+    assert "raise --horizon" in line and "lower --target below" in line
+    plateau = _number_after(line, "below its plateau")
+    # independent route: the stable zero of the corrected drift F + F_1/L - eta rho E|Pg|^2 / 2 at
+    # the step size of the horizon, by root finding (the message's comes from a grid)
+    drift = corrected_drift(Problem(theta=2.0, R=20, L=300, d=3))
+    eta = float(Schedule().eta(np.array(200000)))
+    zero = brentq(lambda r: float(drift(r, eta)), 0.9, 1 - 1e-12, xtol=1e-15)
+    assert plateau == pytest.approx(zero, abs=2e-6) and plateau < 0.999999
+
+
+def test_a_horizon_of_one_step_is_refused_naming_the_horizon(capsys):
+    line = _refused([*_REPORTED, "--horizon", "1"], capsys)
+    assert line.startswith("error: `horizon` = 1 is too short") and "raise --horizon" in line
+    assert "90% quantile" in line  # the most demanding of the missing ones
+    need = _number_after(line, "needs about")
+    # what the message promises: a horizon of twice that many steps gives numbers
+    assert main(["complexity", *_REPORTED, "--horizon", str(int(2 * need)), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert 1 < out["median_steps"] <= out["q90_steps"] <= 2 * need
+
+
+def test_a_short_horizon_quotes_the_limit_odes_step_count(capsys):
+    from sigrec.numerics import Problem, Schedule, start_law, time_to_alignment
+
+    line = _refused([*_REPORTED, "--horizon", "2000"], capsys)
+    assert line.startswith("error: `horizon` = 2000 is too short: the 90% quantile")
+    need = _number_after(line, "needs about")
+    # independent: the 90% quantile over the starts of the limit ODE's time, turned into steps
+    # by summing the schedule itself (the message inverts the integral of the step sizes)
+    starts = start_law(3).quantile((np.arange(400) + 0.5) / 400)
+    t = np.quantile(time_to_alignment(Problem(theta=2.0, R=20, L=300, d=3).model, starts, 0.99).time, 0.9)
+    times = Schedule().times(2_000_000)
+    # 100 equal-mass starts in the message against 400 here, where the time grows steeply with
+    # the start (slow starts near the unstable point -0.557): agreement to 15%
+    assert np.searchsorted(times, t) == pytest.approx(need, rel=0.15)
+
+
+def test_no_signal_is_refused_naming_theta(capsys):
+    from sigrec.theory import Model, evaluate
+
+    line = _refused([*_REPORTED, "--theta", "0"], capsys)
+    assert "`theta` = 0" in line and "`target` = 0.99" in line and "raise --theta" in line
+    # independent: the limit field is identically 0 without signal
+    values = evaluate(Model(theta=0.0, alpha=20 / 300), np.linspace(-0.9, 0.9, 7))
+    assert np.allclose(values.field, 0.0, atol=1e-15)
+
+
+def test_a_rademacher_start_at_the_equilibrium_is_refused_naming_rho0(capsys):
+    from sigrec.theory import Model, evaluate
+
+    line = _refused([*_REPORTED, "--prior", "rademacher", "--rho0", "0"], capsys)
+    assert "`rho0` = 0 is an equilibrium" in line and "--rho0 0.01" in line
+    at_zero = evaluate(Model(theta=2.0, alpha=20 / 300, prior="rademacher"), [0.0]).field[0]
+    assert at_zero == pytest.approx(0.0, abs=1e-15)
+    # the way out it names gives numbers
+    assert main(["complexity", *_REPORTED, "--prior", "rademacher", "--rho0", "0.01", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert all(math.isfinite(out[k]) for k in ("median_steps", "q10_steps", "q90_steps", "plain_ode_steps"))
+
+
+def test_a_constant_step_below_the_target_is_refused_naming_the_target(capsys):
+    line = _refused(["--theta", "0.5", "--R", "100", "--L", "900", "--d", "5", "--runs", "100", "--power", "0",
+                     "--eta0", "0.05", "--target", "0.9999", "--horizon", "300"], capsys)
+    from scipy.optimize import brentq
+
+    from sigrec.numerics import Problem, corrected_drift
+
+    assert line.startswith("error: `target` = 0.9999 lies above the plateau") and "constant step" in line
+    assert "raise --horizon" in line
+    # independent: the stable zero of the corrected drift at eta = 0.05 by root finding (the
+    # message's comes from a sign change on a grid, linearly interpolated)
+    drift = corrected_drift(Problem(theta=0.5, R=100, L=900, d=5))
+    zero = brentq(lambda r: float(drift(r, 0.05)), 0.9, 1 - 1e-12, xtol=1e-15)
+    assert _number_after(line, "the plateau") == pytest.approx(zero, abs=1e-5) and zero < 0.9999
+
+
+def test_a_schedule_whose_time_never_adds_up_is_refused(capsys):
+    line = _refused([*_REPORTED, "--power", "2", "--eta0", "0.01", "--horizon", "1000"], capsys)
+    assert "out of reach of this schedule" in line and "never add up" in line
+    # independent: sum_k 0.01 / (k + 10)^2 < 0.01 * (1/100 + 1/10) = 0.0011 is far below the ODE time
+    from sigrec.numerics import Problem, time_to_alignment
+
+    t = float(time_to_alignment(Problem(theta=2.0, R=20, L=300, d=3).model, 0.5, 0.99).time)
+    assert t > 0.0011
+
+
+def test_horizon_has_a_limit(capsys):
+    line = _refused([*_REPORTED, "--horizon", "1000000000000"], capsys)
+    assert "`horizon` must be <=" in line
+
+
+def test_a_start_next_to_an_unstable_equilibrium_is_refused_not_warned(capsys):
+    # found by the fuzz (test_fuzz_addresses): scipy's IntegrationWarning escaped the command
+    import warnings
+
+    from sigrec.numerics import Problem, time_to_alignment
+
+    argv = [*_REPORTED, "--theta", "0.5", "--prior", "rademacher", "--rho0", "1e-300", "--horizon", "1"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning would fail the command here
+        line = _refused(argv, capsys)
+    assert line.startswith("error: `rho0` = 1e-300") and "cannot be computed" in line
+    # why a refusal and not a number: the unconverged quadrature is wrong, not imprecise. Near
+    # the equilibrium 0 the time grows like log(1 / rho0) / c; c from two converged starts
+    model = Problem(theta=0.5, R=20, L=300, d=3, prior="rademacher").model
+    t3, t8 = (float(time_to_alignment(model, r, 0.5).time) for r in (1e-3, 1e-8))
+    rate = (t8 - t3) / math.log(1e5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        unconverged = float(time_to_alignment(model, 1e-300, 0.5).time)
+    assert unconverged < 0.5 * (t8 + rate * math.log(1e292))
+
+
+def test_scaling_refuses_an_instance_beyond_the_horizon(capsys):
+    # the given instance reaches its 90% quantile (about 425 steps) within 440 steps, the
+    # doubled dimension d = 10 not its median (about 460): the fit would have no exponent
+    line = _refused([*_SMALL, "--rho0", "0.1", "--runs", "100", "--horizon", "440", "--scaling"], capsys)
+    assert line.startswith("error: `horizon` = 440: with --scaling the median step at d = 10 is not reached")
+    assert main(["complexity", *_SMALL, "--d", "10", "--rho0", "0.1", "--runs", "200", "--horizon", "2000",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["median_steps"] > 440
