@@ -10,15 +10,27 @@ _KIND = {"pass": "pass", "fail": "FAIL", "holds": "holds", "fails": "fails", "un
          "inconclusive": "inconclusive"}
 
 
-#: what a condition record (a record id beyond its check's id) states
-_CONDITIONS = {"sga.convergence.recovery": "runs reach |rho| >= 0.99 (recovery up to sign)",
-               "sga.filtering.vanishes": "the limit nuisance attention mass vanishes"}
+#: the reader's words for the records whose check summary is terse or plain-text math (the table is
+#: typeset: ``|rho|`` would print as dashes); a condition record (an id beyond its check's) says
+#: what it states
+_WORDS = {
+    "sga.convergence.recovery": "runs reach $|\\rho|\\ge0.99$ (recovery up to sign)",
+    "sga.filtering.vanishes": "the limit nuisance attention mass vanishes",
+    "field.endpoints": "$F(\\pm1)=0$ symbolically",
+    "field.monotone": "sign of $j'$ certified by ball arithmetic",
+    "field.stability": "$F'(\\pm1)$ and the interior exponents",
+    "ode.lyapunov": "$j$ non-decreasing along the ODE",
+    "finite_size.rate": "$O(1/L)$ rate of the finite-size gradient bias",
+    "sga.fluctuations": "diffusion 10-90% band of $\\rho_k$ vs the exact chain",
+    "sga.hitting_time": "diffusion vs exact median first step with $|\\rho|\\ge0.99$",
+    "simulator.reduced_exact": "Kolmogorov--Smirnov: exact reduced vs full simulator",
+}
 
 
 def describe(record_id: str) -> str:
-    """The reader's words for a record: its check's summary (a condition record: what it states)."""
-    if record_id in _CONDITIONS:
-        return _CONDITIONS[record_id]
+    """The reader's words for a record (:data:`_WORDS`, else its check's summary)."""
+    if record_id in _WORDS:
+        return _WORDS[record_id]
     (check,) = select([record_id])
     return check.summary
 
