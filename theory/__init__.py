@@ -5,7 +5,7 @@
 Layout. First-order chain (the limit ODE): :mod:`._lemmas` (Gaussian lemmas),
 :mod:`._derivation` (symbolic derivation), :mod:`._evaluate` (numeric evaluators),
 :mod:`._quadrature` (mpmath cross-checks), :mod:`._conditions` and :mod:`._certify`
-(sign of the field), :mod:`._critical` (thresholds along ``alpha`` from the certificate), :mod:`._roots` (root isolation in ball arithmetic). Finite-step
+(sign of the field), :mod:`._critical` (thresholds along ``alpha`` from the certificate), :mod:`._region` (certificates over parameter boxes), :mod:`._roots` (root isolation in ball arithmetic). Finite-step
 chain (the effective drift): :mod:`._effective_lemmas`, :mod:`._effective_derivation`,
 :mod:`._effective_evaluate`, :mod:`._effective_quadrature`; its second moment (the
 diffusion): :mod:`._diffusion`. Shared: :mod:`.validate` (public: the input validators),
@@ -40,6 +40,7 @@ from ._latex import Display, compact, display, same, tex, width
 from ._model import Model
 from ._priors import FAMILIES, Prior, canonical_prior, parse_prior
 from ._quadrature import cross_check
+from ._region import RegionBox, RegionCertificate, certify_region
 
 __all__ = [
     # the model and its prior
@@ -69,6 +70,9 @@ __all__ = [
     "Certificate",
     "Bracket",
     "pole_signs",
+    "certify_region",
+    "RegionCertificate",
+    "RegionBox",
     "critical_alpha",
     "sparse_threshold",
     "sparse_threshold_prior",
