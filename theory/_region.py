@@ -171,10 +171,25 @@ def _tiles(g, dg, rho_min: fmpq, max_tiles: int):
                 continue
         if b - a < rho_min:
             return None
-        p = a + (b - a) * _SPLIT
+        p = _split(g, a, b)
         stack.append((p, b))
         stack.append((a, p))
     return tiles
+
+
+#: where a rho-tile is split, in order of preference (the first with a certified sign of g)
+_FRACTIONS = (_SPLIT, fmpq(1, 3), fmpq(2, 3), fmpq(1, 5), fmpq(4, 5))
+
+
+def _split(g, a: fmpq, b: fmpq) -> fmpq:
+    """A split point of ``[a, b]`` where ``g`` has a certified sign for the whole parameter
+    box, if one of :data:`_FRACTIONS` gives one: a fixed split point that the root passes
+    through for some parameter in the box would stay undecided at every depth."""
+    for frac in _FRACTIONS:
+        p = a + (b - a) * frac
+        if sign(g(arb(p))):
+            return p
+    return a + (b - a) * _SPLIT
 
 
 def audit(tiles, root_at_zero: bool) -> str | None:

@@ -56,12 +56,12 @@ def test_closed_form_boundary_never_crosses_a_certified_box():
     """Monotone: alpha > alpha_c(theta) (or beta theta <= 1) on the whole box; bistable:
     beta theta > 1 and alpha < alpha_c(theta) on the whole box (alpha_c rises with theta;
     checked on a grid that includes the ends)."""
-    thetas = np.linspace(*THETA, 2001)
+    thetas = np.linspace(*THETA, 501)
     curve = np.array([_alpha_c(t) for t in thetas])
     assert np.all(np.diff(curve) >= 0)
     for box in _certified(coarse()):
         b = _bounds(box)
-        grid = np.concatenate([[b["theta"][0], b["theta"][1]], np.linspace(*b["theta"], 5)])
+        grid = np.concatenate([[b["theta"][0], b["theta"][1]], np.linspace(*b["theta"], 3)])
         ac = np.array([_alpha_c(t) for t in grid])
         if box.status == "monotone":
             assert np.all(ac < b["alpha"][0]), b
