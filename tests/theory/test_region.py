@@ -54,21 +54,18 @@ def _alpha_c(theta):
 
 def test_closed_form_boundary_never_crosses_a_certified_box():
     """Monotone: alpha > alpha_c(theta) (or beta theta <= 1) on the whole box; bistable:
-    beta theta > 1 and alpha < alpha_c(theta) on the whole box (alpha_c rises with theta;
-    checked on a grid that includes the ends)."""
-    thetas = np.linspace(*THETA, 501)
-    curve = np.array([_alpha_c(t) for t in thetas])
-    assert np.all(np.diff(curve) >= 0)
+    beta theta > 1 and alpha < alpha_c(theta) on the whole box. alpha_c rises with theta
+    (checked on a grid), so the box's theta ends decide it."""
+    curve = np.array([_alpha_c(t) for t in np.linspace(*THETA, 301)])
+    assert np.all((np.diff(curve) > 0) | (curve[1:] == 0))
     for box in _certified(coarse()):
         b = _bounds(box)
-        grid = np.concatenate([[b["theta"][0], b["theta"][1]], np.linspace(*b["theta"], 3)])
-        ac = np.array([_alpha_c(t) for t in grid])
         if box.status == "monotone":
-            assert np.all(ac < b["alpha"][0]), b
+            assert _alpha_c(b["theta"][1]) < b["alpha"][0], b
             assert box.poles == ("stable", "unstable") and box.equilibrium is None
         else:
             assert b["theta"][0] > 1.0, b  # beta theta = 1 is left of every bistable box
-            assert np.all(ac > b["alpha"][1]), b
+            assert _alpha_c(b["theta"][0]) > b["alpha"][1], b
             assert box.poles == ("stable", "stable") and box.equilibrium[2] == "unstable"
 
 
@@ -214,13 +211,9 @@ def test_linear_alpha_scale_on_request():
 def test_full_region_certifies_99_percent():
     cert = certify_region(THETA, ALPHA)
     assert cert.certified and cert.fractions["undecided"] < 0.01
-    ac = np.array([_alpha_c(t) for t in np.linspace(*THETA, 4001)])
     for box in _certified(cert):
         b = _bounds(box)
-        sel = np.linspace(*THETA, 4001)
-        inside = (sel >= b["theta"][0]) & (sel <= b["theta"][1])
-        lo_ac, hi_ac = _alpha_c(b["theta"][0]), _alpha_c(b["theta"][1])
         if box.status == "monotone":
-            assert hi_ac < b["alpha"][0] and np.all(ac[inside] < b["alpha"][0])
+            assert _alpha_c(b["theta"][1]) < b["alpha"][0], b
         else:
-            assert b["theta"][0] > 1.0 and lo_ac > b["alpha"][1]
+            assert b["theta"][0] > 1.0 and _alpha_c(b["theta"][0]) > b["alpha"][1], b
