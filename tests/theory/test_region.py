@@ -69,6 +69,20 @@ def test_closed_form_boundary_never_crosses_a_certified_box():
             assert box.poles == ("stable", "stable") and box.equilibrium[2] == "unstable"
 
 
+def test_undecided_boxes_lie_along_the_boundary():
+    """The undecided band is where alpha_c(theta) passes: each undecided leaf, widened by
+    one min width of each range, meets the curve (nothing is left undecided elsewhere)."""
+    w = 2.0 ** -6
+    und = [b for b in coarse().boxes if b.status == "undecided"]
+    assert und
+    for box in und:
+        b = _bounds(box)
+        t0 = max(THETA[0], b["theta"][0] - w * (THETA[1] - THETA[0]))
+        t1 = min(THETA[1], b["theta"][1] + w * (THETA[1] - THETA[0]))
+        grow = (ALPHA[1] / ALPHA[0]) ** w
+        assert _alpha_c(t0) <= b["alpha"][1] * grow and _alpha_c(t1) >= b["alpha"][0] / grow, b
+
+
 def test_beta_theta_one_bounds_the_bistable_phase_only_as_alpha_goes_to_0():
     """alpha_c(1/beta) = 0: at alpha >= 0.01 both sides of theta = 1 are monotone, so a
     monotone box may contain theta = 1 (the point certificate agrees on both sides)."""
