@@ -36,7 +36,7 @@ from flint import arb, fmpq
 
 from ._certify import MAX_PREC, _sign_functions
 from ._model import Model
-from ._roots import _SPLIT, _ball, precision, sign
+from ._roots import _SPLIT, decide, precision, sign
 from .validate import integer, real
 
 #: the parameters that may be given as ranges, in this order
@@ -151,24 +151,10 @@ def _tiles(g, dg, rho_min: fmpq, max_tiles: int):
         count += 1
         if count > max_tiles:
             return None
-        X = _ball(a, b)
-        s = sign(g(X))
-        D = None
-        if s == 0 and dg is not None:
-            D = dg(X)
-            c = a + (b - a) / 2
-            s = sign(g(arb(c)) + D * (X - arb(c)))
-        if s:
-            tiles.append((a, b, "sign", s))
+        kind, s = decide(g, dg, a, b)
+        if kind is not None:
+            tiles.append((a, b, kind, s))
             continue
-        if D is not None and sign(D):
-            ga, gb = sign(g(arb(a))), sign(g(arb(b)))
-            if ga * gb == -1:
-                tiles.append((a, b, "root", sign(D)))
-                continue
-            if ga and ga == gb:  # g monotone on the tile, both ends of one sign: no zero
-                tiles.append((a, b, "sign", ga))
-                continue
         if b - a < rho_min:
             return None
         p = _split(g, a, b)

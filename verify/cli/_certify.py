@@ -19,6 +19,7 @@ from rich.table import Table
 
 from ...theory import certify, certify_region, critical_alpha, pole_exponents_mp, pole_signs
 
+from ..render import style
 from ._args import PRIOR_HELP, add_json_flag, model_from_args, prior_arg
 from ._limits import count, finite_float, limits_text
 from ._output import emit_json
@@ -173,7 +174,6 @@ def _draw(cert, path: Path) -> None:
     from matplotlib.collections import PatchCollection  # matplotlib loads only when a figure is drawn
     from matplotlib.patches import Patch, Rectangle
 
-    from ..render import style
 
     region = cert.region
     names = list(region["ranges"])[:2]
