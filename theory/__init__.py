@@ -5,7 +5,7 @@
 Layout. First-order chain (the limit ODE): :mod:`._lemmas` (Gaussian lemmas),
 :mod:`._derivation` (symbolic derivation), :mod:`._evaluate` (numeric evaluators),
 :mod:`._quadrature` (mpmath cross-checks), :mod:`._conditions` and :mod:`._certify`
-(sign of the field), :mod:`._critical` (thresholds along ``alpha`` from the certificate), :mod:`._roots` (root isolation in ball arithmetic). Finite-step
+(sign of the field), :mod:`._critical` (thresholds along ``alpha`` from the certificate), :mod:`._region` (certificates over parameter boxes), :mod:`._roots` (root isolation in ball arithmetic). Finite-step
 chain (the effective drift): :mod:`._effective_lemmas`, :mod:`._effective_derivation`,
 :mod:`._effective_evaluate`, :mod:`._effective_quadrature`; its second moment (the
 diffusion): :mod:`._diffusion`. Shared: :mod:`.validate` (public: the input validators),
@@ -50,6 +50,7 @@ from ._subspace import (
 from ._subspace_laws import SubspaceLaw, parse_subspace_law
 from ._subspace_quadrature import subspace_quadrature
 from ._subspace_stability import critical_thetas, find_subspace_equilibria, mixture_eigenvalues
+from ._region import RegionBox, RegionCertificate, certify_region
 
 __all__ = [
     # the model and its prior
@@ -79,6 +80,9 @@ __all__ = [
     "Certificate",
     "Bracket",
     "pole_signs",
+    "certify_region",
+    "RegionCertificate",
+    "RegionBox",
     "critical_alpha",
     "sparse_threshold",
     "sparse_threshold_prior",

@@ -49,6 +49,29 @@ def _ball(lo: fmpq, hi: fmpq) -> arb:
     return a.union(b)
 
 
+def decide(g, dg, a: fmpq, b: fmpq) -> tuple:
+    """What the balls prove on the box ``[a, b]``: ``("sign", s)`` when ``g`` has the sign
+    ``s`` on it (direct or mean-value enclosure, or ``g'`` of one sign with equal end
+    signs), ``("root", s)`` when it holds exactly one simple root (``g'`` of sign ``s``,
+    opposite end signs), else ``(None, 0)``."""
+    X = _ball(a, b)
+    box_sign = sign(g(X))
+    D = None
+    if box_sign == 0 and dg is not None:
+        D = dg(X)
+        c = a + (b - a) / 2
+        box_sign = sign(g(arb(c)) + D * (X - arb(c)))
+    if box_sign != 0:
+        return "sign", box_sign
+    if D is not None and sign(D) != 0:
+        ga, gb = sign(g(arb(a))), sign(g(arb(b)))
+        if ga * gb == -1:
+            return "root", sign(D)
+        if ga != 0 and ga == gb:  # monotone on the box with equal end signs
+            return "sign", ga
+    return None, 0
+
+
 @dataclass
 class Isolation:
     """What :func:`isolate` found: root brackets ``(lo, hi, sign of g')``, undecided boxes
@@ -77,24 +100,13 @@ def isolate(g, dg, lo=fmpq(-1), hi=fmpq(1), *, min_width=1e-12, bracket_width=1e
             out.undecided.append((a, b))
             out.undecided.extend(stack)
             break
-        X = _ball(a, b)
-        box_sign = sign(g(X))
-        D = None
-        if box_sign == 0 and dg is not None:
-            D = dg(X)
-            c = a + (b - a) / 2
-            box_sign = sign(g(arb(c)) + D * (X - arb(c)))
-        if box_sign != 0:
+        kind, box_sign = decide(g, dg, a, b)
+        if kind == "sign":
             decided_sign.append((a, b, box_sign))
             continue
-        if D is not None and sign(D) != 0:
-            ga, gb = sign(g(arb(a))), sign(g(arb(b)))
-            if ga * gb == -1:
-                out.roots.append((a, b, sign(D)))
-                continue
-            if ga != 0 and ga == gb:  # monotone on the box with equal end signs
-                decided_sign.append((a, b, ga))
-                continue
+        if kind == "root":
+            out.roots.append((a, b, box_sign))
+            continue
         if b - a < min_w:
             out.undecided.append((a, b))
             continue

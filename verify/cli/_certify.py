@@ -1,20 +1,34 @@
-"""``sigrec certify``: certified sign of the alignment field and its interior equilibria."""
+"""``sigrec certify``: certified sign of the alignment field and its interior equilibria.
+
+With a point value for every model flag it certifies one model (:func:`theory.certify`).
+Any of ``--theta``, ``--alpha``, ``--beta``, ``--sigma2`` given as a range ``LO:HI``
+certifies a parameter box instead (:func:`theory.certify_region`): a table of the
+fractions proved monotone, bistable or undecided, and with ``--figure`` the leaf boxes
+coloured by status under the fixed prior's closed-form boundary.
+"""
 
 from __future__ import annotations
 
 import argparse
-
-from rich.console import Console
-
 import math
+from pathlib import Path
 
 import mpmath
+from rich.console import Console
+from rich.table import Table
 
-from ...theory import certify, pole_exponents_mp, pole_signs
+from ...theory import certify, certify_region, critical_alpha, pole_exponents_mp, pole_signs
 
-from ._args import add_json_flag, add_model_arguments, model_from_args
-from ._limits import count, limits_text
+from ..render import style
+from ._args import PRIOR_HELP, add_json_flag, model_from_args, prior_arg
+from ._limits import count, finite_float, limits_text
 from ._output import emit_json
+
+#: the model flags that take a range ``LO:HI``
+RANGED = ("theta", "alpha", "beta", "sigma2")
+#: default and limits of ``--min-width`` (relative to each range; below 1e-4 a run reaches
+#: the box budget of certify_region near a boundary and takes tens of seconds)
+MIN_WIDTH, MIN_WIDTH_LIMITS = 2.0 ** -10, (1e-4, 0.5)
 
 
 def register(sub) -> None:
@@ -25,13 +39,44 @@ def register(sub) -> None:
         "isolate interior equilibria in certified brackets with their stability.",
         epilog=limits_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_model_arguments(p)
+    p.add_argument("--theta", type=_point_or_range, required=True, help="signal strength (>= 0), or a range LO:HI")
+    p.add_argument("--alpha", type=_point_or_range, required=True,
+                   help="informative fraction R/L in [0, 1]; 0 = sparse regime (field rescaled by 1/alpha); "
+                   "or a range LO:HI inside (0, 1)")
+    p.add_argument("--beta", type=_point_or_range, default=1.0, help="inverse temperature (> 0), default 1; or LO:HI")
+    p.add_argument("--sigma2", type=_point_or_range, default=1.0, help="noise variance (> 0), default 1; or LO:HI")
+    p.add_argument("--prior", type=prior_arg, default="fixed", metavar="PRIOR", help=PRIOR_HELP)
     p.add_argument("--prec", type=count("prec"), default=128, help="working precision in bits (default 128)")
+    p.add_argument("--min-width", type=finite_float, default=None,
+                   help=f"ranges only: boxes narrower than this fraction of every range (alpha in log scale when "
+                   f"its range spans a decade) are not split further (default 2^-10 = {MIN_WIDTH:.6g}; "
+                   f"{MIN_WIDTH_LIMITS[0]:g} .. {MIN_WIDTH_LIMITS[1]:g})")
+    p.add_argument("--figure", type=str, default=None, metavar="PATH",
+                   help="ranges only: draw the leaf boxes coloured by status (PNG, and a PDF next to it)")
     add_json_flag(p)
     p.set_defaults(run=run)
 
 
+def _point_or_range(text: str):
+    """argparse type: a finite float (as every model flag), or ``LO:HI`` as a pair of them."""
+    if ":" not in text:
+        return finite_float(text)
+    parts = text.split(":")
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(f"a range is LO:HI, got {text!r}")
+    lo, hi = (finite_float(x) for x in parts)
+    if not lo < hi:
+        raise argparse.ArgumentTypeError(f"range LO:HI needs LO < HI (one value fixes the parameter), got {text!r}")
+    return lo, hi
+
+
 def run(args) -> int:
+    ranges = [name for name in RANGED if isinstance(getattr(args, name), tuple)]
+    if ranges:
+        return _run_region(args)
+    for flag in ("min_width", "figure"):
+        if getattr(args, flag) is not None:
+            raise ValueError(f"--{flag.replace('_', '-')} needs a range LO:HI in --theta, --alpha, --beta or --sigma2")
     model = model_from_args(args)
     cert = certify(model, prec=args.prec)
     # the labels come from ball arithmetic (they never contradict the certificate); the
@@ -67,3 +112,119 @@ def run(args) -> int:
 
 #: certified sign of a pole exponent -> label (0: zero or not decided at MAX_PREC bits)
 _LABEL = {-1: "stable", 1: "unstable", 0: "neutral or undecided"}
+
+
+# ----------------------------------------------------------------------------------
+# a box of parameters
+
+
+def _run_region(args) -> int:
+    min_width = MIN_WIDTH if args.min_width is None else args.min_width
+    lo, hi = MIN_WIDTH_LIMITS
+    if not lo <= min_width <= hi:
+        raise ValueError(f"`min-width` must lie in [{lo:g}, {hi:g}] (relative width of a box), got {min_width!r}")
+    figure = _figure_path(args.figure) if args.figure is not None else None
+    cert = certify_region(args.theta, args.alpha, args.beta, args.sigma2, args.prior, min_width=min_width,
+                          prec=args.prec)
+    if figure is not None:
+        _draw(cert, figure)
+    doc = cert.as_dict()
+    if figure is not None:
+        doc["figure"] = str(figure)
+    if args.json:
+        emit_json(doc)
+        return 0
+    region = cert.region
+    out = Console()
+    ranges = ", ".join(f"{k} in [{a:g}, {b:g}]" for k, (a, b) in region["ranges"].items())
+    fixed = ", ".join(f"{k} = {v:g}" for k, v in region["fixed"].items())
+    measure = ", ".join(f"{k} {s}" for k, s in region["scale"].items())
+    out.print(f"region {ranges} ({fixed}, prior {region['prior']}); measure: {measure}")
+    table = Table("status", "fraction", "boxes")
+    for status in ("monotone", "bistable", "undecided"):
+        n = sum(1 for b in cert.boxes if b.status == status)
+        table.add_row(status, f"{cert.fractions[status]:.4%}", str(n))
+    out.print(table)
+    word = "certified" if cert.certified else "NOT certified (a proof failed its audit: a bug)"
+    out.print(f"{cert.boxes_count} boxes, {cert.seconds:.2f} s, min width {region['min_width']:.3g}: {word}")
+    if cert.fractions["undecided"]:
+        out.print("  undecided: boxes down to the min width where no status holds on the whole box "
+                  "(a phase boundary crosses them, or a root sits at a pole)")
+    if figure is not None:
+        out.print(f"  wrote {figure}")
+    return 0
+
+
+def _figure_path(text: str) -> Path:
+    path = Path(text)
+    if not text.strip() or path.suffix.lower() != ".png":
+        raise ValueError(f"`figure` must be a .png path, got {text!r}")
+    if not path.parent.is_dir():
+        raise ValueError(f"`figure`: folder {str(path.parent)!r} does not exist")
+    return path
+
+
+#: colours of the statuses (as the phase figure)
+_COLOURS = {"monotone": "#9ecae1", "bistable": "#fdae6b", "undecided": "#d62728"}
+
+
+def _draw(cert, path: Path) -> None:
+    """Leaf boxes coloured by status over the first two ranged parameters (one: a strip),
+    with ``alpha_c(theta)`` and ``beta theta = 1`` where they live on these axes."""
+    from matplotlib.collections import PatchCollection  # matplotlib loads only when a figure is drawn
+    from matplotlib.patches import Patch, Rectangle
+
+
+    region = cert.region
+    names = list(region["ranges"])[:2]
+    fig, ax = style.figure(size=(5.0, 3.4))
+    rects, colours = [], []
+    for box in cert.boxes:
+        b = {k: (lo, hi) for k, lo, hi in box.bounds}
+        (x0, x1) = b[names[0]]
+        (y0, y1) = b[names[1]] if len(names) > 1 else (0.0, 1.0)
+        rects.append(Rectangle((x0, y0), x1 - x0, y1 - y0))
+        colours.append(_COLOURS[box.status])
+    ax.add_collection(PatchCollection(rects, facecolors=colours, edgecolors="face", linewidths=0.2))
+    xr = region["ranges"][names[0]]
+    yr = region["ranges"][names[1]] if len(names) > 1 else (0.0, 1.0)
+    ax.set_xlim(*xr)
+    ax.set_ylim(*yr)
+    if region["scale"].get(names[0]) == "log":
+        ax.set_xscale("log")
+    if len(names) > 1 and region["scale"].get(names[1]) == "log":
+        style.log_axis(ax, "y")
+        ax.set_ylim(*yr)
+    handles = [Patch(color=_COLOURS[k], label=f"{k} ({cert.fractions[k]:.2%})") for k in _COLOURS]
+    handles += _boundaries(ax, region, names)
+    ax.set_xlabel(_TEX[names[0]])
+    ax.set_ylabel(_TEX[names[1]] if len(names) > 1 else "")
+    if len(names) == 1:
+        ax.set_yticks([])
+    fixed = {k: v for k, v in region["fixed"].items()}
+    ax.set_title(f"certified boxes, {region['prior']} prior, " + style.params_text(**fixed) if fixed
+                 else f"certified boxes, {region['prior']} prior")
+    ax.legend(handles=handles, loc="lower right", frameon=True, framealpha=0.9)
+    style.save(fig, path)
+
+
+_TEX = {"theta": r"$\theta$", "alpha": r"$\alpha=R/L$", "beta": r"$\beta$", "sigma2": r"$\sigma^2$"}
+
+
+def _boundaries(ax, region, names) -> list:
+    """Draw ``alpha_c(theta)`` (fixed prior, theta and alpha the axes, beta and sigma2 fixed)
+    and ``beta theta = 1`` (theta an axis, beta fixed or the other axis); return the handles."""
+    import numpy as np
+
+    fixed, handles = region["fixed"], []
+    if region["prior"] != "fixed" or names[0] != "theta":
+        return handles
+    t = np.linspace(*region["ranges"]["theta"], 801)
+    if len(names) > 1 and names[1] == "alpha" and "beta" in fixed and "sigma2" in fixed:
+        ac = np.array([critical_alpha(float(x), fixed["beta"], fixed["sigma2"]) or np.nan for x in t])
+        handles += ax.plot(t, ac, "k-", lw=1.2, label=r"closed form $\alpha_c(\theta)$")
+    if "beta" in fixed and region["ranges"]["theta"][0] <= 1 / fixed["beta"] <= region["ranges"]["theta"][1]:
+        handles.append(ax.axvline(1 / fixed["beta"], color="k", ls="--", lw=1, label=r"$\beta\theta=1$"))
+    elif len(names) > 1 and names[1] == "beta":
+        handles += ax.plot(t, 1 / t, "k--", lw=1, label=r"$\beta\theta=1$")
+    return handles
