@@ -177,7 +177,7 @@ def test_a_constant_step_below_the_target_is_refused_naming_the_target(capsys):
     from sigrec.numerics import Problem, corrected_drift
 
     assert line.startswith("error: `target` = 0.9999 lies above the plateau") and "constant step" in line
-    assert "raise --horizon" in line
+    assert "excursion" in line and "decaying step" in line  # a longer horizon would only add excursions
     # independent: the stable zero of the corrected drift at eta = 0.05 by root finding (the
     # message's comes from a sign change on a grid, linearly interpolated)
     drift = corrected_drift(Problem(theta=0.5, R=100, L=900, d=5))
@@ -230,3 +230,20 @@ def test_scaling_refuses_an_instance_beyond_the_horizon(capsys):
     assert main(["complexity", *_SMALL, "--d", "10", "--rho0", "0.1", "--runs", "200", "--horizon", "2000",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["median_steps"] > 440
+
+
+def test_a_passage_above_a_constant_steps_plateau_is_refused_not_predicted(capsys):
+    """theta 0.5, R 100, L 900, d 5, eta = 0.5, target 0.999: the plateau is about 0.85, so a
+    median passage would be a noise excursion; the diffusion had answered 57 steps, but the
+    exact chain (checked here) stays near the plateau and rarely touches 0.999."""
+    import numpy as np
+
+    from sigrec.numerics import Problem, Schedule, simulate
+
+    line = _refused(["--theta", "0.5", "--R", "100", "--L", "900", "--d", "5", "--power", "0", "--eta0", "0.5",
+                     "--target", "0.999", "--runs", "200"], capsys)
+    assert line.startswith("error: `target` = 0.999 lies above the plateau") and "excursion" in line
+    plateau = _number_after(line, "lies above the plateau")
+    sim = simulate(Problem(theta=0.5, R=100, L=900, d=5), Schedule.constant(0.5), steps=200, runs=100, seed=5)
+    late = np.abs(sim.rho[:, 100:])
+    assert abs(late.mean() - plateau) < 0.03 and np.mean(late.max(axis=1) >= 0.999) < 0.2
