@@ -14,15 +14,54 @@ from ._limits import bounded, count, finite_float  # noqa: F401  (finite_float: 
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, need_alpha: bool = True) -> None:
+    """``--theta``, the size flags (:func:`add_size_arguments`: ``--alpha`` or ``--R`` with ``--L``/``--N``
+    when ``need_alpha``), ``--beta``, ``--sigma2``, ``--prior``."""
     parser.add_argument("--theta", type=finite_float, required=True, help="signal strength (>= 0)")
     if need_alpha:
-        parser.add_argument(
-            "--alpha", type=finite_float, required=True,
-            help="informative fraction R/L in [0, 1]; 0 = sparse regime (field rescaled by 1/alpha)",
-        )
+        add_size_arguments(parser, fraction=True)
     parser.add_argument("--beta", type=finite_float, default=1.0, help="inverse temperature (> 0), default 1")
     parser.add_argument("--sigma2", type=finite_float, default=1.0, help="noise variance (> 0), default 1")
     parser.add_argument("--prior", type=prior_arg, default="fixed", metavar="PRIOR", help=PRIOR_HELP)
+
+
+def add_size_arguments(parser, *, fraction: bool, alpha_type=None, alpha_help: str = "") -> None:
+    """The one set of size flags of every command that takes a model: ``--R`` with ``--L`` or ``--N``
+    (``L = R + N``); with ``fraction``, ``--alpha`` (``R / L``) instead of the counts. Resolved after
+    parsing by :func:`resolve_sizes` (``args.alpha``, or ``args.R`` and ``args.L``)."""
+    if fraction:
+        parser.add_argument("--alpha", type=alpha_type or finite_float, default=None,
+                            help="informative fraction R/L in [0, 1]; 0 = sparse regime (field rescaled by 1/alpha)"
+                            + alpha_help + "; or give --R with --L or --N")
+    parser.add_argument("--R", type=count("R"), default=None, help="number of informative tokens")
+    parser.add_argument("--L", type=count("L"), default=None, help="number of tokens (R <= L); or --N")
+    parser.add_argument("--N", type=count("N"), default=None, help="number of nuisance tokens (L = R + N); or --L")
+    parser.set_defaults(_sizes="fraction" if fraction else "counts")
+
+
+def resolve_sizes(args) -> None:
+    """Complete the size flags of :func:`add_size_arguments` in place: ``args.L`` from ``--N``, and
+    for a fraction ``args.alpha = R / L``; one way of giving the sizes, else ``ValueError`` naming the
+    flags. A namespace without size flags is left alone."""
+    kind = getattr(args, "_sizes", None)
+    if kind is None:
+        return
+    R, L, N = args.R, args.L, args.N
+    if L is not None and N is not None:
+        raise ValueError(f"give one of `L` and `N` (L = R + N), not both (got --L {L} --N {N})")
+    counts = R is not None or L is not None or N is not None
+    if kind == "fraction" and getattr(args, "alpha", None) is not None:
+        if counts:
+            raise ValueError("give `alpha` or the counts `R` with `L` or `N`, not both")
+        return
+    if R is None or (L is None and N is None):
+        what = "`alpha`, or " if kind == "fraction" else ""
+        raise ValueError(f"the sizes are required: {what}`R` with `L` or `N` (L = R + N)")
+    if N is not None:
+        args.L = R + N
+    if args.R > args.L:
+        raise ValueError(f"`R` must satisfy R <= L = {args.L}, got R = {args.R}")  # the library's words
+    if kind == "fraction":
+        args.alpha = args.R / args.L
 
 
 #: the help text of every --prior flag
@@ -50,8 +89,7 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     """Finite instance and schedule flags shared by ``simulate`` and ``predict``
     (the model flags except ``--alpha``, which is ``R / L`` here)."""
     add_model_arguments(parser, need_alpha=False)
-    parser.add_argument("--R", type=count("R"), required=True, help="number of informative tokens")
-    parser.add_argument("--L", type=count("L"), required=True, help="number of tokens (R <= L)")
+    add_size_arguments(parser, fraction=False)
     parser.add_argument("--d", type=count("d"), required=True, help="dimension (>= 2)")
     parser.add_argument("--steps", type=count("steps"), required=True, help="number of steps K (>= 1)")
     parser.add_argument("--eta0", type=finite_float, default=0.5, help="step scale, default 0.5")

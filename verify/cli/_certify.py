@@ -20,7 +20,7 @@ from rich.table import Table
 from ...theory import certify, certify_region, critical_alpha, pole_exponents_mp, pole_signs
 
 from ..render import style
-from ._args import PRIOR_HELP, add_json_flag, model_from_args, prior_arg
+from ._args import PRIOR_HELP, add_json_flag, add_size_arguments, model_from_args, prior_arg
 from ._limits import count, finite_float, limits_text
 from ._output import emit_json
 
@@ -40,9 +40,7 @@ def register(sub) -> None:
         epilog=limits_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--theta", type=_point_or_range, required=True, help="signal strength (>= 0), or a range LO:HI")
-    p.add_argument("--alpha", type=_point_or_range, required=True,
-                   help="informative fraction R/L in [0, 1]; 0 = sparse regime (field rescaled by 1/alpha); "
-                   "or a range LO:HI inside (0, 1)")
+    add_size_arguments(p, fraction=True, alpha_type=_point_or_range, alpha_help="; or a range LO:HI inside (0, 1)")
     p.add_argument("--beta", type=_point_or_range, default=1.0, help="inverse temperature (> 0), default 1; or LO:HI")
     p.add_argument("--sigma2", type=_point_or_range, default=1.0, help="noise variance (> 0), default 1; or LO:HI")
     p.add_argument("--prior", type=prior_arg, default="fixed", metavar="PRIOR", help=PRIOR_HELP)

@@ -12,7 +12,7 @@ import numpy as np
 from ...numerics import (Schedule, basins, complexity, corrected_drift, diffusion_tables, optimize_schedule,
                          scaling_exponents, start_law, time_to_alignment)
 
-from ._args import add_json_flag, add_model_arguments, finite_float, problem_and_schedule
+from ._args import add_json_flag, add_model_arguments, add_size_arguments, finite_float, problem_and_schedule
 from ._guard import quiet_numerics
 from ._limits import bounded, count
 from ._output import emit_json
@@ -28,8 +28,7 @@ def register(sub) -> None:
         "them. Token collections = steps x batch. Schedule conventions as in `sigrec simulate`.",
     )
     add_model_arguments(p, need_alpha=False)
-    p.add_argument("--R", type=count("R"), required=True, help="number of informative tokens")
-    p.add_argument("--L", type=count("L"), required=True, help="number of tokens (R <= L)")
+    add_size_arguments(p, fraction=False)
     p.add_argument("--d", type=count("d"), required=True, help="dimension (>= 2)")
     p.add_argument("--eta0", type=finite_float, default=0.5, help="step scale, default 0.5")
     p.add_argument("--k0", type=bounded("k0"), default=10.0, help="step offset (> 0), default 10")

@@ -20,6 +20,8 @@ import sys
 import threading
 from contextlib import contextmanager
 
+from ._args import resolve_sizes
+
 #: command modules, in the order they appear in ``sigrec --help``
 COMMANDS = ("field", "certify", "critical", "phase", "simulate", "predict", "complexity", "bench", "reproduce", "sweep", "notes",
             "verify", "validate")
@@ -141,6 +143,7 @@ def main(argv=None) -> int:
     try:
         with _sigterm_as_interrupt():
             args = build_parser().parse_args(argv)
+            resolve_sizes(args)
             return int(args.run(args) or 0)
     except Terminated:
         print("error: terminated", file=sys.stderr)
