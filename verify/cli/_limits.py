@@ -16,6 +16,7 @@ import argparse
 import math
 import re
 from ...numerics import available_memory
+from ..suite import MAX_NAME_CHARS
 
 #: ``name: (minimum, maximum, reason)`` for every integer flag of the CLI
 INT_LIMITS: dict[str, tuple[int, int, str]] = {
@@ -54,6 +55,16 @@ MEMORY_FACTOR = 3
 MAX_POINTS = 10**6
 #: at most this many cells in the phase grid (n_theta x n_alpha)
 MAX_GRID_CELLS = 65536
+
+#: ``--cases FILE.toml``: at most this many bytes; the file is read whole and parsed in memory
+#: (a ``[[case]]`` table takes a few hundred bytes); devices, pipes and folders are refused
+MAX_CASES_BYTES = 2**20
+#: ``--cases FILE.toml``: arrays and inline tables nested at most this deep, checked by a scan
+#: before parsing (the schema needs 2; Python's TOML parser recurses once per level)
+MAX_TOML_DEPTH = 32
+#: ``--name`` and a case's ``name``: at most this many characters, the library's rule
+#: (``verify.suite.case_name``: the name is part of figure file names, at most 255 bytes)
+NAME_CHARS = MAX_NAME_CHARS
 
 _INT_TEXT = re.compile(r"^[-+]?\d+$")
 
@@ -163,4 +174,6 @@ def limits_text() -> str:
     lines.append(f"  simulate: runs x steps x batch x (4L reduced | L x d full) <= {MAX_DRAWS:.0e} random draws; "
                  f"arrays x {MEMORY_FACTOR} <= {MEMORY_FRACTION:g} x MemAvailable")
     lines.append(f"  predict: steps / stride <= {MAX_POINTS} rows; phase: n-theta x n-alpha <= {MAX_GRID_CELLS}")
+    lines.append(f"  verify: --name <= {NAME_CHARS} printable characters, none of / \\ : * ? \" < > |; --cases: a regular "
+                 f"file of <= {MAX_CASES_BYTES // 2**20} MiB nesting <= {MAX_TOML_DEPTH} deep")
     return "\n".join(lines)
