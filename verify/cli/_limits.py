@@ -174,6 +174,6 @@ def limits_text() -> str:
     lines.append(f"  simulate: runs x steps x batch x (4L reduced | L x d full) <= {MAX_DRAWS:.0e} random draws; "
                  f"arrays x {MEMORY_FACTOR} <= {MEMORY_FRACTION:g} x MemAvailable")
     lines.append(f"  predict: steps / stride <= {MAX_POINTS} rows; phase: n-theta x n-alpha <= {MAX_GRID_CELLS}")
-    lines.append(f"  verify: --name <= {NAME_CHARS} printable characters, none of / \\ : * ? \" < > |; --cases: a regular "
-                 f"file of <= {MAX_CASES_BYTES // 2**20} MiB nesting <= {MAX_TOML_DEPTH} deep")
+    lines.append(f"  verify: --name <= {NAME_CHARS} printable characters, none of / \\ : * ? \" < > |; "
+                 f"--cases: a regular file of <= {MAX_CASES_BYTES // 2**20} MiB nesting <= {MAX_TOML_DEPTH} deep")
     return "\n".join(lines)

@@ -213,8 +213,9 @@ def cases_from_toml(path, *, max_bytes: int | None = None, max_depth: int | None
         name = case_name(t.get("name", f"case-{i}"), where)
         key = _name_key(name)
         if key in names:
-            raise ValueError(f"{where}: duplicate case name {name!r}, the same as case {names[key]}'s "
-                             f"{out[names[key] - 1].name!r} (names equal up to case share figure files on some systems)")
+            first = out[names[key] - 1].name
+            raise ValueError(f"{where}: duplicate case name {name!r}, the same as case {names[key]}'s {first!r} "
+                             "(names equal up to case share figure files on some systems)")
         names[key] = i
         checks = check_selection(t.get("checks", ["*"]), where)
         kw = {k: t[k] for k in ("alpha", "R", "L", "N", "d", "beta", "sigma2", "prior", "description") if k in t}
