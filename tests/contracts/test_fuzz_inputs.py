@@ -35,6 +35,7 @@ from sigrec.verify.suite import MAX_NAME_CHARS, case_name, cases_from_toml, make
 from sigrec.verify.suite._user import nesting_depth
 
 from .test_fuzz import CASE_TIMEOUT, assert_contract
+from .test_inputs import warm  # noqa: F401  (the module's warm-up verify run)
 
 QUICK = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 LONG = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
@@ -315,3 +316,62 @@ def test_prior_fractions_are_a_case_or_a_refusal_naming_prior(spec):
             assert "`prior`" in str(exc) and "\n" not in str(exc), exc
             return
     assert make_case("q", theta=0.5, alpha=0.1, prior=case.prior).prior == case.prior  # canonical: a fixed point
+
+
+def _line_end(text: str, i: int) -> int:
+    j = text.find("\n", i)
+    return len(text) if j < 0 else j + 1
+
+
+def _reference_depth(text: str) -> int:
+    """The nesting of ``text`` by a character-by-character lexer (strings as TOML reads
+    them: escapes in ``"`` strings, a multi-line string may end in up to two more quotes;
+    a string left open hides the rest of its line, or of the file if multi-line)."""
+    depth = deepest = i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            i += 1
+        elif c in "]}":
+            depth -= 1
+            i += 1
+        elif c == "#":
+            i = _line_end(text, i)
+        elif c in "\"'" and text.startswith(c * 3, i):
+            j = i + 3
+            while not (text.startswith(c * 3, j) and not text.startswith(c, j + 3)):
+                if j >= n:
+                    return deepest
+                j += 2 if c == '"' and text[j] == "\\" else 1
+            i = j + 3
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] not in (c, "\n"):
+                if c == '"' and text[j] == "\\":
+                    if j + 1 >= n or text[j + 1] == "\n":
+                        break
+                    j += 1
+                j += 1
+            i = j + 1 if j < n and text[j] == c else _line_end(text, i)
+        else:
+            i += 1
+    return deepest
+
+
+lexer_texts = st.text(st.sampled_from("\"'#[]{}\\\nx ="), max_size=60)
+
+
+@QUICK
+@given(lexer_texts)
+def test_the_nesting_scan_agrees_with_a_character_lexer_quick(text):
+    assert nesting_depth(text) == _reference_depth(text)
+
+
+@pytest.mark.slow
+@settings(max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(lexer_texts)
+def test_the_nesting_scan_agrees_with_a_character_lexer_long(text):
+    assert nesting_depth(text) == _reference_depth(text)

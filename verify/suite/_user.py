@@ -133,22 +133,47 @@ def make_case(name: str | None = None, *, theta, alpha=None, R=None, L=None, N=N
     return case
 
 
-#: the tokens that matter for nesting: strings and comments (skipped) and brackets
-_TOKENS = re.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]',
-                     re.S)
+#: one-line strings and comments (what the nesting scan skips inside a run of text)
+_SKIPPED = r'"(?!"")(?:[^"\\\n]|\\.)*+"|\'(?!\'\')[^\'\n]*+\'|#[^\n]*+'
+#: a run of text the nesting scan reads in one step: anything but a quote, and whole one-line
+#: strings and comments; it stops at a multi-line string or a string left open on its line
+_RUN = re.compile(rf"(?:[^\"'#]|{_SKIPPED})++")
+_SKIP = re.compile(_SKIPPED)
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+#: the change of depth at each bracket
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+#: the rest of a multi-line string after its opening quotes (it may end in up to two more)
+_MULTILINE_END = {'"""': re.compile(r'(?:[^\\]|\\.)*?"""(?!")', re.S), "'''": re.compile(r"(?s:.)*?'''(?!')")}
 
 
 def nesting_depth(text: str) -> int:
     """How deep arrays and inline tables nest in the TOML ``text`` (table headers count too:
-    ``[[case]]`` is 2), by a scan that skips strings and comments, without parsing."""
-    steps = (1 if t in "[{" else -1 for t in (m.group() for m in _TOKENS.finditer(text)) if t in "[]{}")
-    return max(accumulate(steps, initial=0))
+    ``[[case]]`` is 2), by one linear scan that skips strings and comments, without parsing."""
+    depth = deepest = pos = 0
+    while pos < len(text):
+        run = _RUN.match(text, pos)
+        if run is not None:
+            steps = map(_STEP.__getitem__, _NOT_BRACKETS.sub("", _SKIP.sub("", run.group())))
+            depths = list(accumulate(steps, initial=depth))
+            deepest, depth, pos = max(deepest, max(depths)), depths[-1], run.end()
+            continue
+        quote = text[pos] * 3
+        if text.startswith(quote, pos):
+            end = _MULTILINE_END[quote].match(text, pos + 3)
+            if end is None:  # left open: the rest of the file is in it
+                break
+            pos = end.end()
+        else:  # a one-line string left open: the rest of its line
+            pos = text.find("\n", pos) + 1 or len(text)
+    return deepest
 
 
 def _read(path: Path, max_bytes: int | None) -> str:
     """The text of the regular file ``path``, at most ``max_bytes`` bytes; one ``ValueError``
     naming ``cases`` otherwise (a device, a pipe or a folder is refused before it is read)."""
     shown = repr(str(path))
+    if "\x00" in str(path):
+        raise ValueError(f"`cases` must be a file name without NUL, got {shown}")
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise ValueError(f"`cases` must be a regular file, got {shown}")
