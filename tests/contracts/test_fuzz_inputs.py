@@ -129,7 +129,8 @@ def _cli_name(name: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "r"
         assert_contract(["verify", "--theta", "0.5", "--alpha", "0.1", "--checks", "field.monotone", "--workers", "1",
-                         "--name", name, "--out", str(out)])  # text output: the report has nulls (R of a theory case)
+                         f"--name={name}", "--out", str(out)])  # a name may begin with "-"; text output:
+        # under --json the report has nulls (R of a theory-only case), which assert_contract refuses
         try:
             case_name(name)
         except ValueError:

@@ -161,6 +161,30 @@ def test_user_strings_in_math_titles_draw_without_warnings(text):
     style.pyplot().close(fig)
 
 
+@pytest.mark.parametrize("text", ["\u0627\u0915\u091a\u0924\u0928\u0928\u092a\u092a\u092e\u092e\u0937\u0937\u094d\u094d\u094d\u094d",
+                                  "中" * MAX_NAME_CHARS, "W" * MAX_NAME_CHARS])
+def test_long_escaped_names_are_wrapped_not_squeezing_the_axes(text):
+    """Found by the fuzzer: a legend of 16 escaped Devanagari letters (96 characters drawn)
+    made constrained layout collapse the axes, with a warning. Lines are wrapped at
+    ``PLAIN_WIDTH`` drawn characters, escapes kept whole."""
+    drawn = style.plain(text)
+    assert all(len(line) <= style.PLAIN_WIDTH for line in drawn.split("\n"))
+    assert drawn.replace("\n", "") == "".join(style.plain(ch) for ch in text)
+    fig, ax = style.figure()
+    ax.plot([0, 1], [0, 1], label=drawn)
+    ax.legend()
+    style.title(ax, drawn + ": bistable", style.params(Model(2.0, 0.1)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig.savefig(io.BytesIO(), format="png")
+    style.pyplot().close(fig)
+
+
+def test_a_name_beginning_with_a_dash_is_given_with_equals(tmp_path):
+    doc = _ran(["verify", *CHEAP, "--name=-x", "--out", str(tmp_path / "r")])
+    assert doc["config"]["cases"][0]["name"] == "-x"
+
+
 def test_glyphs_the_font_lacks_are_escaped():
     assert style.plain("中x😀é") == "\\u4e2dx😀é"  # DejaVu Sans has this emoji and é, no CJK
     assert style.plain("a\tb") == "a\\u0009b" and style.plain("\U0010fffd") == "\\U0010fffd"

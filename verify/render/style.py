@@ -91,25 +91,50 @@ def _drawable(ch: str) -> bool:
     return ch.isprintable() and _font(font_manager.findfont(font_manager.FontProperties())).get_char_index(ord(ch)) != 0
 
 
-def plain(text: str) -> str:
+#: at most this many characters (as drawn) on one line of a user's string in a figure: a
+#: title or legend line of 40 wide characters still fits the 5-inch figure
+PLAIN_WIDTH = 40
+
+
+def _unit(ch: str) -> str:
+    """``ch`` as :func:`plain` draws it."""
+    if ch == "$":
+        return "\\$"
+    if _drawable(ch):
+        return ch
+    return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
+
+
+def _wrap(units: list[str], width: int) -> list[str]:
+    """Lines of at most ``width`` drawn characters (``\\$`` draws one), broken after the last
+    space that fits, else between two characters (never inside an escape)."""
+    def drawn(x: str) -> int:
+        return 1 if x == "\\$" else len(x)
+
+    lines, line = [], []
+    for u in units:
+        if line and sum(map(drawn, line)) + drawn(u) > width:
+            spaces = [i for i, x in enumerate(line) if x == " " and i > 0]
+            cut = spaces[-1] if spaces else len(line)
+            lines.append("".join(line[:cut]))
+            line = line[cut + 1:] if spaces else []
+        line.append(u)
+    return [*lines, "".join(line)]
+
+
+def plain(text: str, width: int = PLAIN_WIDTH) -> str:
     """A user's string ``text`` for a figure title, label or legend, drawn as it is.
 
     matplotlib reads ``$...$`` as math text, also inside a title with math parts of its
     own, so every ``$`` is escaped (``\\$``, drawn as ``$``); a character the text font has no
     glyph for (or one that is not printable) becomes its escape ``\\uXXXX`` (``\\UXXXXXXXX``
-    beyond the basic plane) instead of a box and a warning. The result may be joined with
-    math text (:func:`title`, :func:`params`), but not followed directly by a ``$``.
+    beyond the basic plane) instead of a box and a warning; a line longer than ``width``
+    drawn characters is wrapped (so that a long name or its escapes neither runs off the
+    figure nor squeezes the axes away). The result may be joined with math text
+    (:func:`title`, :func:`params`), but not followed directly by a ``$``.
     """
     pyplot()  # the house style, so that the font asked is the font that draws
-
-    def one(ch: str) -> str:
-        if ch == "$":
-            return "\\$"
-        if ch == "\n" or _drawable(ch):
-            return ch
-        return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
-
-    return "".join(one(ch) for ch in str(text))
+    return "\n".join(line for raw in str(text).split("\n") for line in _wrap([_unit(ch) for ch in raw], width))
 
 
 def _n(x) -> str:
