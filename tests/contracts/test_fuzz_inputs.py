@@ -136,6 +136,9 @@ def _cli_name(name: str) -> None:
         except ValueError:
             assert not out.exists()  # refused before any work
             return
+        if name == "--":  # argparse drops a "--" value, even in --name=--, and passes []: refused naming `name`
+            assert not out.exists()
+            return
         report = json.loads((out / "report.json").read_text())
         assert report["config"]["cases"][0]["name"] == name
         assert (out / "figures" / f"field-{name}.png").stat().st_size > 0
