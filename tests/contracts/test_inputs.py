@@ -150,15 +150,22 @@ def test_plain_draws_exactly_what_math_off_draws(text):
 def test_user_strings_in_math_titles_draw_without_warnings(text):
     """A title mixing a user's string with math text (as the report's figures do): no
     exception, no warning, in PNG and PDF."""
-    fig, ax = style.figure()
-    ax.plot([0, 1], [0, 1], label=style.plain(text))
-    ax.legend()
-    style.title(ax, style.plain(text) + ": monotone", style.params(Model(0.5, 0.1, prior="bernoulli(p=1/3)")))
+    draw_user_string(text)
+
+
+def draw_user_string(text: str, dpi: int = 100) -> str:
+    """Draw ``text`` through :func:`style.plain` as a legend label and in a title with math
+    parts, to PNG and PDF, any warning an error; the legend's text."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        fig, ax = style.figure()
+        ax.plot([0, 1], [0, 1], label=style.plain(text))
+        legend = ax.legend()
+        style.title(ax, style.plain(text) + ": bistable", style.params(Model(2.0, 0.1, prior="bernoulli(p=1/3)")))
         for fmt in ("png", "pdf"):
-            fig.savefig(io.BytesIO(), format=fmt)
-    style.pyplot().close(fig)
+            fig.savefig(io.BytesIO(), format=fmt, dpi=dpi)
+        style.pyplot().close(fig)
+    return legend.get_texts()[0].get_text()
 
 
 @pytest.mark.parametrize("text", ["\u0627\u0915\u091a\u0924\u0928\u0928\u092a\u092a\u092e\u092e\u0937\u0937\u094d\u094d\u094d\u094d",
@@ -170,14 +177,14 @@ def test_long_escaped_names_are_wrapped_not_squeezing_the_axes(text):
     drawn = style.plain(text)
     assert all(len(line) <= style.PLAIN_WIDTH for line in drawn.split("\n"))
     assert drawn.replace("\n", "") == "".join(style.plain(ch) for ch in text)
-    fig, ax = style.figure()
-    ax.plot([0, 1], [0, 1], label=drawn)
-    ax.legend()
-    style.title(ax, drawn + ": bistable", style.params(Model(2.0, 0.1)))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        fig.savefig(io.BytesIO(), format="png")
-    style.pyplot().close(fig)
+    assert draw_user_string(text) == drawn
+
+
+@pytest.mark.parametrize("text", ["_x", "_", "__init__"])
+def test_a_label_beginning_with_an_underscore_is_shown(text):
+    """matplotlib leaves out a legend label that begins with ``_`` (found by the fuzzer:
+    "No artists with labels found to put in legend")."""
+    assert draw_user_string(text).strip() == text
 
 
 def test_a_name_beginning_with_a_dash_is_given_with_equals(tmp_path):

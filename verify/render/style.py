@@ -131,10 +131,12 @@ def plain(text: str, width: int = PLAIN_WIDTH) -> str:
     beyond the basic plane) instead of a box and a warning; a line longer than ``width``
     drawn characters is wrapped (so that a long name or its escapes neither runs off the
     figure nor squeezes the axes away). The result may be joined with math text
-    (:func:`title`, :func:`params`), but not followed directly by a ``$``.
+    (:func:`title`, :func:`params`), but not followed directly by a ``$``. A leading ``_``
+    gets a space before it: matplotlib leaves a legend label that begins with ``_`` out.
     """
     pyplot()  # the house style, so that the font asked is the font that draws
-    return "\n".join(line for raw in str(text).split("\n") for line in _wrap([_unit(ch) for ch in raw], width))
+    out = "\n".join(line for raw in str(text).split("\n") for line in _wrap([_unit(ch) for ch in raw], width))
+    return " " + out if out.startswith("_") else out
 
 
 def _n(x) -> str:
