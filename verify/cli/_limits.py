@@ -16,6 +16,7 @@ import argparse
 import math
 import re
 from ...numerics import available_memory, kernel_floats
+from ..suite import MAX_NAME_CHARS
 
 #: ``name: (minimum, maximum, reason)`` for every integer flag of the CLI
 INT_LIMITS: dict[str, tuple[int, int, str]] = {
@@ -62,6 +63,16 @@ MAX_GRID_CELLS = 65536
 #: milliseconds, a starting one or a slow network within seconds; anything that accepts the
 #: connection but does not speak the dask protocol (an HTTP server) would otherwise hang
 SCHEDULER_TIMEOUT_S = 10.0
+
+#: ``--cases FILE.toml``: at most this many bytes; the file is read whole and parsed in memory
+#: (a ``[[case]]`` table takes a few hundred bytes); devices, pipes and folders are refused
+MAX_CASES_BYTES = 2**20
+#: ``--cases FILE.toml``: arrays and inline tables nested at most this deep, checked by a scan
+#: before parsing (the schema needs 2; Python's TOML parser recurses once per level)
+MAX_TOML_DEPTH = 32
+#: ``--name`` and a case's ``name``: at most this many characters, the library's rule
+#: (``verify.suite.case_name``: the name is part of figure file names, at most 255 bytes)
+NAME_CHARS = MAX_NAME_CHARS
 
 _INT_TEXT = re.compile(r"^[-+]?\d+$")
 
@@ -171,4 +182,6 @@ def limits_text() -> str:
     lines.append(f"  simulate: runs x steps x batch x (4L reduced | L x d full) <= {MAX_DRAWS:.0e} random draws; "
                  f"arrays x {MEMORY_FACTOR} <= {MEMORY_FRACTION:g} x MemAvailable")
     lines.append(f"  predict: steps / stride <= {MAX_POINTS} rows; phase: n-theta x n-alpha <= {MAX_GRID_CELLS}")
+    lines.append(f"  verify: --name <= {NAME_CHARS} printable characters, none of / \\ : * ? \" < > |; "
+                 f"--cases: a regular file of <= {MAX_CASES_BYTES // 2**20} MiB nesting <= {MAX_TOML_DEPTH} deep")
     return "\n".join(lines)

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from dataclasses import replace
 
 from ._args import PRIOR_HELP, add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, finite_float, prior_arg
 from ._atomic import atomic_folder
-from ._limits import count
+from ._limits import MAX_CASES_BYTES, MAX_TOML_DEPTH, NAME_CHARS, count
 from ._output import emit_json, stderr_progress
 from ..checks import select
 from ..render import write_report
-from ..suite import PRESETS, SuiteConfig, cases_from_toml, make_case, run_suite
+from ..suite import PRESETS, SuiteConfig, cases_from_toml, check_selection, make_case, run_suite
 
 #: the flags that define one case of the user's own
 _CASE_FLAGS = ("theta", "alpha", "R", "L", "d", "beta", "sigma2", "prior", "name")
@@ -42,7 +43,8 @@ def register(sub) -> None:
     own.add_argument("--beta", type=finite_float, help="inverse temperature (> 0), default 1")
     own.add_argument("--sigma2", type=finite_float, help="noise variance (> 0), default 1")
     own.add_argument("--prior", type=prior_arg, metavar="PRIOR", help=PRIOR_HELP)
-    own.add_argument("--name", help="the case's name in the report (default: mine)")
+    own.add_argument("--name", help="the case's name in the report and in figure file names (default: mine; "
+                     f"printable, at most {NAME_CHARS} characters, none of / \\ : * ? \" < > |)")
     p.add_argument("--cases", metavar="FILE.toml", help="several cases of your own: one [[case]] table each "
                    "(keys name, theta, R, L or N, d or alpha, beta, sigma2, prior, checks, description)")
     p.add_argument("--budget", type=finite_float, metavar="TOKEN_STEPS",
@@ -72,16 +74,14 @@ def _config(args) -> SuiteConfig:
         name = flags.pop("name", "mine")
         config = replace(config, cases=(make_case(name, **flags),))
     elif args.cases:
-        config = replace(config, cases=cases_from_toml(args.cases))
+        config = replace(config, cases=cases_from_toml(args.cases, max_bytes=MAX_CASES_BYTES,
+                                                       max_depth=MAX_TOML_DEPTH))
     if args.budget is not None:
         if not args.budget > 0:
             raise ValueError(f"`budget` must be > 0 token-steps, got {args.budget!r}")
         config = replace(config, budget=float(args.budget))
     if args.checks is not None:
-        checks = tuple(c.strip() for c in args.checks.split(",") if c.strip())
-        if not checks:
-            raise ValueError("`checks` is empty: give check ids or families such as field.*")
-
+        checks = check_selection(args.checks.split(","))
         select(checks)  # refuses unknown ids before anything runs
         config = replace(config, checks=checks)
     return config
@@ -102,12 +102,14 @@ def run(args) -> int:
     else:
         probe = Console()
         out = probe if probe.is_terminal else Console(width=160)  # no truncation in logs
-        t = Table(title=f"sigrec verify --preset {config.preset.name}: " + ", ".join(c.name for c in config.cases))
+        # user strings (case names, messages quoting them) are printed as text, never as rich markup
+        names = escape(", ".join(c.name for c in config.cases))
+        t = Table(title=f"sigrec verify --preset {config.preset.name}: {names}")
         for col in ("check", "case", "kind", "status", "value", "threshold", "evidence"):
             t.add_column(col, no_wrap=True)
         for r in result.records:
             t.add_row(
-                r.id, r.details.get("case", ""), r.kind, f"[{_STYLE.get(r.status, '')}]{r.status}[/]",
+                r.id, escape(r.details.get("case", "")), r.kind, f"[{_STYLE.get(r.status, '')}]{r.status}[/]",
                 "—" if r.value is None else f"{r.value:.3g}",
                 "—" if r.threshold is None else f"{r.threshold:.3g}",
                 "certified" if r.certified else "numerical",
@@ -116,14 +118,16 @@ def run(args) -> int:
         for r in result.records:
             if r.status in ("inconclusive", "undecided"):
                 where = f" ({r.details['case']})" if r.details.get("case") else ""
-                out.print(f"[{_STYLE[r.status]}]{r.status}[/] {r.id}{where}: {r.message}", soft_wrap=True)
+                out.print(f"[{_STYLE[r.status]}]{r.status}[/] {r.id}{escape(where)}: {escape(r.message)}",
+                          soft_wrap=True)
         s = result.summary
         for na in s.get("not_applicable", ()):
-            out.print(f"not run on {na['case']}: {na['check']} {na['reason']}", soft_wrap=True)
+            out.print(escape(f"not run on {na['case']}: {na['check']} {na['reason']}"), soft_wrap=True)
         out.print(
             f"{s['consistency_passed']} consistency checks passed, {s['consistency_failed']} failed, "
             f"{s['consistency_inconclusive']} inconclusive; conditions: {s['conditions_holding']} hold, "
             f"{s['conditions_failing']} do not, {s['conditions_undecided']} undecided, "
-            f"{s['conditions_inconclusive']} inconclusive. Report: {args.out / 'report.md'} ({result.seconds:.1f} s)"
+            f"{s['conditions_inconclusive']} inconclusive. Report: {escape(str(args.out / 'report.md'))} "
+            f"({result.seconds:.1f} s)"
         )
     return 0 if result.ok else 1

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .style import figure, params_text, save
+from .style import figure, params_text, plain, save
 
 
 def plot_phase(pd, path: Path) -> None:
@@ -50,7 +50,7 @@ def plot_phase(pd, path: Path) -> None:
                                   label=rf"$\beta\theta={c_star:.4g}$ (sparse threshold)"))
     ax.set_xlabel(r"$\theta$")
     ax.set_ylabel(r"$\alpha=R/L$")
-    ax.set_title(f"certified landscape, {pd.prior} prior, " + params_text(beta=pd.beta, sigma2=pd.sigma2))
+    ax.set_title(f"certified landscape, {plain(pd.prior)} prior, " + params_text(beta=pd.beta, sigma2=pd.sigma2))
     ax.set_ylim(a_edges[0], 1)
     ax.set_xlim(t_edges[0], t_edges[-1])
     ax.legend(handles=handles, loc="lower right", frameon=True, framealpha=0.9)

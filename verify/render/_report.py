@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
 from ..suite import environment
 from ._json import to_json
@@ -78,7 +79,10 @@ def markdown(report: dict) -> str:
         lines += ["", "## Figures", ""]
         for f in report["figures"]:
             rel = Path(f).relative_to(report["out"]) if report.get("out") else Path(f)
-            lines.append(f"![{Path(f).stem}]({rel.as_posix()})")
+            # a case name in the file name may hold spaces, brackets or other scripts: the link is
+            # percent-encoded and the alt text escaped, so that every Markdown reader shows the image
+            alt = "".join("\\" + ch if ch in "\\[]" else ch for ch in Path(f).stem)
+            lines.append(f"![{alt}]({quote(rel.as_posix())})")
     env = report["environment"]
     lines += [
         "",

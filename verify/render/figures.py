@@ -14,14 +14,15 @@ from pathlib import Path
 
 import numpy as np
 
-from .style import PLUS, errorbar_log, figure, legend_below, log_axis, params, runs_by_basin, save, title as _title
+from .style import PLUS, errorbar_log, figure, legend_below, log_axis, params, plain, runs_by_basin, save
+from .style import title as _title
 
 
 def field(spec) -> str:
     """The field ``F(rho)`` with certified interior equilibria and pole stability marked; on a
     symlog axis when a stretch between zeros is too small to see on a linear one.
 
-    The title is ``spec.title`` (the case) followed by the model's parameters in math.
+    The title is ``spec.title`` (the case, as plain text) followed by the model's parameters in math.
     """
     model, cert = spec.model, spec.certificate
     fig, ax = figure()
@@ -51,7 +52,7 @@ def field(spec) -> str:
     ax.set_ylabel((r"$F(\rho)/\alpha$ (sparse limit)" if model.sparse else r"$F(\rho)$")
                   + (" (symmetric log scale)" if linthresh is not None else ""))
     status = f"{cert.status} ({'certified' if cert.certified else 'not certified'})"
-    _title(ax, spec.title or status, params(model))
+    _title(ax, plain(spec.title or status), params(model))
     return save(fig, spec.path)
 
 
@@ -95,7 +96,7 @@ def trajectories(spec) -> str:
     what = title.split(",")[0].split(" from ")[0].split(" (")[0] if title else "SGA vs ODE"
     r0 = np.asarray(spec.initial_rho)
     start = (rf"from $\rho_0={float(r0[0]):.3g}$" if np.allclose(r0, r0[0]) else "from uniform starts")
-    _title(ax, f"{what}, {spec.runs} runs {start}", params(problem=spec.problem, schedule=spec.schedule))
+    _title(ax, f"{plain(what)}, {spec.runs} runs {start}", params(problem=spec.problem, schedule=spec.schedule))
     legend_below(ax, ncol=3)
     return save(fig, spec.path)
 
@@ -210,7 +211,7 @@ def effective_drift(spec) -> str:
     ax.set_xlabel(r"ODE time $t_k$")
     ax.set_ylabel(r"$\rho$")
     name = (spec.title or "").split(":")[0].strip()
-    _title(ax, name, params(problem=spec.problem, schedule=spec.schedule))
+    _title(ax, plain(name), params(problem=spec.problem, schedule=spec.schedule))
     ax.legend(loc="lower right")
     return save(fig, spec.path)
 

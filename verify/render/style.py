@@ -11,11 +11,13 @@ parameters in math (:func:`params`), axis labels use symbols, logarithmic axes g
 at most a few labelled decades (:func:`log_axis`), error bars never leave the axes
 (:func:`errorbar_log`), and runs of a bistable or symmetric model are drawn one by one,
 coloured by the basin they end in (:func:`runs_by_basin`), never summarised by a median
-across basins.
+across basins. A user's string (a case name, a prior spec) is drawn through :func:`plain`:
+as text, never as math, and without a missing-glyph warning.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -75,6 +77,68 @@ def save(fig, path) -> str:
     return str(path)
 
 
+@lru_cache(maxsize=8)
+def _font(path: str):
+    from matplotlib import ft2font
+
+    return ft2font.FT2Font(path)
+
+
+def _drawable(ch: str) -> bool:
+    """True when the text font (the one ``font.family`` selects) has a glyph for ``ch``."""
+    from matplotlib import font_manager
+
+    return ch.isprintable() and _font(font_manager.findfont(font_manager.FontProperties())).get_char_index(ord(ch)) != 0
+
+
+#: at most this many characters (as drawn) on one line of a user's string in a figure: a
+#: title or legend line of 40 wide characters still fits the 5-inch figure
+PLAIN_WIDTH = 40
+
+
+def _unit(ch: str) -> str:
+    """``ch`` as :func:`plain` draws it."""
+    if ch == "$":
+        return "\\$"
+    if _drawable(ch):
+        return ch
+    return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
+
+
+def _wrap(units: list[str], width: int) -> list[str]:
+    """Lines of at most ``width`` drawn characters (``\\$`` draws one), broken after the last
+    space that fits, else between two characters (never inside an escape)."""
+    def drawn(x: str) -> int:
+        return 1 if x == "\\$" else len(x)
+
+    lines, line = [], []
+    for u in units:
+        if line and sum(map(drawn, line)) + drawn(u) > width:
+            spaces = [i for i, x in enumerate(line) if x == " " and i > 0]
+            cut = spaces[-1] if spaces else len(line)
+            lines.append("".join(line[:cut]))
+            line = line[cut + 1:] if spaces else []
+        line.append(u)
+    return [*lines, "".join(line)]
+
+
+def plain(text: str, width: int = PLAIN_WIDTH) -> str:
+    """A user's string ``text`` for a figure title, label or legend, drawn as it is.
+
+    matplotlib reads ``$...$`` as math text, also inside a title with math parts of its
+    own, so every ``$`` is escaped (``\\$``, drawn as ``$``); a character the text font has no
+    glyph for (or one that is not printable) becomes its escape ``\\uXXXX`` (``\\UXXXXXXXX``
+    beyond the basic plane) instead of a box and a warning; a line longer than ``width``
+    drawn characters is wrapped (so that a long name or its escapes neither runs off the
+    figure nor squeezes the axes away). The result may be joined with math text
+    (:func:`title`, :func:`params`), but not followed directly by a ``$``. A leading ``_``
+    gets a space before it: matplotlib leaves a legend label that begins with ``_`` out.
+    """
+    pyplot()  # the house style, so that the font asked is the font that draws
+    out = "\n".join(line for raw in str(text).split("\n") for line in _wrap([_unit(ch) for ch in raw], width))
+    return " " + out if out.startswith("_") else out
+
+
 def _n(x) -> str:
     """A number for a math-text label: ``0.25``, ``10{,}500``."""
     if isinstance(x, (int, np.integer)) or (isinstance(x, float) and x.is_integer() and abs(x) >= 1000):
@@ -112,7 +176,7 @@ def params(model=None, problem=None, schedule=None, **extra) -> str:
     prior = str(getattr(src, "prior", "fixed"))
     if prior == "fixed":
         return text
-    return text + (", Rademacher prior" if prior == "rademacher" else f", prior {prior}")
+    return text + (", Rademacher prior" if prior == "rademacher" else f", prior {plain(prior)}")
 
 
 def log_axis(ax, axis: str = "y") -> None:
