@@ -18,7 +18,7 @@ from ..render import write_report
 from ..suite import PRESETS, SuiteConfig, cases_from_toml, check_selection, make_case, run_suite
 
 #: the flags that define one case of the user's own
-_CASE_FLAGS = ("theta", "alpha", "R", "L", "d", "beta", "sigma2", "prior", "name")
+_CASE_FLAGS = ("theta", "alpha", "R", "L", "N", "d", "beta", "sigma2", "prior", "name")
 
 _STYLE = {"pass": "green", "holds": "green", "fail": "bold red", "fails": "yellow", "undecided": "magenta",
           "inconclusive": "magenta"}
@@ -38,7 +38,8 @@ def register(sub) -> None:
     own.add_argument("--theta", type=finite_float, help="signal strength (>= 0)")
     own.add_argument("--alpha", type=finite_float, help="informative fraction for a theory-only case (0 = sparse)")
     own.add_argument("--R", type=count("R"), help="informative tokens of a simulated case")
-    own.add_argument("--L", type=count("L"), help="tokens of a simulated case (R <= L)")
+    own.add_argument("--L", type=count("L"), help="tokens of a simulated case (R <= L); or --N")
+    own.add_argument("--N", type=count("N"), help="nuisance tokens of a simulated case (L = R + N); or --L")
     own.add_argument("--d", type=count("d"), help="dimension of a simulated case (>= 2)")
     own.add_argument("--beta", type=finite_float, help="inverse temperature (> 0), default 1")
     own.add_argument("--sigma2", type=finite_float, help="noise variance (> 0), default 1")
@@ -70,7 +71,7 @@ def _config(args) -> SuiteConfig:
         raise ValueError("give either case flags (--theta ...) or --cases FILE.toml, not both")
     if flags:
         if "theta" not in flags:
-            raise ValueError("a case of your own needs --theta (with --R --L --d, or with --alpha)")
+            raise ValueError("a case of your own needs --theta (with --R, --L or --N, and --d; or with --alpha)")
         name = flags.pop("name", "mine")
         config = replace(config, cases=(make_case(name, **flags),))
     elif args.cases:

@@ -42,6 +42,17 @@ def test_an_instance_command_takes_N_for_L(command, extra, capsys):
     assert by_n == by_l
 
 
+def test_verify_takes_N(capsys):
+    """A case of one's own by --N: the report's case has L = R + N (theory checks only: fast)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as out:
+        doc = _json(["verify", "--theta", "1", "--R", "30", "--N", "270", "--d", "4", "--checks", "field.*",
+                     "--out", out], capsys)
+    (case,) = doc["config"]["cases"]
+    assert (case["R"], case["L"]) == (30, 300)
+
+
 def test_critical_and_sweep_take_N(capsys):
     doc = _json(["critical", "--theta", "2", "--N", "3000"], capsys)
     assert doc["smallest_R"]["N"] == 3000
