@@ -34,6 +34,10 @@ BRACKET_RTOL = 1e-9
 MAX_BISECTIONS = 80
 #: at most this many unit steps from the bracket's count to the certified one
 _STEPS = 64
+#: the largest ``beta theta``: beyond it the field varies like ``e^{beta theta}`` across ``[-1, 1]``, the
+#: certificate needs its whole box budget per point (seconds each, undecided from about 1e6), and the
+#: scan would take minutes to say nothing
+MAX_BETA_THETA = 1e3
 
 
 @dataclass(frozen=True)
@@ -178,6 +182,9 @@ def thresholds(theta, beta=1.0, sigma2=1.0, prior="fixed") -> Thresholds:
     """The landscape's thresholds along ``alpha`` (module docstring) for any prior."""
     base = Model(theta=theta, alpha=0.5, beta=beta, sigma2=sigma2, prior=prior)  # validates, names the parameter
     theta, beta, sigma2, prior = base.theta, base.beta, base.sigma2, base.as_dict()["prior"]
+    if not beta * theta <= MAX_BETA_THETA:
+        raise ValueError(f"`theta` x `beta` = {beta * theta:.3g} exceeds {MAX_BETA_THETA:g}: the certificate cannot "
+                         "decide such a steep field in reasonable time; use a smaller theta or beta")
     statuses = [_status(Model(theta=theta, alpha=float(a), beta=beta, sigma2=sigma2, prior=prior)) for a in GRID]
     transitions = tuple(_bisect(theta, beta, sigma2, prior, float(GRID[i]), float(GRID[i + 1]), statuses[i],
                                 statuses[i + 1])

@@ -52,3 +52,11 @@ def test_bad_input_is_one_error_line(capsys):
     assert err.count("\n") == 1 and err.startswith("error:") and "theta" in err
     assert main(["critical", "--theta", "2", "--N", "0"]) == 2
     assert "`N`" in capsys.readouterr().err
+
+
+def test_a_field_too_steep_to_certify_is_refused_at_once(capsys):
+    """theta = 1e308 (found by the slow CLI fuzz): each certificate would spend its whole box budget
+    and the scan minutes; it is refused up front naming theta and beta."""
+    assert main(["critical", "--theta", "1e308"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "`theta` x `beta`" in err
