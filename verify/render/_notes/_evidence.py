@@ -20,7 +20,7 @@ _WORDS = {
     "field.monotone": "sign of $j'$ certified by ball arithmetic",
     "field.stability": "$F'(\\pm1)$ and the interior exponents",
     "ode.lyapunov": "$j$ non-decreasing along the ODE",
-    "finite_size.rate": "$O(1/L)$ rate of the finite-size gradient bias",
+    "finite_size.rate": "$O(1/L)$ rate of the gradient bias at finite $L$",
     "sga.fluctuations": "diffusion 10-90% band of $\\rho_k$ vs the exact chain",
     "sga.hitting_time": "diffusion vs exact median first step with $|\\rho|\\ge0.99$",
     "simulator.reduced_exact": "Kolmogorov--Smirnov: exact reduced vs full simulator",
