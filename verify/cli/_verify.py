@@ -21,7 +21,7 @@ from ..suite import PRESETS, SuiteConfig, cases_from_toml, check_selection, make
 _CASE_FLAGS = ("theta", "alpha", "R", "L", "N", "d", "beta", "sigma2", "prior", "name")
 
 _STYLE = {"pass": "green", "holds": "green", "fail": "bold red", "fails": "yellow", "undecided": "magenta",
-          "inconclusive": "magenta"}
+          "inconclusive": "magenta", "partial": "yellow"}
 
 
 def register(sub) -> None:
@@ -121,6 +121,7 @@ def run(args) -> int:
                 where = f" ({r.details['case']})" if r.details.get("case") else ""
                 out.print(f"[{_STYLE[r.status]}]{r.status}[/] {r.id}{escape(where)}: {escape(r.message)}",
                           soft_wrap=True)
+        _print_claims(out, result.claims)
         s = result.summary
         for na in s.get("not_applicable", ()):
             out.print(escape(f"not run on {na['case']}: {na['check']} {na['reason']}"), soft_wrap=True)
@@ -132,3 +133,20 @@ def run(args) -> int:
             f"({result.seconds:.1f} s)"
         )
     return 0 if result.ok else 1
+
+
+def _print_claims(out, claims) -> None:
+    """The paper's claims, one row each, then why a claim stands beside an undecided run."""
+    if not claims:
+        return
+    t = Table(title="the paper's claims")
+    t.add_column("claim", overflow="fold", max_width=48)
+    t.add_column("status", no_wrap=True)
+    t.add_column("verdict", overflow="fold")
+    for c in claims:
+        t.add_row(escape(f"{c.number}. {c.statement}"), f"[{_STYLE.get(c.status, '')}]{c.status}[/]",
+                  escape(c.verdict))
+    out.print(t)
+    for c in claims:
+        if c.caveat:
+            out.print(escape(f"claim {c.number} {c.status} although {c.caveat}"), soft_wrap=True)

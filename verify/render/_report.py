@@ -68,6 +68,10 @@ def markdown(report: dict) -> str:
         for c in report["claims"]:
             lines.append(f"| {c['number']}. {_cell(c['statement'])} | **{c['status']}** | {_cell(c['verdict'])} | "
                          f"{_cell(c['regime'])} | {_cell(c['evidence'])} |")
+        caveats = [f"* Claim {c['number']} {c['status']} although {c['caveat']}" for c in report["claims"]
+                   if c.get("caveat")]
+        if caveats:
+            lines += [""] + caveats
     cases = report["config"].get("cases", [])
     if cases:
         lines += ["", "## Cases", ""]

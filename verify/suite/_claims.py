@@ -49,6 +49,9 @@ class Claim:
         ``rho = 1``).
     quantities : dict
         Numbers the verdict quotes, by name (e.g. ``p_eta``, ``mean_final_alignment``).
+    caveat : str
+        Empty, or one sentence on why the claim's verdict stands while one of its
+        records (a budget-limited simulation) is ``undecided`` or ``inconclusive``.
     """
 
     number: int
@@ -62,6 +65,7 @@ class Claim:
     records: tuple[dict, ...] = ()
     counterexamples: tuple[dict, ...] = ()
     quantities: dict = field(default_factory=dict)
+    caveat: str = ""
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -129,7 +133,23 @@ def _with_evidence(claim: Claim, by) -> Claim:
         counter = tuple({"case": r.details.get("case", ""), "model": dict(r.model or {}), "value": r.value}
                         for r in by.get("sga.filtering.vanishes", []) if r.status == "fails")
     return replace(claim, support=tuple(i for i in support if i in by),
-                   records=tuple(_summary(r) for r in recs), counterexamples=counter)
+                   records=tuple(_summary(r) for r in recs), counterexamples=counter,
+                   caveat=_caveat(claim, recs))
+
+
+def _caveat(claim: Claim, recs) -> str:
+    """Why a claim that holds (or fails) can stand beside an undecided record: the record is a
+    finite run that did not settle the question within its budget, not evidence either way."""
+    if claim.status == "undecided":
+        return ""
+    open_ = [r for r in recs if r.status in ("undecided", "inconclusive")]
+    if not open_:
+        return ""
+    which = "; ".join(sorted({f"{r.id} on {r.details.get('case', '?')}: {r.status}" for r in open_}))
+    basis = "the certified stability of the limit ODE, a statement about t -> infinity" if claim.number == 4 \
+        else f"its other evidence: {claim.evidence}"
+    return (f"{which}. These are budget-limited runs that did not decide within their budget (their messages "
+            f"name the budget that would); they are not counterexamples. The verdict rests on {basis}.")
 
 
 def _cases(recs, status) -> list[str]:

@@ -77,3 +77,12 @@ def test_verify_out_must_be_a_folder(tmp_path, capsys):
     f = tmp_path / "file"
     f.write_text("x")
     assert main(["verify", "--out", str(f)]) == 2
+
+
+def test_verify_terminal_ends_with_the_claim_verdicts(tmp_path, capsys):
+    rc = main(["verify", "--checks", "field.*", "--out", str(tmp_path / "rep")])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "the paper's claims" in out and "2. The landscape is smooth" in out
+    # the claims come after the checks table, before the closing summary line
+    assert out.index("field.monotone") < out.index("the paper's claims") < out.index("consistency checks passed")

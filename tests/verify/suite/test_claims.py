@@ -39,6 +39,24 @@ def test_recovery_claim_follows_certified_stability():
     assert _by_number(claims([ok, bad]))[4].status == "fails"
 
 
+def test_a_claim_that_holds_beside_an_undecided_run_says_why_both_are_true():
+    ok = _rec("field.stability", "consistency", "pass", "a", interior=[{"stability": "unstable"}])
+    run = _rec("sga.convergence.recovery", "condition", "undecided", "a", value=0.0)
+    c = _by_number(claims([ok, run]))[4]
+    assert c.status == "holds"
+    assert "sga.convergence.recovery on a: undecided" in c.caveat and "t -> infinity" in c.caveat
+    report = {"checks": [], "claims": [x.as_dict() for x in claims([ok, run])],
+              "summary": {"checks": 2, "seconds": 0.1, "ok": True},
+              "config": {"preset": "quick", "seed": 1, "cases": []},
+              "environment": {"python": "3", "platform": "x", "git_commit": None, "packages": {}}}
+    assert "* Claim 4 holds although sga.convergence.recovery on a: undecided" in markdown(report)
+    decided = _rec("sga.convergence.recovery", "condition", "holds", "a", value=1.0)
+    assert _by_number(claims([ok, decided]))[4].caveat == ""
+    # an undecided claim needs no caveat: it says so itself
+    und = _by_number(claims([_rec("field.monotone", "condition", "undecided", "u")]))[2]
+    assert und.caveat == ""
+
+
 def test_filtering_claim_quotes_the_recorded_value_not_typed_prose():
     rec = _rec("sga.filtering.vanishes", "condition", "fails", "weak", value=0.123456)
     c = _by_number(claims([rec]))[5]
