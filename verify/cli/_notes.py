@@ -11,7 +11,8 @@ from ._atomic import atomic_folder
 from ._output import emit_json, stderr_progress
 from ..render import compare_notes as compare
 from ..render import write_notes
-from ..studies import appendix_data, configurations, run_config
+from ..render import to_json
+from ..studies import EVIDENCE_FILE, Evidence, appendix_data, configurations, run_config
 from ..suite import SuiteConfig, run_suite
 
 
@@ -24,6 +25,10 @@ def register(sub) -> None:
     )
     add_out_argument(p, "notes", "folder")
     p.add_argument("--check", action="store_true", help="compare with the files in --out instead of writing")
+    p.add_argument("--evidence", metavar="REPORT_DIR",
+                   help="take the claims and the evidence table from this `sigrec verify --out` folder (e.g. a "
+                   f"--preset paper run) and save them as {EVIDENCE_FILE} in --out; default: the {EVIDENCE_FILE} "
+                   "already in --out, else a fresh quick-preset run; 'quick' forces a fresh quick-preset run")
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -32,17 +37,33 @@ def register(sub) -> None:
 _FILES = ("appendix.tex", "appendix.md")
 
 
-def _generate(out: Path) -> None:
-    """The quick suite and the flagship reproduction, with a progress bar on stderr (a terminal
-    only): the suite's checks, then each reproduction configuration."""
+def _evidence(source, folder: Path):
+    """The suite run the appendix cites: a report folder (``source``), the evidence file in
+    ``folder``, or ``None`` (run the quick preset)."""
+    if source == "quick":
+        return None
+    if source is not None:
+        return Evidence.from_report(source)
+    path = folder / EVIDENCE_FILE
+    return Evidence.load(path) if path.is_file() else None
+
+
+def _generate(out: Path, evidence) -> None:
+    """The appendix into ``out``: from ``evidence`` (written beside it as evidence.json) or the
+    quick suite, and the flagship reproduction, with a progress bar on stderr (a terminal only)."""
     configs = configurations("quick")
     with stderr_progress() as bar, tempfile.TemporaryDirectory(prefix="sigrec-notes-") as figs:
-        task = bar.add_task("notes: the quick suite", total=None)
+        task = bar.add_task("notes: the quick suite" if evidence is None else "notes", total=None)
 
         def progress(label, done, total):
             bar.update(task, description=f"notes: {label}", completed=done, total=total)
 
-        result = run_suite(SuiteConfig.preset_config("quick"), progress=progress, figure_dir=Path(figs))
+        if evidence is None:
+            result = run_suite(SuiteConfig.preset_config("quick"), progress=progress, figure_dir=Path(figs))
+        else:
+            result = evidence
+            figure = "effective_drift.png" if evidence.figure is not None else None
+            (out / EVIDENCE_FILE).write_text(to_json(evidence.as_dict(figure)) + "\n")
         reproduction = []
         for i, cfg in enumerate(configs):
             bar.update(task, description=f"notes: reproduction {i + 1}/{len(configs)}", completed=i,
@@ -56,8 +77,9 @@ def run(args) -> int:
     as_json = getattr(args, "json", False)
     files = [str(args.out / name) for name in _FILES]
     if not args.check:
+        evidence = _evidence(args.evidence, args.out)
         with atomic_folder(args.out) as tmp:
-            _generate(tmp)
+            _generate(tmp, evidence)
         if as_json:
             emit_json({"out": str(args.out), "check": False, "files": files, "in_sync": True, "diffs": []})
         else:
@@ -67,7 +89,7 @@ def run(args) -> int:
         raise ValueError(f"no appendix in {str(args.out)!r} to check (run `sigrec notes --out {args.out}` first)")
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp)
-        _generate(fresh)
+        _generate(fresh, _evidence(args.evidence, args.out))
         diffs = compare(args.out, fresh)
     if as_json:
         emit_json({"out": str(args.out), "check": True, "files": files, "in_sync": not diffs, "diffs": diffs})

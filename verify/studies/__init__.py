@@ -3,6 +3,7 @@ certified phase diagram, resumable parameter sweeps and the appendix's data. The
 data; ``verify.render`` draws and typesets it."""
 
 from ._appendix import AppendixData, appendix_data
+from ._evidence import EVIDENCE_FILE, Evidence
 from ._phase import PhaseDiagram, phase_diagram
 from ._phase import write_csv as write_phase_csv
 from ._reproduce import (
@@ -27,6 +28,8 @@ from ._validate import Validation, draw_models, run_validation
 
 __all__ = [
     "AppendixData",
+    "EVIDENCE_FILE",
+    "Evidence",
     "ConfigResult",
     "PAPER_MEAN_FINAL_ALIGNMENT",
     "PROTOCOL",

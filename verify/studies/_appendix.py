@@ -36,6 +36,7 @@ from ...theory import (
     variance_quadrature,
 )
 from ..suite import PAPER_MEAN_FINAL_ALIGNMENT, claims
+from ._evidence import Evidence
 from ._phase import PhaseDiagram, phase_diagram
 from ._reproduce import PROTOCOL
 
@@ -132,6 +133,8 @@ class AppendixData:
     priors: tuple[PriorRow, ...]
     suite: bool = False
     seed: int | None = None
+    #: the suite run the claims come from (preset, seed, date, commit), or ``None``
+    run: Evidence | None = None
     claims: dict = field(default_factory=dict)
     #: case name -> the case's configuration (for captions)
     counts: dict = field(default_factory=dict)
@@ -251,23 +254,25 @@ def appendix_data(result=None, reproduction=None, schedule=None) -> AppendixData
 
     Parameters
     ----------
-    result : verify.suite.SuiteResult, optional
-        A suite run (``sigrec notes`` runs the quick preset): the claims, the
-        effective-dynamics table and figure, the evidence table.
+    result : verify.suite.SuiteResult or Evidence, optional
+        A suite run, fresh or as committed evidence (``sigrec notes`` reads the
+        notes folder's ``evidence.json``): the claims, the effective-dynamics table and
+        figure, the evidence table.
     reproduction : list of ConfigResult, optional
         The flagship reproduction (claim 6).
     schedule : numerics.Schedule, optional
         The suite's schedule, whose Robbins--Monro conditions the notes state.
     """
-    found, counts, effective, figure, seed = {}, {}, None, None, None
+    found, counts, effective, figure, seed, run = {}, {}, None, None, None, None
     if result is not None:
-        found = {c.number: c for c in claims(result.records, reproduction)}
-        counts = {c["name"]: c for c in result.config.as_dict().get("cases", [])}
-        seed = result.config.seed
-        recs = [r for r in result.records if r.id == "sga.effective_drift"]
+        run = result if isinstance(result, Evidence) else Evidence.from_result(result)
+        found = {c.number: c for c in claims(run.records, reproduction)}
+        counts = {c["name"]: c for c in run.cases}
+        seed = run.seed
+        recs = [r for r in run.records if r.id == "sga.effective_drift"]
         if recs:
             effective = recs[0].details
-            figure = recs[0].figures[0] if recs[0].figures else None
+            figure = run.figure
     return AppendixData(
         derivations=derivations(),
         phase=phase_diagram(**PHASE_GRID),
@@ -275,6 +280,7 @@ def appendix_data(result=None, reproduction=None, schedule=None) -> AppendixData
         priors=prior_rows(),
         suite=result is not None,
         seed=seed,
+        run=run,
         claims=found,
         counts=counts,
         effective=effective,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import platform
 import subprocess
 import sys
@@ -40,6 +41,7 @@ def environment(executor: dict | None = None) -> dict:
         except metadata.PackageNotFoundError:
             versions[name] = None
     return {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "machine": platform.machine(),

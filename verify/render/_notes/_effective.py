@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import sympy as sp
@@ -62,7 +63,7 @@ def effective_section(doc, data, out: Path) -> None:
                           "simulated mean alignment and the plain or the corrected ODE, and the constant-step plateau.",
                   widths=(0.6, 1.7, 0.6, 2.1, 0.8, 0.9, 1.4, 2.2))
         if data.effective_figure is not None:
-            draw(data.effective_figure, out / "effective_drift.png")
+            _place(data.effective_figure, out / "effective_drift.png")
             first = details["cases"][0]
             doc.figure("effective_drift",
                        f"Mean alignment of the recursion ({_effective_case(first)}; bands: 10--90% and 25--75% of "
@@ -77,3 +78,13 @@ def _effective_case(c: dict) -> str:
     text = "$" + "$, $".join(parts) + "$" if parts else str(c.get("case", ""))
     return text + ", $\\eta_k=" + _schedule_math(c.get("schedule") or {}).strip("$") + "$" if c.get("schedule") \
         else text
+
+
+def _place(figure, png: Path) -> None:
+    """Draw a figure spec at ``png`` (and its PDF), or copy a drawn PNG and its PDF there."""
+    if not isinstance(figure, Path):
+        draw(figure, png)
+        return
+    for src, dst in ((figure, png), (figure.with_suffix(".pdf"), png.with_suffix(".pdf"))):
+        if src.resolve() != dst.resolve():
+            shutil.copyfile(src, dst)

@@ -38,8 +38,9 @@ def describe(record_id: str) -> str:
 def evidence_section(doc, data) -> None:
     """One compact table: for each claim, the checks behind it, their outcomes and evidence class."""
     doc.section("Evidence")
+    run = data.run
     doc.para(
-        f"From one `sigrec verify --preset quick` run (seed {data.seed}). Consistency checks compare "
+        f"From one `sigrec verify --preset {run.preset}` run (seed {run.seed}, {_when(run)}). Consistency checks compare "
         "theory with numerics and must pass; conditions are hypotheses or claims and may fail (a finding, not an "
         "error); inconclusive means nothing decisive was measured at this budget. *Certified* means exact symbolic "
         "computation or interval arithmetic; anything else is numerical evidence."
@@ -68,3 +69,9 @@ def evidence_section(doc, data) -> None:
     doc.table(["claim", "check", "role", "outcomes (one per case)", "evidence"], rows,
               caption="The checks behind each claim: *decides* its verdict or *supports* a step of its derivation. "
                       "Claim statuses are the suite's claim verdicts.", widths=(1.7, 4.0, 1.3, 2.7, 1.5))
+
+
+def _when(run) -> str:
+    """The run's date and commit, as the evidence file records them."""
+    commit = f", commit {run.git_commit[:10]}" if run.git_commit else ""
+    return f"{run.date[:10]}{commit}"

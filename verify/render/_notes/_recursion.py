@@ -102,7 +102,7 @@ def stability_section(doc, data, claim=None, counts=None) -> None:
         rec = [r for r in claim.records if r["id"] == "sga.convergence.recovery"]
         sim = ""
         if rec:
-            sim = (" Within the quick preset's step budget the simulated recovery is "
+            sim = (f" Within the {data.run.preset} preset's step budget the simulated recovery is "
                    + "; ".join(f"{r['status']} for {_case_math(r['model'], (counts or {}).get(r['case']))} "
                                f"({100 * r['value']:.0f}% of runs at $|\\rho|\\ge0.99$)" for r in rec)
                    + "; budget-limited runs are not evidence against an almost-sure statement.")

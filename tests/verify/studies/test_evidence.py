@@ -1,0 +1,55 @@
+"""The committed evidence a notes folder cites: made from a report folder, saved, loaded."""
+
+import json
+
+import pytest
+
+from sigrec.verify import Case, SuiteConfig, claims, run_suite
+from sigrec.verify.render import to_json, write_report
+from sigrec.verify.studies import EVIDENCE_FILE, Evidence, appendix_data
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("rep")
+    config = SuiteConfig(checks=("field.*",), cases=(Case("mine", 0.5, 0.1), Case("other", 2.0, 0.02)), seed=7)
+    result = run_suite(config)
+    write_report(result, out)
+    return out, result
+
+
+def test_evidence_from_a_report_keeps_the_records_and_the_run_identity(report):
+    out, result = report
+    ev = Evidence.from_report(out)
+    assert ev.preset == "quick" and ev.seed == 7
+    assert [r.id for r in ev.records] == [r.id for r in result.records]
+    assert [r.status for r in ev.records] == [r.status for r in result.records]
+    assert [c["name"] for c in ev.cases] == ["mine", "other"]
+    assert ev.date[:4].isdigit() and "T" in ev.date
+    # the claims judged from the loaded records are those of the run itself
+    assert [(c.number, c.status, c.verdict) for c in claims(ev.records)] == \
+        [(c.number, c.status, c.verdict) for c in result.claims]
+
+
+def test_evidence_round_trips_through_its_file(report, tmp_path):
+    ev = Evidence.from_report(report[0])
+    path = tmp_path / EVIDENCE_FILE
+    path.write_text(to_json(ev.as_dict()) + "\n")
+    back = Evidence.load(path)
+    assert back == ev
+    assert json.loads(path.read_text())["figure"] is None and back.figure is None
+
+
+def test_appendix_data_names_the_run_it_cites(report):
+    ev = Evidence.from_report(report[0])
+    data = appendix_data(result=ev)
+    assert data.run is ev and data.seed == 7 and set(data.counts) == {"mine", "other"}
+    assert {2} <= set(data.claims)
+
+
+def test_a_folder_without_a_report_is_refused_by_name(tmp_path):
+    with pytest.raises(ValueError, match="`evidence`: no report.json"):
+        Evidence.from_report(tmp_path)
+    (tmp_path / "report.json").write_text('{"checks": []}')
+    with pytest.raises(ValueError, match="not a sigrec report"):
+        Evidence.from_report(tmp_path)
