@@ -10,6 +10,7 @@ a figure needs is made here, by the builder functions below.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -121,6 +122,24 @@ class EffectiveDriftFigure:
     rho_plain: np.ndarray
     rho_corrected: np.ndarray
     title: str | None = None
+
+    def save_data(self, path) -> None:
+        """Write the spec's data to ``path`` (``.npz``), so that the figure can be redrawn at
+        another size (the appendix draws it at body text size) without rerunning anything."""
+        meta = json.dumps({"runs": self.runs, "problem": self.problem.as_dict(), "schedule": self.schedule.as_dict(),
+                           "title": self.title})
+        np.savez_compressed(path, times=self.times, rho=self.rho, ode_time=self.ode_time, rho_plain=self.rho_plain,
+                            rho_corrected=self.rho_corrected, meta=np.array(meta))
+
+    @classmethod
+    def load_data(cls, path, figure_path) -> "EffectiveDriftFigure":
+        """The spec :meth:`save_data` wrote to ``path``, drawing to ``figure_path``."""
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            s = meta["schedule"]
+            return cls(str(figure_path), z["times"], z["rho"], int(meta["runs"]), Problem(**meta["problem"]),
+                       Schedule(eta0=s["eta0"], k0=s["k0"], power=s["power"], kind=s["kind"]), z["ode_time"],
+                       z["rho_plain"], z["rho_corrected"], meta["title"])
 
 
 #: every kind of figure spec

@@ -48,6 +48,17 @@ def _evidence(source, folder: Path):
     return Evidence.load(path) if path.is_file() else None
 
 
+def _figure_file(figure, out: Path) -> str | None:
+    """The file beside the evidence that holds its figure: the spec's data (``.npz``), or the
+    PNG the appendix copies (``write_notes`` puts it there)."""
+    if figure is None:
+        return None
+    if isinstance(figure, Path):
+        return "effective_drift.png"
+    figure.save_data(out / "effective_drift.npz")
+    return "effective_drift.npz"
+
+
 def _generate(out: Path, evidence) -> None:
     """The appendix into ``out``: from ``evidence`` (written beside it as evidence.json) or the
     quick suite, and the flagship reproduction, with a progress bar on stderr (a terminal only)."""
@@ -62,8 +73,7 @@ def _generate(out: Path, evidence) -> None:
             result = run_suite(SuiteConfig.preset_config("quick"), progress=progress, figure_dir=Path(figs))
         else:
             result = evidence
-            figure = "effective_drift.png" if evidence.figure is not None else None
-            (out / EVIDENCE_FILE).write_text(to_json(evidence.as_dict(figure)) + "\n")
+            (out / EVIDENCE_FILE).write_text(to_json(evidence.as_dict(_figure_file(evidence.figure, out))) + "\n")
         reproduction = []
         for i, cfg in enumerate(configs):
             bar.update(task, description=f"notes: reproduction {i + 1}/{len(configs)}", completed=i,

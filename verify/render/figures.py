@@ -236,4 +236,8 @@ def draw_records(records) -> list[str]:
     for r in records:
         for spec in getattr(r, "figures", ()):
             specs.setdefault(spec.path, spec)
+    for spec in specs.values():
+        if hasattr(spec, "save_data"):  # its data too, so that the appendix can redraw it
+            Path(spec.path).parent.mkdir(parents=True, exist_ok=True)
+            spec.save_data(Path(spec.path).with_suffix(".npz"))
     return [draw(spec) for spec in specs.values()]

@@ -17,6 +17,7 @@ as text, never as math, and without a missing-glyph warning.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -39,6 +40,12 @@ STYLE = {
     "mathtext.fontset": "cm",
     "savefig.bbox": "standard",
 }
+#: the appendix's figures (:func:`body_text`): text at the 11pt body's size once a figure is
+#: included at the text width, and panel rows at that width too
+BODY = {"font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fontsize": 9, "xtick.labelsize": 9,
+        "ytick.labelsize": 9}
+BODY_WIDE = (5.0, 2.5)
+_body: list = []
 #: colours of the two basins (+xi, -xi) and of reference curves
 PLUS, MINUS, REFERENCE = "C0", "C1", "k"
 
@@ -50,14 +57,25 @@ def pyplot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update(STYLE)
+    plt.rcParams.update({**STYLE, **(BODY if _body else {})})
     return plt
+
+
+@contextmanager
+def body_text():
+    """Within the block, figures are drawn for the appendix: text at the body's size and wide
+    panel rows at the text width (:data:`BODY`, :data:`BODY_WIDE`)."""
+    _body.append(True)
+    try:
+        yield
+    finally:
+        _body.pop()
 
 
 def figure(ncols: int = 1, size=None, nrows: int = 1):
     """A new ``(fig, axes)`` with the house size (``WIDE`` for more than one panel)."""
     plt = pyplot()
-    size = size or (SIZE if ncols == 1 and nrows == 1 else WIDE)
+    size = size or (SIZE if ncols == 1 and nrows == 1 else (BODY_WIDE if _body else WIDE))
     return plt.subplots(nrows, ncols, figsize=size, constrained_layout=True, squeeze=nrows == 1)
 
 

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..checks import CheckRecord
+from ..checks import CheckRecord, EffectiveDriftFigure
 
 #: the evidence file's name inside a notes folder
 EVIDENCE_FILE = "evidence.json"
@@ -47,8 +47,9 @@ class Evidence:
     seconds : float
         The run's wall time.
     figure : object
-        The effective-dynamics figure: a figure spec (a fresh run) or the path of its PNG
-        (a PDF beside it), or ``None``.
+        The effective-dynamics figure: its spec (from a fresh run, or loaded from the
+        ``.npz`` of its data) or, without data, the path of its PNG (a PDF beside it), or
+        ``None``.
     """
 
     preset: str
@@ -87,8 +88,7 @@ class Evidence:
         figure = None
         for r in records:
             if r.id == _FIGURE_CHECK and r.details.get("figures"):
-                png = folder / "figures" / Path(r.details["figures"][0]).name
-                figure = png if png.is_file() else None
+                figure = _figure(folder / "figures" / Path(r.details["figures"][0]).name)
         return cls(config["preset"], int(config["seed"]), date, env.get("git_commit"),
                    dict(env.get("packages", {})), records, tuple(config.get("cases", [])),
                    float(rep.get("summary", {}).get("seconds", 0.0)), figure)
@@ -98,16 +98,25 @@ class Evidence:
         """An evidence file written by :meth:`as_dict` (``figure``: a PNG beside it, if named)."""
         path = Path(path)
         d = json.loads(path.read_text())
-        figure = path.parent / d["figure"] if d.get("figure") else None
+        figure = _figure(path.parent / d["figure"]) if d.get("figure") else None
         return cls(d["preset"], int(d["seed"]), d["date"], d.get("git_commit"), dict(d.get("packages", {})),
-                   tuple(_record(r) for r in d["records"]), tuple(d.get("cases", [])), float(d["seconds"]),
-                   figure if figure is not None and figure.is_file() else None)
+                   tuple(_record(r) for r in d["records"]), tuple(d.get("cases", [])), float(d["seconds"]), figure)
 
     def as_dict(self, figure_name: str | None = None) -> dict:
         """JSON-ready data; ``figure_name``: the PNG's file name beside the evidence file."""
         return {"preset": self.preset, "seed": self.seed, "date": self.date, "git_commit": self.git_commit,
                 "packages": self.packages, "seconds": self.seconds, "figure": figure_name,
                 "cases": list(self.cases), "records": [r.as_dict() for r in self.records]}
+
+
+def _figure(path: Path):
+    """The figure at ``path`` (a PNG, or the ``.npz`` of its data): its spec when the data
+    is there (the appendix redraws it), else the PNG when it exists, else ``None``."""
+    data = path.with_suffix(".npz")
+    if data.is_file():
+        return EffectiveDriftFigure.load_data(data, path.with_suffix(".png"))
+    png = path.with_suffix(".png")
+    return png if png.is_file() else None
 
 
 def _record(d: dict) -> CheckRecord:

@@ -15,6 +15,7 @@ import difflib
 from pathlib import Path
 
 from .._document import Document
+from ..style import body_text
 from ._diffusion import diffusion_section
 from ._effective import effective_section
 from ._evidence import evidence_section
@@ -62,7 +63,8 @@ def write_notes(out: Path, data, extra_sections=()) -> list[Path]:
     """Write ``appendix.tex``, ``appendix.md`` and their figures into ``out`` from ``data``
     (a ``verify.studies.AppendixData``: :func:`verify.studies.appendix_data`)."""
     out.mkdir(parents=True, exist_ok=True)
-    doc = build(out, data, extra_sections)
+    with body_text():  # the figures' text at the body's size: they are included at the text width
+        doc = build(out, data, extra_sections)
     (out / "appendix.tex").write_text(doc.latex())
     (out / "appendix.md").write_text(doc.markdown())
     return [out / f for f in TEXT_FILES]
