@@ -19,7 +19,6 @@ version = release
 extensions = [
     "myst_nb",  # MyST Markdown pages and text notebooks (also loads myst_parser)
     "sphinx.ext.autodoc",
-    "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
     "numpydoc",
     "sphinxarg.ext",
@@ -41,8 +40,6 @@ nb_execution_show_tb = True  # the traceback goes to the build log
 nb_merge_streams = True
 
 # --- autodoc / numpydoc ----------------------------------------------------------------
-autosummary_generate = True
-autosummary_imported_members = True
 autodoc_default_options = {"members": True, "show-inheritance": False}
 autodoc_typehints = "none"  # the numpydoc Parameters sections carry the types
 numpydoc_show_class_members = False
@@ -56,9 +53,9 @@ html_static_path = []
 
 
 # --- API pages generated from each package's __all__ ----------------------------------
-# A page holds a line ``<!-- api: sigrec.theory -->``; at read time it becomes a summary
-# table and one autodoc entry per public name, in the order of the package's __all__, so
-# a name a package adds to __all__ appears without editing the docs.
+# A page holds a line ``<!-- api: sigrec.theory -->``; at read time it becomes a table of
+# the names with the first sentence of each docstring, then one autodoc entry per name, in
+# the order of the package's __all__: a name added to __all__ appears without editing docs.
 
 import importlib
 import inspect
@@ -67,11 +64,27 @@ import re
 _API_MARK = re.compile(r"^<!-- api: ([\w.]+) -->$", re.MULTILINE)
 
 
+def _summary(obj) -> str:
+    """The first sentence of ``obj``'s docstring, never cut inside a ``literal``."""
+    doc = inspect.getdoc(obj) or ""
+    para = " ".join(doc.split("\n\n")[0].split())
+    parts = re.split(r"(``.*?``)", para)  # odd items are literals
+    out = ""
+    for i, part in enumerate(parts):
+        if i % 2 == 0 and (m := re.search(r"\.(\s|$)", part)):
+            return out + part[: m.start() + 1]
+        out += part
+    return out
+
+
 def _api_rst(modname: str) -> str:
     module = importlib.import_module(modname)
     names = list(module.__all__)
-    lines = [f".. currentmodule:: {modname}", "", ".. autosummary::", ""]
-    lines += [f"   {name}" for name in names]
+    lines = [f".. currentmodule:: {modname}", "", ".. list-table::", "   :widths: 30 70", ""]
+    for name in names:
+        obj = getattr(module, name)
+        text = _summary(obj) if inspect.isclass(obj) or callable(obj) else "constant"
+        lines += [f"   * - :py:obj:`{name}`", f"     - {text or ' '}"]
     lines.append("")
     for name in names:
         obj = getattr(module, name)
