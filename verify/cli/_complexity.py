@@ -24,7 +24,7 @@ def register(sub) -> None:
         help="predicted steps to reach |rho| >= target (median, 90%%) from the diffusion approximation",
         description="Sample complexity of a finite instance from the diffusion d rho = F_eta dt + "
         "sqrt(eta Sigma) dW (docs/design.md section 1.1), simulated on the step grid: the median and "
-        "10%%/90%% quantiles of the first step with |rho| >= target, with the plain-ODE crossing step beside "
+        "10%/90% quantiles of the first step with |rho| >= target, with the plain-ODE crossing step beside "
         "them. Token collections = steps x batch. Schedule conventions as in `sigrec simulate`.",
     )
     add_model_arguments(p, need_alpha=False)

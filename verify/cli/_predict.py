@@ -19,7 +19,7 @@ def register(sub) -> None:
         description="Integrate the limit ODE d rho/dt = F and the corrected ODE "
         "d rho/dt = F + F_1/L - (eta(t)/2) rho E|P g|^2 on the time axis t_k = sum_{j<k} eta_j of the "
         "recursion (same schedule conventions as `sigrec simulate`, k from 0) and report both at "
-        "iterations 0, S, 2S, ..., K, with the 10-90%% band of rho_k from the diffusion approximation "
+        "iterations 0, S, 2S, ..., K, with the 10-90% band of rho_k from the diffusion approximation "
         "(docs/design.md section 1.1).",
         epilog=limits_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
