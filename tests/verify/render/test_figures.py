@@ -191,3 +191,39 @@ def test_a_small_bistable_stretch_is_drawn_on_a_symlog_axis(captured, tmp_path):
     monotone = Model(theta=0.5, alpha=0.3)
     figures.draw(field_figure(tmp_path / "m.png", monotone, certify(monotone)))
     assert captured[-1].axes[0].get_yscale() == "linear"
+
+
+def test_appendix_figures_are_drawn_with_text_at_the_body_size():
+    from sigrec.verify.render import style
+
+    fig, _ = style.figure(ncols=3)
+    assert style.pyplot().rcParams["xtick.labelsize"] == style.STYLE["xtick.labelsize"]
+    assert tuple(fig.get_size_inches()) == style.WIDE
+    style.pyplot().close(fig)
+    with style.body_text():
+        fig, _ = style.figure(ncols=3)
+        rc = style.pyplot().rcParams
+        # 11pt body: labels at 10pt and ticks at 9pt once the figure is included at the text width
+        assert rc["axes.labelsize"] == 10 and rc["xtick.labelsize"] == 9 and rc["legend.fontsize"] == 9
+        assert fig.get_size_inches()[0] == style.SIZE[0]
+        style.pyplot().close(fig)
+    assert style.pyplot().rcParams["axes.labelsize"] == style.STYLE["axes.labelsize"]
+
+
+def test_effective_drift_data_round_trips_through_its_npz(tmp_path):
+    import numpy as np
+
+    from sigrec.numerics import Problem, Schedule
+    from sigrec.verify.checks import EffectiveDriftFigure
+
+    rng = np.random.default_rng(3)
+    spec = EffectiveDriftFigure(str(tmp_path / "e.png"), np.linspace(0, 4, 9), rng.random((5, 9)), 5,
+                                Problem(0.7, 30, 330, 4, beta=1.3, sigma2=0.8, prior="rademacher(p=0.8)"),
+                                Schedule(eta0=2.0, k0=5.0, power=0.7), np.linspace(0, 4, 7), rng.random(7),
+                                rng.random(7), "weak: x")
+    spec.save_data(tmp_path / "e.npz")
+    back = EffectiveDriftFigure.load_data(tmp_path / "e.npz", tmp_path / "f.png")
+    assert back.path == str(tmp_path / "f.png") and back.runs == 5 and back.title == "weak: x"
+    assert back.problem.as_dict() == spec.problem.as_dict() and back.schedule.as_dict() == spec.schedule.as_dict()
+    for name in ("times", "rho", "ode_time", "rho_plain", "rho_corrected"):
+        assert np.array_equal(getattr(back, name), getattr(spec, name))
