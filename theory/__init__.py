@@ -51,6 +51,8 @@ from ._subspace_laws import SubspaceLaw, parse_subspace_law
 from ._subspace_quadrature import subspace_quadrature
 from ._subspace_stability import critical_thetas, find_subspace_equilibria, mixture_eigenvalues
 from ._region import RegionBox, RegionCertificate, certify_region
+from ._subspace_certify import SubspaceBox, SubspaceCertificate, certify_subspace
+from ._subspace_transition import TransitionBracket, certify_transition
 
 __all__ = [
     # the model and its prior
@@ -108,6 +110,12 @@ __all__ = [
     "find_subspace_equilibria",
     "mixture_eigenvalues",
     "critical_thetas",
+    # interval certificates of the subspace flow (docs/subspace-certificates.md)
+    "certify_subspace",
+    "SubspaceCertificate",
+    "SubspaceBox",
+    "certify_transition",
+    "TransitionBracket",
     # symbols, printing and input validation
     "symbols",
     "tex",
