@@ -34,7 +34,8 @@ import math
 import numbers
 from dataclasses import dataclass, field
 
-from flint import arb
+import mpmath
+from flint import arb, fmpq
 
 from ._roots import precision, sign
 from ._subspace import SubspaceModel
@@ -42,6 +43,17 @@ from ._subspace_balls import ball_field, inertia, interior_system, krawczyk, new
 
 #: the largest working precision accepted, in bits
 MAX_PREC = 1024
+
+
+def to_ball(x) -> arb:
+    """``x`` as a ball: an mpf exactly (mantissa and exponent), anything else through ``arb``."""
+    if isinstance(x, mpmath.mpf):
+        sgn, man, exp, _ = x._mpf_
+        if not man and exp:
+            raise ValueError(f"cannot make a ball of {x!r}")
+        q = fmpq(man * 2**exp) if exp >= 0 else fmpq(man, 2**-exp)
+        return arb(-q if sgn else q)
+    return x if isinstance(x, arb) else arb(x)
 
 
 def _outward(x: arb) -> tuple:
@@ -103,9 +115,12 @@ class SubspaceBox:
             return None
         return self.tangent_inertia[1] == 0
 
-    def contains(self, r) -> bool:
-        """Whether the certified box contains the point ``r`` (numbers, mpf or balls)."""
-        return bool(self.box) and all(b.contains(arb(x)) for b, x in zip(self.box, r))
+    def contains(self, r, enclosure: bool = False) -> bool:
+        """Whether the certified box (or with ``enclosure``, ``K(Z)``) contains the point ``r``
+        (floats, mpf, fractions or balls; an mpf is converted exactly, not through a float)."""
+        boxes = self.enclosure if enclosure else self.box
+        with precision(MAX_PREC):  # the point is converted without rounding it to the caller's precision
+            return bool(boxes) and all(b.contains(to_ball(x)) for b, x in zip(boxes, r))
 
     def bounds(self) -> tuple:
         """The box as float ``(lo, hi)`` pairs, rounded outward."""
