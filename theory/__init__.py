@@ -53,6 +53,7 @@ from ._subspace_stability import critical_thetas, find_subspace_equilibria, mixt
 from ._region import RegionBox, RegionCertificate, certify_region
 from ._subspace_certify import SubspaceBox, SubspaceCertificate, certify_subspace
 from ._subspace_transition import TransitionBracket, certify_transition
+from ._heads import heads_equilibrium, heads_flow, heads_jacobian, integrate_heads, principal_angles
 
 __all__ = [
     # the model and its prior
@@ -116,6 +117,12 @@ __all__ = [
     "SubspaceBox",
     "certify_transition",
     "TransitionBracket",
+    # several orthonormal heads on the signal subspace (docs/subspace-certificates.md)
+    "heads_flow",
+    "heads_jacobian",
+    "integrate_heads",
+    "heads_equilibrium",
+    "principal_angles",
     # symbols, printing and input validation
     "symbols",
     "tex",
