@@ -40,6 +40,7 @@ from flint import arb, fmpq
 from ._roots import precision, sign
 from ._subspace import SubspaceModel
 from ._subspace_balls import ball_field, inertia, interior_system, krawczyk, newton_refine, sphere_system
+from ._subspace_stability import find_subspace_equilibria
 
 #: the largest working precision accepted, in bits
 MAX_PREC = 1024
@@ -247,8 +248,6 @@ def certify_subspace(model: SubspaceModel, equilibria=None, prec: int = 128, n_r
     field_fn : callable, optional
         A replacement ball field ``(r, params) -> (g, H)`` (for tests).
     """
-    from ._subspace_stability import find_subspace_equilibria
-
     if not isinstance(model, SubspaceModel):
         raise ValueError(f"`model` must be a SubspaceModel, got {type(model).__name__}")
     prec = _check_prec(prec)
