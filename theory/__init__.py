@@ -53,6 +53,7 @@ from ._subspace_stability import critical_thetas, find_subspace_equilibria, mixt
 from ._region import RegionBox, RegionCertificate, certify_region
 from ._subspace_certify import SubspaceBox, SubspaceCertificate, certify_subspace
 from ._subspace_transition import TransitionBracket, certify_transition
+from ._subspace_circle import CircleCertificate, DiskCertificate, certify_circle, certify_disk
 from ._heads import heads_equilibrium, heads_flow, heads_jacobian, integrate_heads, principal_angles
 
 __all__ = [
@@ -117,6 +118,10 @@ __all__ = [
     "SubspaceBox",
     "certify_transition",
     "TransitionBracket",
+    "certify_circle",
+    "CircleCertificate",
+    "certify_disk",
+    "DiskCertificate",
     # several orthonormal heads on the signal subspace (docs/subspace-certificates.md)
     "heads_flow",
     "heads_jacobian",

@@ -185,3 +185,29 @@ def test_certified_transition_k3_low_density_and_other_parameters():
     br = certify_transition(2, 0.5, beta=1.5, sigma2=0.7)
     (tc,) = critical_thetas(2, 0.5, 1.5, 0.7, theta_max=5.0)
     assert br.certified and br.lo < tc < br.hi
+
+
+@pytest.mark.parametrize("theta,alpha", [(1.5, 0.05), (3.0, 0.05), (0.25, 0.05)])
+def test_k2_complete_enumeration(theta, alpha):
+    """The circle and disk certificates find every equilibrium: exactly as many as the numerical
+    search, each numerical one inside its bracket/box with the same stability (tangent sign T' is
+    the tangent eigenvalue)."""
+    import math
+
+    from sigrec.theory import certify_circle, certify_disk
+
+    model = SubspaceModel("onehot(k=2)", theta, alpha)
+    eqs = find_subspace_equilibria(model, n_random=2)
+    circle, disk = certify_circle(model), certify_disk(model)
+    assert circle.complete and disk.complete
+    sphere = [e for e in eqs if e.kind == "sphere"]
+    inside = [e for e in eqs if e.kind == "interior"]
+    assert len(circle.equilibria) == len(sphere) and len(disk.equilibria) == len(inside)
+    for e in sphere:
+        phi = math.atan2(e.r[1], e.r[0])
+        phi = phi + 2 * math.pi if phi < -3 else phi
+        (match,) = [c for c in circle.equilibria if c.lo - 1e-12 <= phi <= c.hi + 1e-12]
+        assert match.stable == e.stable and match.tangent_sign == (1 if e.tangent[0] > 0 else -1)
+    for e in inside:
+        (match,) = [(X, i) for X, i in disk.equilibria if all(b.contains(arb(x)) for b, x in zip(X, e.r))]
+        assert (match[1] == (2, 0)) == e.stable
