@@ -187,7 +187,8 @@ def test_certified_transition_k3_low_density_and_other_parameters():
     assert br.certified and br.lo < tc < br.hi
 
 
-@pytest.mark.parametrize("theta,alpha", [(1.5, 0.05), (3.0, 0.05), (0.25, 0.05)])
+@pytest.mark.parametrize("theta,alpha", [pytest.param(1.5, 0.05, marks=pytest.mark.slow), (3.0, 0.05),
+                                         pytest.param(0.25, 0.05, marks=pytest.mark.slow)])
 def test_k2_complete_enumeration(theta, alpha):
     """The circle and disk certificates find every equilibrium: exactly as many as the numerical
     search, each numerical one inside its bracket/box with the same stability (tangent sign T' is
