@@ -51,6 +51,10 @@ from ._subspace_laws import SubspaceLaw, parse_subspace_law
 from ._subspace_quadrature import subspace_quadrature
 from ._subspace_stability import critical_thetas, find_subspace_equilibria, mixture_eigenvalues
 from ._region import RegionBox, RegionCertificate, certify_region
+from ._subspace_certify import SubspaceBox, SubspaceCertificate, certify_subspace
+from ._subspace_transition import TransitionBracket, certify_transition
+from ._subspace_circle import CircleCertificate, DiskCertificate, certify_circle, certify_disk
+from ._heads import heads_equilibrium, heads_flow, heads_jacobian, integrate_heads, principal_angles
 
 __all__ = [
     # the model and its prior
@@ -108,6 +112,22 @@ __all__ = [
     "find_subspace_equilibria",
     "mixture_eigenvalues",
     "critical_thetas",
+    # interval certificates of the subspace flow (docs/subspace-certificates.md)
+    "certify_subspace",
+    "SubspaceCertificate",
+    "SubspaceBox",
+    "certify_transition",
+    "TransitionBracket",
+    "certify_circle",
+    "CircleCertificate",
+    "certify_disk",
+    "DiskCertificate",
+    # several orthonormal heads on the signal subspace (docs/subspace-certificates.md)
+    "heads_flow",
+    "heads_jacobian",
+    "integrate_heads",
+    "heads_equilibrium",
+    "principal_angles",
     # symbols, printing and input validation
     "symbols",
     "tex",

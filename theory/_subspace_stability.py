@@ -248,7 +248,7 @@ def _polish(model: SubspaceModel, r: np.ndarray, dps: int) -> list:
             return [sol[i] for i in range(k)]
         sol = mpmath.findroot(lambda *x: evaluate_subspace_mp(model, x, dps)["gradient"],
                               [mpmath.mpf(v) for v in r])
-        return [sol[i] for i in range(k)] if k > 1 else [sol]
+        return [sol[i] for i in range(k)] if isinstance(sol, mpmath.matrix) else [sol]  # k = 1: a 1x1 matrix too
 
 
 def mixture_point(law) -> list:
