@@ -88,8 +88,8 @@ def _t(X: np.ndarray) -> np.ndarray:
 
 class SubspaceReducedKernel:
     """State ``(M, P^T P)`` (runs, k, H), (runs, H, H) of the exact reduced chain; see
-    :func:`numerics.simulate_subspace`. Work buffer ``W`` (runs, k + 2H, L): rows ``c_in``
-    (``k + H``), then ``N3`` (``H``)."""
+    :func:`numerics.simulate_subspace`. Work buffer ``W`` (runs, k + 3H, L): rows ``c_in``
+    (``k + H``), ``N3`` (``H``), then the attention rows ``a_h`` (``H``)."""
 
     def __init__(self, problem, generators, M0: np.ndarray, P0: np.ndarray):
         self.problem, self.gens = problem, generators
@@ -98,7 +98,8 @@ class SubspaceReducedKernel:
         self.k, self.H, self.n_out = k, H, problem.d - k - H
         if self.n_out < H:
             raise ValueError(f"`d` must be >= k + 2 heads = {k + 2 * H} for the reduced simulator, got {problem.d}")
-        self.work = np.zeros((runs, k + 2 * H, problem.L))
+        self.work = np.zeros((runs, k + 3 * H, problem.L))
+        self.rows = np.zeros((runs, H, problem.L))
         self.signals = np.zeros((runs, problem.R, k))
         self.Tg, self.Tb = np.zeros((runs, H, H)), np.zeros((runs, H, H))
         self.G1, self.T2 = np.zeros((runs, H, H)), np.zeros((runs, H, H))
@@ -118,7 +119,7 @@ class SubspaceReducedKernel:
         draw_signals = bool(p.R and p.theta)
         root_g, root_b = self.root_g, self.root_b
         for i, gen in enumerate(self.gens):
-            gen.standard_normal(out=self.work[i])
+            gen.standard_normal(out=self.work[i, : -self.H])
             if draw_signals:
                 self.signals[i] = self.sampler(gen, p.R)
             root_g.draw(gen, self.Tg[i])
@@ -128,30 +129,45 @@ class SubspaceReducedKernel:
                 root_b.draw(gen, self.T2[i])
 
     def _member(self, Qc: np.ndarray, first: bool):
-        """One token collection: ``(G_in, Γ_y, nuisance mass per head, objective)``."""
+        """One token collection: ``(G_in, Γ_y, nuisance mass per head, objective)``.
+
+        Every O(L) quantity is a linear combination of the rows of ``W = [C_in; N3; A^T]``
+        (``Ĥ = N3 - A K`` with ``K = (A^T A)^{-1} A^T N3``, ``Â = A R_a^{-1}`` with ``R_a`` the
+        Cholesky factor of ``A^T A``), so a member costs three products with ``W``
+        (``W A``, the assembly of ``<x_i, f_h>``, ``W R_m``) and ``H x H`` algebra.
+        """
         p, k, H = self.problem, self.k, self.H
         self._draw(first)
-        Cin, N3 = self.work[:, : k + H], self.work[:, k + H :]
-        if p.sigma2 != 1.0:
-            Cin *= np.sqrt(p.sigma2)
+        W, s2 = self.work, p.sigma2
+        Cin, At = W[:, : k + H], W[:, k + 2 * H :]
+        if s2 != 1.0:
+            Cin *= np.sqrt(s2)
         if p.R and p.theta:
             Cin[:, :k, : p.R] += p.theta * _t(self.signals)
-        At = softmax_rows(p.beta * (_t(Qc) @ Cin))  # (runs, H, L): the attention rows a_h
-        A = _t(At)
-        Fin = Cin @ A  # (runs, k + H, H): f_{h, in}
-        Ahat, Ra = np.linalg.qr(A)
-        N3m = _t(N3)
-        Hm = N3m - Ahat @ (_t(Ahat) @ N3m)
+        np.matmul(p.beta * _t(Qc), Cin, out=At)
+        softmax_rows(At)  # rows a_h
+        D = W @ _t(At)  # (C_in A; N3^T A; A^T A)
+        Fin, N3A, AA = D[:, : k + H], D[:, k + H : k + 2 * H], symmetrize(D[:, k + 2 * H :])
+        Ra = _t(np.linalg.cholesky(AA))
+        Rinv = np.linalg.inv(Ra)
+        K = np.linalg.solve(AA, _t(N3A))
         Tg = self.Tg
-        ZZA = Ahat @ ((_t(Tg) @ Tg) @ Ra) + Hm @ (Tg @ Ra)  # Z^T Z A
-        Rm = A * (_t(Cin) @ Fin + p.sigma2 * ZZA)  # r_h = a_h * <x, f_h>
-        S = Rm.sum(axis=1)  # |f_h|^2
-        Gin = 2.0 * p.beta * (Cin @ Rm - Fin * S[:, None, :])
-        Vm = Rm - A * S[:, None, :]
-        AV = _t(Ahat) @ Vm
-        K1 = Tg @ AV + _t(Hm) @ Vm
-        KB = self.Tb @ sym_sqrt(_t(Vm) @ Vm - _t(AV) @ AV)
-        gram = (2.0 * p.beta) ** 2 * p.sigma2 * symmetrize(_t(K1) @ K1 + _t(KB) @ KB)
+        X, Y = Rinv @ (_t(Tg) @ Tg) @ Ra, Tg @ Ra  # Z^T Z A = Â T_g^T T_g R_a + Ĥ T_g R_a = A (X - K Y) + N3 Y
+        coef = np.concatenate([_t(Fin), s2 * _t(Y), s2 * _t(X - K @ Y)], axis=2)
+        Rt = np.matmul(coef, W, out=self.rows)  # <x_i, f_h>
+        Rt *= At  # rows r_h
+        E = W @ _t(Rt)  # (C_in R_m; N3^T R_m; A^T R_m)
+        S = Rt.sum(axis=2)  # |f_h|^2
+        Sr, Sc = S[:, None, :], S[:, :, None]
+        Gin = 2.0 * p.beta * (E[:, : k + H] - Fin * Sr)
+        AR = E[:, k + 2 * H :]
+        AV = AR - AA * Sr  # A^T V_m, V_m = R_m - A diag(S)
+        HmV = E[:, k + H : k + 2 * H] - N3A * Sr - _t(K) @ AV  # Ĥ^T V_m
+        AV = _t(Rinv) @ AV  # Â^T V_m
+        VV = Rt @ _t(Rt) - Sc * AR - _t(AR) * Sr + Sc * AA * Sr
+        K1 = Tg @ AV + HmV
+        KB = self.Tb @ sym_sqrt(VV - _t(AV) @ AV)
+        gram = (2.0 * p.beta) ** 2 * s2 * symmetrize(_t(K1) @ K1 + _t(KB) @ KB)
         return Gin, gram, At[:, :, p.R :].sum(axis=2), S.sum(axis=1)
 
     def step(self, eta: float):
