@@ -277,3 +277,24 @@ def test_problem_from_model():
     assert (p.R, p.L, p.k, p.theta) == (10, 40, 2, 2.0)
     with pytest.raises(ValueError, match="`L`"):
         SubspaceProblem.from_model(SubspaceModel("onehot(k=2)", theta=2.0, alpha=0.3), L=41, d=10)
+
+
+# ---------------------------------------------------------------- bench rows
+
+
+def test_subspace_bench_rows_and_their_report_lines():
+    from sigrec.numerics._bench import BenchReport, subspace_bench
+    from sigrec.verify.cli._bench import format_report
+
+    sub = subspace_bench(runs=2, d=4, d_large=30, R=3, L=40, full_steps=1, reduced_steps=2, repeats=1)
+    assert (sub["d"], sub["d_large"], sub["heads"]) == (6, 30, 2)  # d raised to k + 2H
+    assert set(sub["rates"]) == {"full_d", "full_d_large", "reduced_d", "reduced_d_large"}
+    assert all(v > 0 for v in sub["rates"].values())
+    r = sub["rates"]
+    assert sub["ratios"]["reduced_over_full_d_large"] == pytest.approx(r["reduced_d_large"] / r["full_d_large"])
+    rates = {"full_d": 70.0, "rng_bound_full": 80.0, "reduced_d": 2401.0, "rng_bound_reduced": 2900.0}
+    config = {"d": 100, "d_large": 1000, "R": 500, "L": 10500, "runs": 30, "unit": "run-steps per second"}
+    lines = format_report(BenchReport(config, rates, {}, [], 1.0, subspace=sub)).splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("  subspace (onehot(k=2), 2 heads"))
+    shown = {ln.split()[0]: float(ln.split()[1]) for ln in lines[start + 1 : start + 8]}
+    assert shown == pytest.approx({**sub["rates"], **sub["ratios"]}, rel=1e-3, abs=0.1)
