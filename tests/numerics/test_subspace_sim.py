@@ -298,3 +298,22 @@ def test_subspace_bench_rows_and_their_report_lines():
     start = next(i for i, ln in enumerate(lines) if ln.startswith("  subspace (onehot(k=2), 2 heads"))
     shown = {ln.split()[0]: float(ln.split()[1]) for ln in lines[start + 1 : start + 8]}
     assert shown == pytest.approx({**sub["rates"], **sub["ratios"]}, rel=1e-3, abs=0.1)
+
+
+# ---------------------------------------------------------------- one head follows the limit flow
+
+
+@pytest.mark.slow
+def test_one_head_follows_the_limit_flow_of_theory():
+    """H = 1, k = 2: at L = 10,000 and a small constant step the mean overlaps follow
+    ``theory.integrate_subspace_flow`` (the limit ``L -> inf``, ``eta -> 0``)."""
+    from sigrec.theory import integrate_subspace_flow
+
+    p = SubspaceProblem("onehot(k=2)", theta=1.5, R=3000, L=10000, d=10)
+    r0 = [0.3, 0.1]
+    sim = simulate_subspace(p, Schedule.constant(0.02), steps=150, runs=16, M0=np.array([r0]).T, seed=1, stride=50)
+    for t_index, t in [(1, 1.0), (3, 3.0)]:
+        limit, _ = integrate_subspace_flow(p.model, r0, t_max=t)
+        M = sim.overlaps[:, t_index, :, 0]
+        assert sim.times[t_index] == pytest.approx(t)
+        np.testing.assert_allclose(M.mean(axis=0), limit, atol=0.01 + 4 * M.std(axis=0).max() / 4)
