@@ -93,11 +93,12 @@ class SubspaceProblem:
 
 @dataclass(frozen=True)
 class SubspaceSimulation:
-    """Trajectories of ``runs`` independent runs of the ``H``-head recursion.
+    """The recorded states and samples of the ``H``-head recursion, one row per independent run.
 
     Attributes
     ----------
     simulator : {"reduced", "full"}
+        Which kernel produced them.
     problem : SubspaceProblem
     schedule : Schedule
     heads : int
@@ -135,19 +136,17 @@ class SubspaceSimulation:
     objective: np.ndarray
     wall_s: float
 
-    @property
-    def runs(self) -> int:
-        return self.overlaps.shape[0]
+    def principal_angles(self) -> np.ndarray:
+        """Principal angles between ``span(Q_t)`` and ``span(U)``, ascending, shape
+        ``(runs, n_rec, min(k, H))`` (from :attr:`out_gram`, accurate near 0)."""
+        return principal_angles(self.out_gram, self.problem.k)
 
     @property
     def final_overlaps(self) -> np.ndarray:
         """``M_steps``, shape ``(runs, k, H)``."""
         return self.overlaps[:, -1]
 
-    def principal_angles(self) -> np.ndarray:
-        """Principal angles between ``span(Q_t)`` and ``span(U)``, ascending, shape
-        ``(runs, n_rec, min(k, H))`` (from :attr:`out_gram`, accurate near 0)."""
-        return principal_angles(self.out_gram, self.problem.k)
+    runs = property(lambda self: self.overlaps.shape[0], doc="number of runs")
 
 
 def _starts(generators, problem, heads, M0):
@@ -227,18 +226,17 @@ def simulate_subspace(problem: SubspaceProblem, schedule: Schedule, *, heads: in
     grams = np.empty((runs, record.size, heads, heads))
     nuisance = np.empty((runs, samples.size, heads))
     obj = np.empty((runs, samples.size))
+    sampled = {int(t): i for i, t in enumerate(samples)}  # step -> column of the samples
+    recorded = {int(t): i for i, t in enumerate(record)}  # step -> column of the states
     over[:, 0], grams[:, 0] = kernel.overlaps, kernel.out_gram
-    rec_i = samp_i = 0
     with single_threaded_blas():
         t0 = time.perf_counter()
-        for t in range(steps):
-            nm, ob = kernel.step(float(etas[t]))
-            if samp_i < samples.size and samples[samp_i] == t:
-                nuisance[:, samp_i], obj[:, samp_i] = nm, ob
-                samp_i += 1
-            if record[rec_i + 1] == t + 1:
-                rec_i += 1
-                over[:, rec_i], grams[:, rec_i] = kernel.overlaps, kernel.out_gram
+        for t, eta in enumerate(etas.tolist()):
+            nm, ob = kernel.step(eta)
+            if t in sampled:
+                nuisance[:, sampled[t]], obj[:, sampled[t]] = nm, ob
+            if t + 1 in recorded:
+                over[:, recorded[t + 1]], grams[:, recorded[t + 1]] = kernel.overlaps, kernel.out_gram
         wall = time.perf_counter() - t0
     times = schedule.times(steps)[record]
     return SubspaceSimulation(simulator, problem, schedule, heads, seed, steps, record, times, over, grams,
