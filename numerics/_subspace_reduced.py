@@ -1,9 +1,10 @@
 r"""Exact reduced simulation of the ``H``-head subspace chain (docs/subspace-simulation.md).
 
 Claim. For isotropic noise, ``M_t = U^T Q_t`` (``k x H``) is a Markov chain, and one step of it
-can be sampled *exactly in law* with ``(k + 2H) L`` normals, the ``R`` signals and ``H (H + 1)``
-further draws per token collection (``d >= k + 2H``), whatever ``d``. For ``k = H = 1`` this is
-the ``3L + 2`` of ``numerics._reduced``, whose derivation this one follows.
+can be sampled *exactly in law* with ``(k + 2H) L`` normals, the ``R`` signals and ``O(H^2)``
+further draws per token collection (``H (H + 1)`` once ``d >= k + 3H``; ``d >= k + 2H`` is
+required), whatever ``d``. For ``k = H = 1`` this is the ``3L + 2`` of ``numerics._reduced``,
+whose derivation this one follows.
 
 Markov property
 ---------------
