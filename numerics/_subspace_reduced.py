@@ -90,7 +90,7 @@ def _t(X: np.ndarray) -> np.ndarray:
 class SubspaceReducedKernel:
     """State ``(M, P^T P)`` (runs, k, H), (runs, H, H) of the exact reduced chain; see
     :func:`numerics.simulate_subspace`. Work buffer ``W`` (runs, k + 3H, L): rows ``c_in``
-    (``k + H``), ``N3`` (``H``), then the attention rows ``a_h`` (``H``)."""
+    (``k + H``), ``N3`` (``H``), then the orthonormal rows ``Â^T`` (``H``)."""
 
     def __init__(self, problem, generators, M0: np.ndarray, P0: np.ndarray):
         self.problem, self.gens = problem, generators
@@ -101,6 +101,7 @@ class SubspaceReducedKernel:
             raise ValueError(f"`d` must be >= k + 2 heads = {k + 2 * H} for the reduced simulator, got {problem.d}")
         self.work = np.zeros((runs, k + 3 * H, problem.L))
         self.rows = np.zeros((runs, H, problem.L))
+        self.attention = np.zeros((runs, H, problem.L))
         self.signals = np.zeros((runs, problem.R, k))
         self.Tg, self.Tb = np.zeros((runs, H, H)), np.zeros((runs, H, H))
         self.G1, self.T2 = np.zeros((runs, H, H)), np.zeros((runs, H, H))
@@ -132,42 +133,44 @@ class SubspaceReducedKernel:
     def _member(self, Qc: np.ndarray, first: bool):
         """One token collection: ``(G_in, Γ_y, nuisance mass per head, objective)``.
 
-        Every O(L) quantity is a linear combination of the rows of ``W = [C_in; N3; A^T]``
-        (``Ĥ = N3 - A K`` with ``K = (A^T A)^{-1} A^T N3``, ``Â = A R_a^{-1}`` with ``R_a`` the
-        Cholesky factor of ``A^T A``), so a member costs three products with ``W``
-        (``W A``, the assembly of ``<x_i, f_h>``, ``W R_m``) and ``H x H`` algebra.
+        Every O(L) quantity is a linear combination of the rows of ``W = [C_in; N3; Â^T]``
+        (``A = Â R_a`` by Householder QR, ``Ĥ = N3 - Â K`` with ``K = Â^T N3``). No matrix is
+        inverted and no Gram is formed by expanding a square, so nearly one-hot attention (large
+        ``beta``) costs no accuracy: ``v_h`` is formed token by token and
+        ``Σ = |(I - Â Â^T) V_m|^2`` from the projected rows. A member costs the QR, three products
+        with ``W`` (``W Â``, the assembly of ``<x_i, f_h>``, ``W V_m``), the projected rows and
+        ``H x H`` algebra.
         """
         p, k, H = self.problem, self.k, self.H
         self._draw(first)
-        W, s2 = self.work, p.sigma2
-        Cin, At = W[:, : k + H], W[:, k + 2 * H :]
+        W, s2, At = self.work, p.sigma2, self.attention
+        Cin = W[:, : k + H]
         if s2 != 1.0:
             Cin *= np.sqrt(s2)
         if p.R and p.theta:
             Cin[:, :k, : p.R] += p.theta * _t(self.signals)
         np.matmul(p.beta * _t(Qc), Cin, out=At)
         softmax_rows(At)  # rows a_h
-        D = W @ _t(At)  # (C_in A; N3^T A; A^T A)
-        Fin, N3A, AA = D[:, : k + H], D[:, k + H : k + 2 * H], symmetrize(D[:, k + 2 * H :])
-        Ra = _t(np.linalg.cholesky(AA))
-        Rinv = np.linalg.inv(Ra)
-        K = np.linalg.solve(AA, _t(N3A))
+        Ahat, Ra = np.linalg.qr(_t(At))
+        W[:, k + 2 * H :] = _t(Ahat)
+        D = W[:, : k + 2 * H] @ Ahat  # (C_in Â; N3^T Â)
+        Fin = D[:, : k + H] @ Ra  # C_in A
+        K = _t(D[:, k + H :])  # Â^T N3
         Tg = self.Tg
-        X, Y = Rinv @ (_t(Tg) @ Tg) @ Ra, Tg @ Ra  # Z^T Z A = Â T_g^T T_g R_a + Ĥ T_g R_a = A (X - K Y) + N3 Y
-        coef = np.concatenate([_t(Fin), s2 * _t(Y), s2 * _t(X - K @ Y)], axis=2)
-        Rt = np.matmul(coef, W, out=self.rows)  # <x_i, f_h>
-        Rt *= At  # rows r_h
-        E = W @ _t(Rt)  # (C_in R_m; N3^T R_m; A^T R_m)
-        S = Rt.sum(axis=2)  # |f_h|^2
-        Sr, Sc = S[:, None, :], S[:, :, None]
-        Gin = 2.0 * p.beta * (E[:, : k + H] - Fin * Sr)
-        AR = E[:, k + 2 * H :]
-        AV = AR - AA * Sr  # A^T V_m, V_m = R_m - A diag(S)
-        HmV = E[:, k + H : k + 2 * H] - N3A * Sr - _t(K) @ AV  # Ĥ^T V_m
-        AV = _t(Rinv) @ AV  # Â^T V_m
-        VV = Rt @ _t(Rt) - Sc * AR - _t(AR) * Sr + Sc * AA * Sr
+        Y = Tg @ Ra
+        X = _t(Tg) @ Y - K @ Y  # Z^T Z A = Â T_g^T T_g R_a + Ĥ T_g R_a = Â X + N3 Y
+        coef = np.concatenate([_t(Fin), s2 * _t(Y), s2 * _t(X)], axis=2)
+        Vt = np.matmul(coef, W, out=self.rows)  # <x_i, f_h>
+        S = np.vecdot(At, Vt)  # |f_h|^2 = sum_i r_{h,i}
+        Vt -= S[:, :, None]
+        Vt *= At  # rows v_h = r_h - S_h a_h, formed token by token (no cancellation of sums)
+        E = W @ _t(Vt)  # (C_in V_m; N3^T V_m; Â^T V_m)
+        Gin = 2.0 * p.beta * E[:, : k + H]  # 2 beta (C_in r_h - S_h f_{h,in})
+        AV = E[:, k + 2 * H :]
+        HmV = E[:, k + H : k + 2 * H] - _t(K) @ AV  # Ĥ^T V_m = N3^T V_m - K^T Â^T V_m
+        Wt = Vt - _t(AV) @ W[:, k + 2 * H :]  # rows of (I - Â Â^T) V_m: Σ = Wt Wt^T is PSD as formed
         K1 = Tg @ AV + HmV
-        KB = self.Tb @ sym_sqrt(VV - _t(AV) @ AV)
+        KB = self.Tb @ sym_sqrt(Wt @ _t(Wt))
         gram = (2.0 * p.beta) ** 2 * s2 * symmetrize(_t(K1) @ K1 + _t(KB) @ KB)
         return Gin, gram, At[:, :, p.R :].sum(axis=2), S.sum(axis=1)
 
