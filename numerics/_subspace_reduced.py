@@ -35,12 +35,12 @@ sigma Z a_h``, ``<x_i, f_h> = c_i . f_{h,in} + sigma^2 (Z^T Z A)_{ih}``, ``r_h =
 (``V_m = [v_1 .. v_H]``) only: the step needs the out-of-plane gradient's Gram (below).
 
 *Splitting Z.* ``A = Â R_a`` (thin QR, from ``A`` only), ``[Â, U_perp]`` orthogonal. By
-rotation invariance ``Z [Â, U_perp] = [Γ, Z_perp]``, independent standard Gaussians. Bartlett:
-``Γ = W_g T_g``, ``T_g`` upper triangular (:class:`numerics._stiefel.WishartRoot`, ``n_out``
-degrees of freedom) independent of ``W_g`` uniform on ``V(n_out, H)``. Given ``Γ``,
+rotation invariance ``Z [Â, U_perp] = [Z_a, Z_perp]``, independent standard Gaussians. Bartlett:
+``Z_a = W_g T_g``, ``T_g`` upper triangular (:class:`numerics._stiefel.WishartRoot`, ``n_out``
+degrees of freedom) independent of ``W_g`` uniform on ``V(n_out, H)``. Given ``Z_a``,
 ``ζ = Z_perp^T W_g`` and ``E = B^T Z_perp`` (``B`` an orthonormal complement of ``W_g``) are
-independent standard Gaussians independent of ``Γ``; ``Ĥ = U_perp ζ`` has the law of
-``(I - Â Â^T) N3``, ``N3 ~ N(0, I_L)^H``. Then, with ``Z A = Γ R_a``,
+independent standard Gaussians independent of ``Z_a``; ``Ĥ = U_perp ζ`` has the law of
+``(I - Â Â^T) N3``, ``N3 ~ N(0, I_L)^H``. Then, with ``Z A = Z_a R_a``,
 
     Z^T Z A = Â T_g^T T_g R_a + Ĥ T_g R_a,
     W_g^T Z V_m = T_g Â^T V_m + Ĥ^T V_m =: K_1,   B^T Z V_m = E U_perp^T V_m,
