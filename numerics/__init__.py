@@ -37,6 +37,7 @@ from ._progress import report
 from ._schedule import Schedule
 from ._simulate import LONG_CONTEXT, Problem, Simulation, kernel_floats, simulate
 from ._start import start_law
+from ._subspace_simulate import SubspaceProblem, SubspaceSimulation, simulate_subspace
 
 __all__ = [
     # problems, schedules, simulations
@@ -84,4 +85,8 @@ __all__ = [
     "machine_workers",
     "available_memory",
     "shutdown_local",
+    # the k-dimensional signal subspace, H heads (docs/subspace-simulation.md)
+    "SubspaceProblem",
+    "SubspaceSimulation",
+    "simulate_subspace",
 ]

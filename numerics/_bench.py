@@ -14,6 +14,11 @@ give about ``L d / (3L + 2)``). This is an expectation, not a cap: exactly,
 ``reduced_over_full = rng_bound_reduced_over_full * reduced_over_rng_bound /
 full_over_rng_bound``, and the full simulator may sit further below its bound than
 the reduced one.
+
+The subspace simulators (``k = 2`` directions, ``H = 2`` heads, :func:`subspace_bench`) are
+measured in the same configuration at ``d`` and ``d_large``: the full recursion draws ``L d``
+normals per run-step, the reduced one ``(k + 2H) L`` plus ``O(H^2)`` whatever ``d``; the full
+simulator at ``d_large`` runs a tenth of the runs (its token buffer is ``L d_large`` floats per run).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from ._executor import current_executor
 from ._init import spawn_generators
 from ._schedule import Schedule
 from ._simulate import LONG_CONTEXT, Problem, simulate
+from ._subspace_simulate import SubspaceProblem, simulate_subspace
 
 #: speed targets of the simulators: (name, ratio key, threshold)
 TARGETS = (
@@ -48,11 +54,12 @@ class BenchReport:
     wall_s: float
     long_context: dict = None
     paired: dict = None
+    subspace: dict = None
 
     def as_dict(self) -> dict:
         return {"config": self.config, "rates": self.rates, "ratios": self.ratios,
                 "targets": self.targets, "wall_s": self.wall_s, "long_context": self.long_context,
-                "paired": self.paired}
+                "paired": self.paired, "subspace": self.subspace}
 
 
 def _sim_rate(problem, steps, runs, simulator, seed) -> float:
@@ -169,6 +176,40 @@ def paired_floor(*, runs: int = 30, steps: int = 300, workers: int = 2, R: int =
             "included": best["floor_call_s"] / best["sim_call_s"]}
 
 
+#: the subspace benchmark's law and heads
+SUBSPACE_LAW, SUBSPACE_HEADS = "onehot(k=2)", 2
+
+
+def _subspace_rate(problem, steps, runs, simulator, seed) -> float:
+    schedule = Schedule(eta0=0.5, k0=10.0, power=0.75)
+    sim = simulate_subspace(problem, schedule, heads=SUBSPACE_HEADS, steps=steps, runs=runs, simulator=simulator,
+                            seed=seed)
+    return steps * runs / sim.wall_s
+
+
+def subspace_bench(*, runs: int = 30, d: int = 100, d_large: int = 1000, R: int = 500, L: int = 10500,
+                   full_steps: int = 3, reduced_steps: int = 60, repeats: int = 3) -> dict:
+    """Run-steps per second of the full and the reduced subspace simulators (:data:`SUBSPACE_LAW`,
+    :data:`SUBSPACE_HEADS` heads) at ``d`` and ``d_large`` (each at least ``k + 2H``), best of
+    ``repeats`` interleaved rounds, and the reduced/full ratio at each dimension."""
+    k, H = 2, SUBSPACE_HEADS
+    d, d_large = max(d, k + 2 * H), max(d_large, k + 2 * H)
+    small, large = (SubspaceProblem(SUBSPACE_LAW, 1.0, R, L, dim) for dim in (d, d_large))
+    runs_large = max(1, runs // 10)
+    rates = _best_interleaved({
+        "full_d": lambda rep: _subspace_rate(small, full_steps, runs, "full", rep),
+        "full_d_large": lambda rep: _subspace_rate(large, 1, runs_large, "full", rep),
+        "reduced_d": lambda rep: _subspace_rate(small, reduced_steps, runs, "reduced", rep),
+        "reduced_d_large": lambda rep: _subspace_rate(large, reduced_steps, runs, "reduced", rep),
+    }, repeats)
+    ratios = {"reduced_over_full_d": rates["reduced_d"] / rates["full_d"],
+              "reduced_over_full_d_large": rates["reduced_d_large"] / rates["full_d_large"],
+              "reduced_d_large_over_d": rates["reduced_d_large"] / rates["reduced_d"]}
+    return {"law": SUBSPACE_LAW, "heads": H, "runs": runs, "runs_full_d_large": runs_large, "d": d,
+            "d_large": d_large, "R": R, "L": L, "full_steps": full_steps, "reduced_steps": reduced_steps,
+            "repeats": repeats, "rates": rates, "ratios": ratios}
+
+
 def _best_interleaved(measures: dict, repeats: int) -> dict:
     """Best rate of each measurement over ``repeats`` rounds, measured in turn.
 
@@ -227,4 +268,6 @@ def benchmark(*, quick: bool = False, runs: int = 30, d: int = 100, d_large: int
     ratios["reduced_over_floor_paired_included"] = paired["included"]
     targets.append({"target": f"reduced >= 90% of its random-number floor, paired, {workers} workers (loops)",
                     "value": paired["excluded"], "threshold": 0.9, "met": bool(paired["excluded"] >= 0.9)})
-    return BenchReport(config, rates, ratios, targets, time.perf_counter() - t0, longc, paired)
+    subspace = subspace_bench(runs=runs, d=d, d_large=d_large, R=R, L=L, full_steps=full_steps,
+                              reduced_steps=red_steps // 2, repeats=full_repeats)
+    return BenchReport(config, rates, ratios, targets, time.perf_counter() - t0, longc, paired, subspace)

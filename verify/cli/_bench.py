@@ -18,7 +18,8 @@ def register(sub) -> None:
         "normals with the same generators, the ratios and the speed targets (reduced >= 25x "
         "full, d=1000 within 25 percent of d=100, reduced >= 60 percent of its random-number bound, and >= 90 "
         "percent of its floor paired: the same normals drawn alone by the same generators in the same 2 worker "
-        "processes); and the reduced simulator's token-steps per second and peak memory at L = 1e4, 1e5, 1e6.",
+        "processes); and the reduced simulator's token-steps per second and peak memory at L = 1e4, 1e5, 1e6; "
+        "and both subspace simulators (onehot(k=2), 2 heads) at d=100 and d=1000 with their reduced/full ratios.",
     )
     p.add_argument("--quick", action="store_true", help="few steps and one repeat (smoke run)")
     p.add_argument("--executor", action="store_true",
@@ -72,6 +73,12 @@ def format_report(report) -> str:
         lines += [f"    L={int(L):>8}{' (chunked)' if v['chunked'] else '          '} {v['token_steps_per_s']:12.3g}"
                   f"  x{v['per_token_vs_first']:.2f}  {v['peak_bytes'] / 2**20:8.1f} MiB"
                   for L, v in lc["sizes"].items()]
+    sub = report.subspace
+    if sub:
+        lines.append(f"  subspace ({sub['law']}, {sub['heads']} heads, R={sub['R']}, L={sub['L']}, {sub['runs']} runs; "
+                     f"full at d={sub['d_large']} {sub['runs_full_d_large']} runs): run-steps per second")
+        lines += [f"    {name:<26} {rate:12.1f}" for name, rate in sub["rates"].items()]
+        lines += [f"    {name:<26} {ratio:12.3f}" for name, ratio in sub["ratios"].items()]
     lines.append(f"  total {report.wall_s:.1f} s")
     return "\n".join(lines)
 
