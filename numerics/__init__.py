@@ -37,6 +37,7 @@ from ._progress import report
 from ._schedule import Schedule
 from ._simulate import LONG_CONTEXT, Problem, Simulation, kernel_floats, simulate
 from ._start import start_law
+from ._region_tasks import certify_region_tasks
 
 __all__ = [
     # problems, schedules, simulations
@@ -84,4 +85,6 @@ __all__ = [
     "machine_workers",
     "available_memory",
     "shutdown_local",
+    # region certificates on the executor
+    "certify_region_tasks",
 ]

@@ -51,6 +51,8 @@ from ._subspace_laws import SubspaceLaw, parse_subspace_law
 from ._subspace_quadrature import subspace_quadrature
 from ._subspace_stability import critical_thetas, find_subspace_equilibria, mixture_eigenvalues
 from ._region import RegionBox, RegionCertificate, certify_region
+from ._priors import RangedPrior, parse_ranged_prior
+from ._region_proposition import DEFAULT_REGION, RegionProposition, region_proposition
 
 __all__ = [
     # the model and its prior
@@ -117,4 +119,10 @@ __all__ = [
     "same",
     "width",
     "validate",
+    # region certificates: ranged priors, the appendix proposition
+    "RangedPrior",
+    "parse_ranged_prior",
+    "region_proposition",
+    "RegionProposition",
+    "DEFAULT_REGION",
 ]

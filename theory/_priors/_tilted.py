@@ -38,28 +38,40 @@ def tilted_ball(prior, t):
     """``log M``, ``mu1``, ``v`` and the third central moment ``k3 = dv/dt`` of the tilted
     law of ``prior`` at the python-flint ``arb`` ball ``t`` (rigorous enclosures;
     ``dmu1/dt = v``)."""
+    if prior.family == "gaussian":
+        return gaussian_ball(_arb(prior.mu), _arb(prior.tau) ** 2, t)
+    return finite_ball([(v, _arb(q)) for v, q in prior.support], t)
+
+
+def gaussian_ball(mu, tau2, t):
+    """:func:`tilted_ball` of ``N(mu, tau2)`` with ``mu``, ``tau2`` balls (every law they hold)."""
+    from flint import arb
+
+    return mu * t + tau2 * t * t / 2, mu + tau2 * t, tau2 + 0 * t, arb(0) + 0 * t
+
+
+def finite_ball(atoms, t):
+    """:func:`tilted_ball` of the finite law ``atoms = [(value, prob), ...]`` (values exact
+    fractions, probabilities balls: every law they hold; the probabilities need not be
+    normalised balls, only to hold the true ones)."""
     from flint import arb
 
     zero = arb(0) + 0 * t
-    if prior.family == "gaussian":
-        mu, tau2 = _arb(prior.mu), _arb(prior.tau) ** 2
-        return mu * t + tau2 * t * t / 2, mu + tau2 * t, tau2 + 0 * t, zero
-    atoms = [(_arb(v), _arb(q)) for v, q in prior.support]
     if len(atoms) == 1:
-        v = atoms[0][0]
+        v = _arb(atoms[0][0])
         return v * t, v + 0 * t, zero, zero
     # weights exp(v t) relative to the atom nearest the centre of t: arb has no
     # overflow, this only keeps the balls tight; central moments about the tilted
     # mean are formed atom by atom (no cancellation of raw moments)
-    centre = t.mid()
-    ref = max(prior.support, key=lambda a: float(a[0]) * float(centre))[0]
-    ref_b = _arb(ref)
-    e = [q * ((v - ref_b) * t).exp() for v, q in atoms]
+    centre = float(t.mid())
+    ref_b = _arb(max(atoms, key=lambda a: float(a[0]) * centre)[0])
+    balls = [(_arb(v), q) for v, q in atoms]
+    e = [q * ((v - ref_b) * t).exp() for v, q in balls]
     total = _sum(e)
     w = [ei / total for ei in e]
-    mu1 = _sum([wi * v for wi, (v, _) in zip(w, atoms)])
-    var = _sum([wi * (v - mu1) ** 2 for wi, (v, _) in zip(w, atoms)])
-    k3 = _sum([wi * (v - mu1) ** 3 for wi, (v, _) in zip(w, atoms)])
+    mu1 = _sum([wi * v for wi, (v, _) in zip(w, balls)])
+    var = _sum([wi * (v - mu1) ** 2 for wi, (v, _) in zip(w, balls)])
+    k3 = _sum([wi * (v - mu1) ** 3 for wi, (v, _) in zip(w, balls)])
     return ref_b * t + total.log(), mu1, var, k3
 
 
