@@ -89,8 +89,10 @@ class RegionProposition:
 
 
 def region_proposition(prior="fixed", *, certificate: RegionCertificate | None = None,
-                       min_width: float = MIN_WIDTH) -> RegionProposition:
-    """The appendix proposition's data for ``prior`` on :data:`DEFAULT_REGION`.
+                       min_width: float = MIN_WIDTH, theta=DEFAULT_REGION["theta"], alpha=DEFAULT_REGION["alpha"],
+                       beta=DEFAULT_REGION["beta"], sigma2=DEFAULT_REGION["sigma2"]) -> RegionProposition:
+    """The appendix proposition's data for ``prior`` on :data:`DEFAULT_REGION` (or another
+    ``theta`` x ``alpha`` box at fixed ``beta``, ``sigma2``: what ``sigrec phase`` draws).
 
     Parameters
     ----------
@@ -98,26 +100,29 @@ def region_proposition(prior="fixed", *, certificate: RegionCertificate | None =
         A point prior (its default parameters: ``rademacher`` is ``p = 1/2``, ...).
     certificate : RegionCertificate, optional
         A certificate already computed (e.g. by :func:`numerics.certify_region_tasks`);
-        its region must be the default region of ``prior``. Default: computed here.
+        its region must be this one (``alpha`` in log scale). Default: computed here.
     min_width : float
         Of :func:`theory.certify_region` when the certificate is computed here.
+    theta, alpha : (float, float)
+        The box (default :data:`DEFAULT_REGION`); ``alpha`` must span a decade (log scale).
+    beta, sigma2 : float
     """
     start = time.perf_counter()
     law = parse_prior(prior)
-    d = DEFAULT_REGION
     if certificate is None:
-        certificate = certify_region(d["theta"], d["alpha"], d["beta"], d["sigma2"], law, min_width=min_width)
+        certificate = certify_region(tuple(theta), tuple(alpha), beta, sigma2, law, min_width=min_width)
     region = certificate.region
-    expected = {"theta": list(d["theta"]), "alpha": list(d["alpha"])}
+    expected = {"theta": [float(x) for x in theta], "alpha": [float(x) for x in alpha]}
     if (region["ranges"] != expected or region["prior"] != law.spec
-            or region["fixed"] != {"beta": d["beta"], "sigma2": d["sigma2"]} or region["scale"]["alpha"] != "log"):
-        raise ValueError(f"`certificate` must be of the default region {d} (alpha log) with prior {law.spec}, "
-                         f"got {region}")
-    check, criterion = _criterion(law, d["beta"], d["sigma2"])
+            or region["fixed"] != {"beta": float(beta), "sigma2": float(sigma2)} or region["scale"]["alpha"] != "log"):
+        raise ValueError(f"`certificate` must be of the region theta {expected['theta']}, alpha {expected['alpha']} "
+                         f"(log), beta {beta}, sigma2 {sigma2}, prior {law.spec}; got {region}")
+    check, criterion = _criterion(law, float(beta), float(sigma2))
     contradictions = tuple(box.as_dict() for box in certificate.boxes
                            if box.status != "undecided" and not check(box))
-    area = (d["theta"][1] - d["theta"][0]) * math.log10(d["alpha"][1] / d["alpha"][0])
-    domain = {"theta": list(d["theta"]), "alpha": list(d["alpha"]), "beta": d["beta"], "sigma2": d["sigma2"],
+    (t0, t1), (a0, a1) = expected["theta"], expected["alpha"]
+    area = (t1 - t0) * math.log10(a1 / a0)
+    domain = {"theta": [t0, t1], "alpha": [a0, a1], "beta": float(beta), "sigma2": float(sigma2),
               "measure": "theta linear, alpha log"}
     return RegionProposition(law.spec, domain, dict(certificate.fractions), certificate.fractions["undecided"] * area,
                              area, certificate.boxes_count, certificate.certified, criterion, contradictions,
