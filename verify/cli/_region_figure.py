@@ -34,7 +34,7 @@ def draw_region(cert, path: Path) -> dict:
 
     region = cert.region
     names = list(region["ranges"])[:2]
-    fig, ax = style.figure(size=(5.0, 3.4))
+    fig, ax = style.figure(size=(5.0, 4.0))
     patches = {k: 0 for k in COLOURS}
     for status in COLOURS:  # one collection per status: the figure's artists say what was drawn
         rects = []
@@ -68,7 +68,7 @@ def draw_region(cert, path: Path) -> dict:
     fixed = dict(region["fixed"])
     ax.set_title(f"certified boxes, {region['prior']} prior" + (", " + style.params_text(**fixed) if fixed else ""),
                  fontsize=8)
-    ax.legend(handles=handles, loc="lower right", frameon=True, framealpha=0.9, fontsize=6)
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3, frameon=False, fontsize=6)
     style.save(fig, path)
     return {"patches": patches, "lines": [h.get_label() for h in lines]}
 
@@ -89,17 +89,20 @@ def _boundaries(ax, region, names) -> list:
     if len(names) > 1 and names[1] == "alpha" and "beta" in fixed and "sigma2" in fixed:
         beta, sigma2 = fixed["beta"], fixed["sigma2"]
         if prior == "fixed":
-            t = np.linspace(lo, hi, 801)
+            # alpha_c falls to 0 at beta theta = 1: sample densely there
+            edge = 1 / beta
+            t = np.unique(np.concatenate([np.linspace(lo, hi, 801),
+                                          edge + (hi - edge) * np.geomspace(1e-6, 1, 200) if lo < edge < hi else []]))
             ac = np.array([critical_alpha(float(x), beta, sigma2) or np.nan for x in t])
-            handles += ax.plot(t, ac, "k-", lw=1.2, label=r"closed form $\alpha_c(\theta)$")
+            handles += ax.plot(t, ac, "k-", lw=0.6, label=r"closed form $\alpha_c(\theta)$")
         elif c_star > 0:
             t = np.linspace(max(lo, 1e-3), hi, 161)
             roots = [pole_alpha(prior, float(x), beta, sigma2) for x in t]
             ac = np.array([r[0] if len(r) == 1 else np.nan for r in roots])
-            handles += ax.plot(t, ac, "k-", lw=1.2, label=r"sign change of $F'(-1)$")
+            handles += ax.plot(t, ac, "k-", lw=0.6, label=r"sign change of $F'(-1)$")
     if "beta" in fixed and math.isfinite(c_star) and c_star > 0 and lo <= c_star / fixed["beta"] <= hi:
         label = r"$\beta\theta=1$" if prior == "fixed" else rf"$\beta\theta=c^*={c_star:.3g}$"
-        handles.append(ax.axvline(c_star / fixed["beta"], color="k", ls="--", lw=1, label=label))
+        handles.append(ax.axvline(c_star / fixed["beta"], color="k", ls="--", lw=0.6, label=label))
     elif len(names) > 1 and names[1] == "beta" and prior == "fixed":
         t = np.linspace(max(lo, 1e-3), hi, 801)
         handles += ax.plot(t, 1 / t, "k--", lw=1, label=r"$\beta\theta=1$")
