@@ -96,13 +96,29 @@ def _two_point_ball(atoms, t):
     (sigma_bar - sigma)`` with ``d = b - a``."""
     (a, qa), (b, qb) = sorted(atoms, key=lambda x: x[0])
     a_b, d = _arb(a), _arb(b - a)
-    r = (qa / qb) * (-(d * t)).exp()
-    sigma = 1 / (1 + r)
-    # sigma_bar without 1 - sigma (cancellation): directly when q_a is certainly positive
-    sigma_bar = 1 / (1 + (qb / qa) * (d * t).exp()) if qa > 0 else r * sigma
+    if qa > 0:
+        # one exp of one sum: positive and tight when q_a, q_b and t are wide balls (a product
+        # of wide positive balls in midpoint-radius form can reach below 0)
+        z = qb.log() - qa.log() + d * t
+        r = (-z).exp()
+        sigma, sigma_bar = 1 / (1 + r), 1 / (1 + z.exp())
+    else:  # a ball of q_a reaching 0 (a range of p up to 1)
+        r = _interval_mul(qa, (-(d * t) - qb.log()).exp())
+        sigma = 1 / (1 + r)
+        sigma_bar = r * sigma
     log_m = _arb(b) * t + qb.log() + (1 + r).log()
     ss = sigma * sigma_bar
     return log_m, a_b + d * sigma, d * d * ss, d * d * d * ss * (sigma_bar - sigma)
+
+
+def _interval_mul(x, y):
+    """``x y`` from the products of the ends (interval multiplication): tight for wide balls,
+    where the midpoint-radius product can reach far below the true lower end."""
+    ends = [u * v for u in (x.lower(), x.upper()) for v in (y.lower(), y.upper())]
+    out = ends[0]
+    for e in ends[1:]:
+        out = out.union(e)
+    return out
 
 
 def tilted_mp(prior, t):
