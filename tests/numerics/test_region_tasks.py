@@ -8,7 +8,7 @@ import pytest
 from sigrec.numerics import certify_region_tasks, executor
 from sigrec.theory import certify_region
 
-from .._cluster import TestCluster
+from .test_executor import cluster  # noqa: F401 - the project's real dask cluster on 127.0.0.1 (a fixture)
 
 REGION = ((0.0, 5.0), (1e-4, 1.0))
 
@@ -55,15 +55,6 @@ def test_bad_options_are_refused():
         certify_region_tasks(*REGION, sign_functions=None)
     with pytest.raises(ValueError, match="depth"):
         certify_region_tasks(*REGION, depth=-1)
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    c = TestCluster(tmp_path_factory.mktemp("dask-region"), workers=2)
-    try:
-        yield c
-    finally:
-        c.close()
 
 
 def test_a_real_scheduler_and_workers_give_the_serial_boxes(cluster, serial):
