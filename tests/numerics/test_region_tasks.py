@@ -67,6 +67,7 @@ def test_a_real_scheduler_and_workers_give_the_serial_boxes(cluster, serial):
     assert sum(logs.values()) > 0
 
 
+@pytest.mark.slow
 def test_a_ranged_prior_on_the_cluster(cluster):
     args = ((2.0, 3.0), 0.05, 1.0, 1.0, "rademacher(p=0.6:0.9)")
     ref = certify_region(*args, min_width=2.0 ** -4)

@@ -63,7 +63,7 @@ def test_rademacher_is_bistable_at_zero_everywhere():
     assert p.agrees and p.fractions["bistable"] == 1.0 and "E s = 0" in p.criterion
 
 
-@pytest.mark.parametrize("prior", ["gaussian(1, 0.5)", "rademacher(0.7)"])
+@pytest.mark.parametrize("prior", ["gaussian(1, 0.5)", pytest.param("rademacher(0.7)", marks=pytest.mark.slow)])
 def test_general_priors_agree_with_the_pole_criterion(prior):
     p = _prop(prior)
     assert p.agrees and p.fractions["undecided"] < 0.06 and "c* =" in p.criterion

@@ -32,6 +32,7 @@ def test_default_is_the_region_certificate_drawn_with_the_boundary(tmp_path, cap
             assert critical_alpha(box["theta"][0]) > box["alpha"][1]
 
 
+@pytest.mark.slow
 def test_a_general_prior_draws_the_pole_criterion(tmp_path, capsys):
     assert main([*COARSE, "--prior", "gaussian(1, 0.5)", "--theta-max", "3", "--out", str(tmp_path)]) == 0
     doc = json.loads(capsys.readouterr().out)
