@@ -38,6 +38,7 @@ from ._schedule import Schedule
 from ._simulate import LONG_CONTEXT, Problem, Simulation, kernel_floats, simulate
 from ._start import start_law
 from ._subspace_simulate import SubspaceProblem, SubspaceSimulation, simulate_subspace
+from ._region_tasks import certify_region_tasks
 
 __all__ = [
     # problems, schedules, simulations
@@ -89,4 +90,6 @@ __all__ = [
     "SubspaceProblem",
     "SubspaceSimulation",
     "simulate_subspace",
+    # region certificates on the executor
+    "certify_region_tasks",
 ]

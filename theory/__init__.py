@@ -55,6 +55,8 @@ from ._subspace_certify import SubspaceBox, SubspaceCertificate, certify_subspac
 from ._subspace_transition import TransitionBracket, certify_transition
 from ._subspace_circle import CircleCertificate, DiskCertificate, certify_circle, certify_disk
 from ._heads import heads_equilibrium, heads_flow, heads_jacobian, integrate_heads, principal_angles
+from ._priors import RangedPrior, parse_ranged_prior
+from ._region_proposition import DEFAULT_REGION, RegionProposition, region_proposition
 
 __all__ = [
     # the model and its prior
@@ -137,4 +139,10 @@ __all__ = [
     "same",
     "width",
     "validate",
+    # region certificates: ranged priors, the appendix proposition
+    "RangedPrior",
+    "parse_ranged_prior",
+    "region_proposition",
+    "RegionProposition",
+    "DEFAULT_REGION",
 ]

@@ -8,11 +8,11 @@ known analytically to be positive on ``[-1, 1]`` (or the odd factor ``rho``), se
 * fixed prior:  ``g = h = sigma2 (1 + b rho (1 - m)) + theta^2 m (1 - m)``,
   ``P = 2 beta theta m`` (``b = beta theta``, ``m`` logistic in ``rho``);
 * fixed prior, sparse: ``g = 1 + b rho``, ``P = 2 beta sigma2 theta e^{b rho}``;
-* rademacher: ``j' = 2 theta rho k(rho)`` with
-  ``k = beta sigma2 (m/rho + m') + theta (m/rho) m'``; ``rho = 0`` is an exact root
+* rademacher: ``j' = 2 beta theta^2 rho k(rho)`` with
+  ``k = (beta sigma2 (m/rho + m') + theta (m/rho) m') / b``; ``rho = 0`` is an exact root
   (``m`` is odd) and ``k`` is certified positive, using the enclosure of
   ``sinh(x)/x`` on a ball from its monotonicity in ``|x|``;
-* rademacher, sparse: ``k = b (sinh(b rho)/(b rho) + cosh(b rho))``.
+* rademacher, sparse: ``k = sinh(b rho)/(b rho) + cosh(b rho)``.
 
 Only the removed factors are known analytically; everything else is decided by
 balls: :func:`theory._roots.isolate` bisects ``[-1, 1]`` and brackets the simple roots
@@ -132,13 +132,19 @@ def _sign_functions(model: Model):
             return (lambda X: 1 + b * X), (lambda X: b + 0 * X), "1 + beta*theta*rho", False
         if model.alpha == 1.0:
             return (lambda X: s2 + 0 * X), (lambda X: 0 * X), "sigma2 (alpha = 1: m = 1)", False
-        shift = al.log() - (1 - al).log()
+        if al < 1:
+            shift = al.log() - (1 - al).log()
 
-        def parts(X):
-            logit = b * X + shift
-            m = 1 / (1 + (-logit).exp())
-            mb = 1 / (1 + logit.exp())
-            return m, mb
+            def parts(X):
+                logit = b * X + shift
+                m = 1 / (1 + (-logit).exp())
+                mb = 1 / (1 + logit.exp())
+                return m, mb
+        else:  # a ball of alphas reaching 1 (region certificates): no log of 1 - alpha
+            def parts(X):
+                e = al * (b * X).exp()
+                den = e + (1 - al)
+                return e / den, (1 - al) / den
 
         def h(X):
             m, mb = parts(X)
@@ -151,18 +157,20 @@ def _sign_functions(model: Model):
 
         return h, dh, "h = sigma2 (1 + beta theta rho (1 - m)) + theta^2 m (1 - m)", False
     # rademacher
+    # the factor b = beta theta > 0 of m/rho and m' is removed too: k stays positive as theta -> 0
+    # (a region certificate's box may start at theta = 0)
     if model.sparse:
-        return (lambda X: b * (_sinhc(b * X) + (b * X).cosh())), None, "(sinh(b rho) + b rho cosh(b rho)) / rho", True
+        return (lambda X: _sinhc(b * X) + (b * X).cosh()), None, "(sinh(b rho) + b rho cosh(b rho)) / (b rho)", True
 
     def k(X):
         x = b * X
         ch = x.cosh()
         den = al * ch + 1 - al
-        m_over_rho = al * b * _sinhc(x) / den
-        mp = al * b * (al + (1 - al) * ch) / (den * den)
-        return be * s2 * (m_over_rho + mp) + th * m_over_rho * mp
+        m_over_rho_b = al * _sinhc(x) / den
+        mp_b = al * (al + (1 - al) * ch) / (den * den)
+        return be * s2 * (m_over_rho_b + mp_b) + th * b * m_over_rho_b * mp_b
 
-    return k, None, "j'/(2 theta rho) = beta sigma2 (m/rho + m') + theta (m/rho) m'", True
+    return k, None, "j'/(2 beta theta^2 rho) = beta sigma2 (m/rho + m')/b + theta b (m/rho)/b m'/b, b = beta theta", True
 
 
 def _general_sign_functions(model: Model):
@@ -214,12 +222,15 @@ def _general_sign_functions(model: Model):
 
         return g, dg, "j'_s / (2 beta sigma2 theta M_s) = mu1 + t (v + mu1^2) (t = beta theta rho)", False
 
-    shift = None if model.alpha == 1.0 else al.log() - (1 - al).log()
+    shift = None if model.alpha == 1.0 or not al < 1 else al.log() - (1 - al).log()
 
     def parts(t):
         log_m, mu1, v, k3 = law.tilted_ball(t)
-        if shift is None:
+        if model.alpha == 1.0:
             w, wbar = arb(1) + 0 * t, arb(0) + 0 * t
+        elif shift is None:  # a ball of alphas reaching 1 (region certificates): no log of 1 - alpha
+            odds = (1 - al) * (-log_m).exp() / al
+            w, wbar = 1 / (1 + odds), odds / (1 + odds)
         else:
             logit = log_m + shift
             w, wbar = 1 / (1 + (-logit).exp()), 1 / (1 + logit.exp())

@@ -321,15 +321,20 @@ def pole_alpha(model_or_prior, theta_value=None, beta_value=1.0, sigma2_value=1.
     law = parse_prior(prior)
     with mpmath.workdps(30):
         log_m, mu1, v = law.tilted_mp(mpmath.mpf(-b * t))
-        w = sp.Symbol("w")
-        crit = general_criteria()
-        Q = sp.Poly(crit.pole_quadratic.subs({mu1_t: sp.Float(mu1, 30), var_t: sp.Float(v, 30), beta: b,
-                                             theta: t, sigma2: s2, w_mass: w}), w)
+        coeffs = [c(mu1, v, mpmath.mpf(b), mpmath.mpf(t), mpmath.mpf(s2)) for c in _pole_coefficients()]
         out = []
-        for wc in _real_roots([mpmath.mpf(str(c)) for c in Q.all_coeffs()]):
+        for wc in _real_roots(coeffs):
             if 0 < wc < 1:
                 out.append(float(wc / (wc + mpmath.exp(log_m) * (1 - wc))))
         return sorted(out)
+
+
+@lru_cache(maxsize=None)
+def _pole_coefficients():
+    """The coefficients of the pole quadratic ``Q(w)`` (highest first), lambdified once in
+    ``(mu1, v, beta, theta, sigma2)`` for mpmath."""
+    Q = sp.Poly(general_criteria().pole_quadratic, w_mass)
+    return tuple(sp.lambdify((mu1_t, var_t, beta, theta, sigma2), c, modules="mpmath") for c in Q.all_coeffs())
 
 
 def _real_roots(coeffs) -> list:

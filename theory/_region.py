@@ -1,8 +1,10 @@
 """Certificates over a box of parameters: adaptive subdivision in ball arithmetic.
 
-:func:`certify_region` takes any of ``theta``, ``alpha``, ``beta``, ``sigma2`` as a range
-``(lo, hi)`` (the others fixed) and splits the parameter box until, on each leaf, one
-statement is proved for *every* parameter in the leaf:
+:func:`certify_region` takes any of ``theta``, ``alpha``, ``beta``, ``sigma2`` and the
+numeric parameters of the prior (``gaussian(mu=0.5:1, tau=0.2)``,
+:func:`theory._priors.parse_ranged_prior`) as ranges (the others fixed) and splits the
+parameter box until, on each leaf, one statement is proved for *every* parameter in the
+leaf:
 
 * ``monotone``: the sign function ``g`` of :func:`theory.certify` (``j' = P g`` with ``P``
   known analytically to be positive) is ``> 0`` on ``[-1, 1]``;
@@ -16,14 +18,23 @@ statement is proved for *every* parameter in the leaf:
 
 Every parameter enters the sign function as an ``arb`` ball covering the leaf, and every
 evaluation point in ``rho`` as a ball or an exact rational, so a claim holds on the
-closed box. A leaf that proves neither is split (the side with the largest width relative
-to its range, ``alpha`` in ``log`` when its range spans a decade or more) down to
-``min_width`` (relative), then reported ``undecided``. Near a phase boundary (the fixed
-prior's ``alpha_c(theta)``, where the root reaches the pole ``rho = -1``; in the sparse
-regime ``beta theta = 1``) no box is decided, by construction: a thin undecided band.
+closed box (:mod:`theory._region_proof`), with two ends of the domain: ``alpha = 1`` is
+part of a box (the informative mass is formed as ``alpha M / (alpha M + 1 - alpha)``,
+continuous there), and a box may start at ``theta = 0``, where the field vanishes
+identically: its claim is for ``0 < theta <= hi`` (``g`` itself is proved on the closed
+box; only the removed factor ``P``, proportional to ``theta``, vanishes at 0).
 
-The prior's own numeric parameters (``gaussian(mu, tau)``, ...) stay fixed: they enter
-the tilted law as exact rationals (:meth:`theory.Prior.tilted_ball`), not as balls.
+A leaf that proves neither is split (the side with the largest width relative to its
+range, ``alpha`` in ``log`` when its range spans a decade or more) down to ``min_width``
+(relative), then reported ``undecided``. Near a phase boundary (the fixed prior's
+``alpha_c(theta)``, where the root reaches the pole ``rho = -1``; in the sparse regime
+``beta theta = 1``) no box is decided, by construction: a thin undecided band.
+
+The tree of boxes is a function of the region alone: a sub-box (``box=``) is split and
+proved exactly as inside the whole run, and ``depth=`` stops the walk, leaving the boxes
+at that depth *pending* in order, so the subtrees can run elsewhere
+(:func:`numerics.certify_region_tasks`) and be merged by
+:meth:`RegionCertificate.from_boxes` into the same certificate.
 """
 
 from __future__ import annotations
@@ -36,27 +47,15 @@ from flint import arb, fmpq
 
 from ._certify import MAX_PREC, _sign_functions
 from ._model import Model
-from ._roots import _SPLIT, decide, precision, sign
+from ._priors import RangedPrior, parse_ranged_prior
+from ._region_proof import BallModel, audit, prove_box
+from ._roots import precision
 from .validate import integer, real
 
 #: the parameters that may be given as ranges, in this order
 RANGED = ("theta", "alpha", "beta", "sigma2")
 #: default relative width below which a box is not split further
 MIN_WIDTH = 2.0 ** -10
-#: ``F'`` sign -> label (as :func:`theory.pole_signs` and the CLI use them)
-_LABEL = {-1: "stable", 1: "unstable"}
-
-
-@dataclass(frozen=True)
-class BallModel:
-    """A model whose parameters are ``arb`` balls (what the sign functions read)."""
-
-    prior: object
-    theta: object
-    alpha: object
-    beta: object
-    sigma2: object
-    sparse: bool
 
 
 @dataclass(frozen=True)
@@ -115,6 +114,10 @@ class RegionCertificate:
         True iff every non-undecided leaf carries a proof that passes :func:`audit`
         (a contiguous tiling of ``[-1, 1]`` with the claimed sign pattern).
     seconds : float
+    pending : tuple
+        With ``depth``: ``(index, bounds)`` of the boxes left unexamined at that depth, in
+        order; the leaves of the subtree of each belong at ``index`` in ``boxes``
+        (:meth:`from_boxes` merges them). Empty otherwise.
     """
 
     region: dict
@@ -122,13 +125,34 @@ class RegionCertificate:
     fractions: dict
     certified: bool
     seconds: float
+    pending: tuple = ()
 
     @property
     def boxes_count(self) -> int:
         return len(self.boxes)
 
+    @classmethod
+    def from_boxes(cls, region: dict, boxes, seconds: float, pending=()) -> "RegionCertificate":
+        """The certificate of the leaves ``boxes`` of ``region`` (a :attr:`region` dict):
+        fractions in the region's scales and the audit of every proof, recomputed here."""
+        boxes = tuple(boxes)
+        ranges, scale = region["ranges"], region["scale"]
+
+        def rel(name, lo, hi):
+            a, b = ranges[name]
+            if scale[name] == "log":
+                return math.log(hi / lo) / math.log(b / a)
+            return (hi - lo) / (b - a)
+
+        fractions = {"monotone": 0.0, "bistable": 0.0, "undecided": 0.0}
+        for leaf in boxes:
+            fractions[leaf.status] += math.prod(rel(*b) for b in leaf.bounds)
+        certified = all(audit(leaf.proof, leaf.equilibrium is not None and leaf.equilibrium[3]) == leaf.status
+                        for leaf in boxes if leaf.status != "undecided")
+        return cls(region, boxes, fractions, certified, seconds, tuple(pending))
+
     def as_dict(self) -> dict:
-        return {
+        out = {
             "region": self.region,
             "boxes": [b.as_dict() for b in self.boxes],
             "fractions": dict(self.fractions),
@@ -136,130 +160,9 @@ class RegionCertificate:
             "boxes_count": self.boxes_count,
             "seconds": self.seconds,
         }
-
-
-# ----------------------------------------------------------------------------------
-# one box: tile [-1, 1] in rho with parameter balls
-
-
-def _tiles(g, dg, rho_min: fmpq, max_tiles: int):
-    """Tiles ``(lo, hi, kind, sign)`` covering ``[-1, 1]`` left to right, or ``None`` when
-    a tile narrower than ``rho_min`` (or the budget) is reached undecided."""
-    tiles, stack, count = [], [(fmpq(-1), fmpq(1))], 0
-    while stack:
-        a, b = stack.pop()
-        count += 1
-        if count > max_tiles:
-            return None
-        kind, s = decide(g, dg, a, b)
-        if kind is not None:
-            tiles.append((a, b, kind, s))
-            continue
-        if b - a < rho_min:
-            return None
-        p = _split(g, a, b)
-        stack.append((p, b))
-        stack.append((a, p))
-    return tiles
-
-
-#: where a rho-tile is split, in order of preference (the first with a certified sign of g)
-_FRACTIONS = (_SPLIT, fmpq(1, 3), fmpq(2, 3), fmpq(1, 5), fmpq(4, 5))
-
-
-def _split(g, a: fmpq, b: fmpq) -> fmpq:
-    """A split point of ``[a, b]`` where ``g`` has a certified sign for the whole parameter
-    box, if one of :data:`_FRACTIONS` gives one: a fixed split point that the root passes
-    through for some parameter in the box would stay undecided at every depth."""
-    for frac in _FRACTIONS:
-        p = a + (b - a) * frac
-        if sign(g(arb(p))):
-            return p
-    return a + (b - a) * _SPLIT
-
-
-def audit(tiles, root_at_zero: bool) -> str | None:
-    """The status a tiling proves, or ``None``: the tiles must cover ``[-1, 1]`` without
-    gaps; no root tile and ``g > 0`` -> ``"monotone"``; exactly one root tile between tiles
-    of opposite sign (consistent with ``g'``) -> ``"bistable"``; for a mean-zero prior
-    (``root_at_zero``) no root tile and one sign of ``k`` -> ``"bistable"`` (``rho = 0``)."""
-    if not tiles or tiles[0][0] != -1 or tiles[-1][1] != 1:
-        return None
-    if any(t[1] != u[0] for t, u in zip(tiles, tiles[1:])):
-        return None
-    roots = [i for i, t in enumerate(tiles) if t[2] == "root"]
-    signs = {t[3] for t in tiles if t[2] == "sign"}
-    if root_at_zero:
-        return "bistable" if not roots and len(signs) == 1 else None
-    if not roots:
-        return "monotone" if signs == {1} else None
-    if len(roots) != 1:
-        return None
-    i, slope = roots[0], tiles[roots[0]][3]
-    left = {t[3] for t in tiles[:i]}
-    right = {t[3] for t in tiles[i + 1:]}
-    # g rises through the root iff g' > 0 there: the sign left of it is -slope, right +slope
-    if left - {-slope} or right - {slope}:
-        return None
-    return "bistable"
-
-
-def _prove(bm: BallModel, sign_functions, rho_min: fmpq, max_tiles: int):
-    """``(status, equilibrium, poles, tiles)`` proved on the box, or ``None``."""
-    g, dg, _, root_at_zero = sign_functions(bm)
-    s_plus, s_minus = sign(g(arb(1))), sign(g(arb(-1)))
-    if not s_plus or not s_minus:  # a pole on (or near) the boundary: nothing to prove
-        return None
-    tiles = _tiles(g, dg, rho_min, max_tiles)
-    status = audit(tiles, root_at_zero) if tiles is not None else None
-    if status is None:
-        return None
-    # F'(+1) = -2 j'(1); F'(-1) = 2 j'(-1); j' = P g (P > 0), or P rho k (mean-zero prior)
-    poles = (_LABEL[-s_plus], _LABEL[-s_minus if root_at_zero else s_minus])
-    equilibrium = None
-    if status == "bistable":
-        if root_at_zero:
-            equilibrium = (0.0, 0.0, _LABEL[s_plus], True)  # F'(0) = c k(0), k of one sign
-        else:
-            i = next(i for i, t in enumerate(tiles) if t[2] == "root")
-            a, b, _, slope = tiles[i]
-            # [A, a] and [b, B] keep g' of one sign and their end signs: no zero there
-            A, B = a, b
-            a, b = _narrow(g, A, B, -slope)
-            tiles[i:i + 1] = [t for t in ((A, a, "sign", -slope), (a, b, "root", slope), (b, B, "sign", slope))
-                              if t[0] < t[1]]
-            # outward rounding of the rational ends keeps the root inside [lo, hi]
-            lo, hi = _floor(a), _ceil(b)
-            equilibrium = (lo, hi, _LABEL[slope], False)
-    return status, equilibrium, poles, tuple((float(a), float(b), k, s) for a, b, k, s in tiles)
-
-
-def _narrow(g, a: fmpq, b: fmpq, left: int, steps: int = 60):
-    """Shrink a root tile ``[a, b]`` (``g(a)`` of sign ``left``, ``g(b)`` opposite, for every
-    parameter) by bisection while ``g`` at a split point has a certified sign."""
-    for _ in range(steps):
-        for frac in (fmpq(1, 2), fmpq(1, 3), fmpq(2, 3), fmpq(1, 5), fmpq(4, 5)):
-            p = a + (b - a) * frac
-            s = sign(g(arb(p)))
-            if s:
-                break
-        else:
-            return a, b
-        if s == left:
-            a = p
-        else:
-            b = p
-    return a, b
-
-
-def _floor(q: fmpq) -> float:
-    x = float(q)
-    return x if fmpq(*x.as_integer_ratio()) <= q else math.nextafter(x, -math.inf)
-
-
-def _ceil(q: fmpq) -> float:
-    x = float(q)
-    return x if fmpq(*x.as_integer_ratio()) >= q else math.nextafter(x, math.inf)
+        if self.pending:
+            out["pending"] = [[i, [list(b) for b in bounds]] for i, bounds in self.pending]
+        return out
 
 
 # ----------------------------------------------------------------------------------
@@ -275,16 +178,19 @@ def _parse(name: str, value, domain) -> tuple[float, float] | float:
         if not lo < hi:
             raise ValueError(f"`{name}` range must have lo < hi, got {lo!r}:{hi!r} (give one value to fix it)")
         low, high, text = domain
-        if lo <= low or (high is not None and hi >= high):
+        if lo < low[0] or (lo == low[0] and not low[1]) or (high is not None and (hi > high[0] or (
+                hi == high[0] and not high[1]))):
             raise ValueError(f"`{name}` range must lie in {text}, got {lo!r}:{hi!r}")
         return lo, hi
     return value
 
 
-#: the open domain of a ranged parameter: ``(lower, upper, text)``; ``theta = 0`` (no field)
-#: and ``alpha in {0, 1}`` (another regime, or ``m = 1``) are points, not parts of a box
-_DOMAIN = {"theta": (0.0, None, "(0, inf)"), "alpha": (0.0, 1.0, "(0, 1)"),
-           "beta": (0.0, None, "(0, inf)"), "sigma2": (0.0, None, "(0, inf)")}
+#: the domain of a ranged parameter: ``((lower, closed), (upper, closed) or None, text)``.
+#: ``theta = 0`` may start a box (the claim is then for ``theta > 0``: the field vanishes at
+#: 0) and ``alpha = 1`` may end one (``m = 1``, continuous); ``alpha = 0`` is another regime
+#: (the sparse field, ``alpha = 0`` as a fixed value), not part of a box
+_DOMAIN = {"theta": ((0.0, True), None, "[0, inf)"), "alpha": ((0.0, False), (1.0, True), "(0, 1]"),
+           "beta": ((0.0, False), None, "(0, inf)"), "sigma2": ((0.0, False), None, "(0, inf)")}
 
 
 def _split_point(lo: float, hi: float, log: bool) -> float:
@@ -292,18 +198,34 @@ def _split_point(lo: float, hi: float, log: bool) -> float:
     return p if lo < p < hi else 0.5 * (lo + hi)
 
 
+def _sub_box(box, top) -> tuple:
+    """``box`` (bounds ``((name, lo, hi), ...)`` as :attr:`RegionBox.bounds`) checked to lie in ``top``."""
+    try:
+        box = tuple((str(n), float(lo), float(hi)) for n, lo, hi in box)
+    except (TypeError, ValueError):
+        raise ValueError(f"`box` must be bounds ((name, lo, hi), ...) as RegionBox.bounds, got {box!r}") from None
+    if [n for n, _, _ in box] != [n for n, _, _ in top] or not all(
+            a <= lo < hi <= b for (_, lo, hi), (_, a, b) in zip(box, top)):
+        raise ValueError(f"`box` must be a sub-box of {top!r} with the same names in order, got {box!r}")
+    return box
+
+
 def certify_region(theta, alpha, beta=1.0, sigma2=1.0, prior="fixed", *, min_width: float = MIN_WIDTH,
                    prec: int = 128, log_alpha: bool | None = None, max_boxes: int = 200_000,
-                   sign_functions=None) -> RegionCertificate:
+                   sign_functions=None, box=None, depth=None) -> RegionCertificate:
     """Certify the status of the field on every leaf of an adaptive split of a parameter box.
 
     Parameters
     ----------
     theta, alpha, beta, sigma2 : float or (float, float)
-        A fixed value, or a range ``(lo, hi)`` with ``lo < hi`` inside the open domain
-        (``theta, beta, sigma2 > 0``, ``0 < alpha < 1``). At least one must be a range.
-    prior : str or Prior
-        Fixed (its numeric parameters are not ranged).
+        A fixed value, or a range ``(lo, hi)`` with ``lo < hi`` inside the domain
+        (``theta >= 0``, ``0 < alpha <= 1``, ``beta, sigma2 > 0``; a box starting at
+        ``theta = 0`` makes its claim for ``theta > 0``). At least one range (here or in
+        the prior).
+    prior : str, Prior or RangedPrior
+        A prior spec whose numbers may be ranges ``LO:HI`` (``"gaussian(mu=0.5:1, tau=0.2)"``;
+        :func:`theory._priors.parse_ranged_prior`): each ranged parameter is a side of the
+        box (linear scale), named as in the spec in :attr:`RegionBox.bounds`.
     min_width : float
         A box whose every side is narrower than ``min_width`` times its range (in the
         parameter's scale) is not split further; undecided if nothing was proved.
@@ -312,27 +234,67 @@ def certify_region(theta, alpha, beta=1.0, sigma2=1.0, prior="fixed", *, min_wid
     log_alpha : bool or None
         Split and measure ``alpha`` in log scale; default: when ``hi / lo >= 10``.
     max_boxes : int
-        Budget of parameter boxes examined; boxes left when it runs out are undecided.
+        Budget of parameter boxes examined (by this call); boxes left when it runs out are
+        undecided.
     sign_functions : callable, optional
         ``BallModel -> (g, dg, description, root_at_zero)``; default the point certificate's
         own (:func:`theory.certify`). A test hook: every status is proved from it.
+    box : tuple, optional
+        Walk only this sub-box (bounds as :attr:`RegionBox.bounds`) of the region, exactly
+        as the whole walk would (widths, splits and fractions relative to the whole ranges).
+    depth : int, optional
+        Leave the boxes ``depth`` splits below the start unexamined: :attr:`RegionCertificate.pending`.
 
     Returns
     -------
     RegionCertificate
     """
     start = time.perf_counter()
+    ctx = _context(theta, alpha, beta, sigma2, prior, min_width, prec, log_alpha, sign_functions)
+    max_boxes = integer("max_boxes", max_boxes, 1)
+    depth = None if depth is None else integer("depth", depth, 0)
+    top = tuple((k, *ctx.ranges[k]) for k in ctx.ranges)
+    root = top if box is None else _sub_box(box, top)
+    leaves, pending = _walk(ctx, root, depth, max_boxes)
+    return RegionCertificate.from_boxes(ctx.region, leaves, time.perf_counter() - start, pending)
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every box of one region reads: ranges, scales, fixed values, the prior."""
+
+    ranges: dict
+    scale: dict
+    fixed: dict
+    prior: object
+    sparse: bool
+    min_width: float
+    prec: int
+    sign_functions: object
+    region: dict
+
+    def rel(self, name, lo, hi) -> float:
+        a, b = self.ranges[name]
+        if self.scale[name] == "log":
+            return math.log(hi / lo) / math.log(b / a)
+        return (hi - lo) / (b - a)
+
+
+def _context(theta, alpha, beta, sigma2, prior, min_width, prec, log_alpha, sign_functions) -> _Context:
     given = {"theta": theta, "alpha": alpha, "beta": beta, "sigma2": sigma2}
     values = {k: _parse(k, v, _DOMAIN[k]) for k, v in given.items()}
     ranges = {k: v for k, v in values.items() if isinstance(v, tuple)}
+    law = parse_ranged_prior(prior)
+    if isinstance(law, RangedPrior):
+        ranges.update(law.ranges)
     if not ranges:
-        raise ValueError("give at least one of `theta`, `alpha`, `beta`, `sigma2` as a range (lo, hi); "
-                         "for one point use certify")
+        raise ValueError("give at least one of `theta`, `alpha`, `beta`, `sigma2` (or a prior parameter) as a "
+                         "range (lo, hi); for one point use certify")
     min_width = real("min_width", min_width, lower=0.0, upper=1.0, strict=True)
     prec = integer("prec", prec, 53, MAX_PREC)
-    max_boxes = integer("max_boxes", max_boxes, 1)
     # the fixed values and the prior, validated by the point model at the box's corner
-    probe = Model(**{k: (v[0] if isinstance(v, tuple) else v) for k, v in values.items()}, prior=prior)
+    point = law.at() if isinstance(law, RangedPrior) else law
+    probe = Model(**{k: (v[0] if isinstance(v, tuple) else v) for k, v in values.items()}, prior=point)
     fixed = {k: getattr(probe, k) for k in RANGED if k not in ranges}
     if "alpha" in ranges:
         lo, hi = ranges["alpha"]
@@ -340,46 +302,45 @@ def certify_region(theta, alpha, beta=1.0, sigma2=1.0, prior="fixed", *, min_wid
     else:
         log = False
     scale = {k: ("log" if k == "alpha" and log else "linear") for k in ranges}
-    sign_functions = sign_functions or _sign_functions
+    region = {"ranges": {k: list(v) for k, v in ranges.items()}, "fixed": fixed, "prior": str(law.spec),
+              "scale": scale, "min_width": min_width, "prec": prec}
+    return _Context(ranges, scale, fixed, law if isinstance(law, RangedPrior) else probe.prior, probe.sparse,
+                    min_width, prec, sign_functions or _sign_functions, region)
 
-    def rel(name, lo, hi):
-        a, b = ranges[name]
-        if scale[name] == "log":
-            return math.log(hi / lo) / math.log(b / a)
-        return (hi - lo) / (b - a)
 
-    leaves, stack, examined = [], [tuple((k, *ranges[k]) for k in ranges)], 0
-    with precision(prec):
-        fixed_balls = {k: arb(v) for k, v in fixed.items()}
+def _walk(ctx: _Context, root: tuple, depth, max_boxes: int):
+    """Leaves of the subtree of ``root`` in depth-first order (low halves first), and the
+    ``(index, bounds)`` of the boxes left at ``depth``."""
+    leaves, pending, stack, examined = [], [], [(root, 0)], 0
+    ranged_prior = isinstance(ctx.prior, RangedPrior)
+    with precision(ctx.prec):
+        fixed_balls = {k: arb(v) for k, v in ctx.fixed.items()}
         while stack:
-            bounds = stack.pop()
+            bounds, level = stack.pop()
+            if depth is not None and level >= depth:
+                pending.append((len(leaves), bounds))
+                continue
             examined += 1
             if examined > max_boxes:
-                leaves.extend(RegionBox(b, "undecided") for b in [bounds, *stack])
+                leaves.extend(RegionBox(b, "undecided") for b in [bounds, *(b for b, _ in stack)])
                 break
-            widths = [rel(*b) for b in bounds]
-            balls = {k: arb(lo).union(arb(hi)) for k, lo, hi in bounds}
-            bm = BallModel(probe.prior, sparse=probe.sparse, **fixed_balls, **balls)
+            widths = [ctx.rel(*b) for b in bounds]
+            balls = {k: arb(lo).union(arb(hi)) for k, lo, hi in bounds if k in RANGED}
+            law = ctx.prior.ball({k: (lo, hi) for k, lo, hi in bounds if k not in RANGED}) if ranged_prior \
+                else ctx.prior
+            bm = BallModel(law, sparse=ctx.sparse, **fixed_balls, **balls)
             rho_min = fmpq(*max(2.0 ** -30, max(widths) / 64).as_integer_ratio())
-            proved = _prove(bm, sign_functions, rho_min, max_tiles=512)
+            proved = prove_box(bm, ctx.sign_functions, rho_min, max_tiles=512)
             if proved is not None:
                 status, eq, poles, tiles = proved
                 leaves.append(RegionBox(bounds, status, eq, poles, tiles))
                 continue
             i = max(range(len(bounds)), key=widths.__getitem__)
-            if widths[i] <= min_width:
+            if widths[i] <= ctx.min_width:
                 leaves.append(RegionBox(bounds, "undecided"))
                 continue
             name, lo, hi = bounds[i]
-            p = _split_point(lo, hi, scale[name] == "log")
+            p = _split_point(lo, hi, ctx.scale[name] == "log")
             for part in ((p, hi), (lo, p)):
-                stack.append(bounds[:i] + ((name, *part),) + bounds[i + 1:])
-    fractions = {"monotone": 0.0, "bistable": 0.0, "undecided": 0.0}
-    for leaf in leaves:
-        fractions[leaf.status] += math.prod(rel(*b) for b in leaf.bounds)
-    certified = all(audit(leaf.proof, leaf.equilibrium is not None and leaf.equilibrium[3]) == leaf.status
-                    for leaf in leaves if leaf.status != "undecided")
-    region = {"ranges": {k: list(v) for k, v in ranges.items()}, "fixed": fixed, "prior": probe.prior.spec,
-              "scale": scale, "min_width": min_width, "prec": prec}
-    return RegionCertificate(region, tuple(leaves), fractions, certified, time.perf_counter() - start)
-
+                stack.append((bounds[:i] + ((name, *part),) + bounds[i + 1:], level + 1))
+    return leaves, pending

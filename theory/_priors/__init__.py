@@ -34,11 +34,13 @@ mpmath and python-flint ball arithmetic.
 
 Layout: :mod:`._syntax` (reading and printing specs), :mod:`._parse` (validation of the
 law, :func:`parse_prior`), :mod:`._law` (:class:`Prior`: identity, moments, MGF),
-:mod:`._tilted` (the tilted law in numpy, mpmath and arb), :mod:`._sample` (the sampler).
+:mod:`._tilted` (the tilted law in numpy, mpmath and arb), :mod:`._sample` (the sampler),
+:mod:`._ranged` (a prior whose parameters are ranges ``LO:HI``, for region certificates).
 """
 
 from ._law import Prior
 from ._parse import canonical_prior, parse_prior
+from ._ranged import BallPrior, RangedPrior, parse_ranged_prior
 from ._syntax import FAMILIES
 
-__all__ = ["FAMILIES", "Prior", "canonical_prior", "parse_prior"]
+__all__ = ["FAMILIES", "Prior", "canonical_prior", "parse_prior", "RangedPrior", "BallPrior", "parse_ranged_prior"]

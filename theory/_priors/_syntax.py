@@ -95,8 +95,17 @@ def _split_args(body: str, spec: str) -> list[str]:
     return parts
 
 
-def _value(text: str, spec: str):
+def _value(text: str, spec: str, ranges: bool = False):
     text = text.strip()
+    if ranges and ":" in text and not text.startswith("["):
+        parts = text.split(":")
+        if len(parts) != 2:
+            raise ValueError(f"`prior` range must be LO:HI, got {text!r} in {spec!r}")
+        lo, hi = (_number(x, spec) for x in parts)
+        if not lo < hi:
+            raise ValueError(f"`prior` range LO:HI needs LO < HI (one value fixes the parameter), got {text!r} "
+                             f"in {spec!r}")
+        return Range(lo, hi)
     if text.startswith("["):
         if not text.endswith("]"):
             raise ValueError(f"`prior` has a malformed list {text!r} in {spec!r}")
@@ -112,11 +121,21 @@ def _takes(names) -> str:
     return "no arguments" if not names else "arguments " + ", ".join(names)
 
 
-def read(spec) -> tuple[str, dict]:
+class Range(tuple):
+    """A parameter given as a range ``LO:HI`` (a pair of fractions, ``lo < hi``)."""
+
+    __slots__ = ()
+
+    def __new__(cls, lo: Fraction, hi: Fraction):
+        return super().__new__(cls, (lo, hi))
+
+
+def read(spec, ranges: bool = False) -> tuple[str, dict]:
     """The family and the arguments (defaults filled in) of the spec string ``spec``.
 
     Checks the form only (``ValueError`` names the problem): a known family, known
-    argument names, none twice or missing, numbers and lists well formed.
+    argument names, none twice or missing, numbers and lists well formed. With
+    ``ranges``, a number may be a range ``LO:HI`` (returned as a :class:`Range`).
     """
     if not isinstance(spec, str):
         raise ValueError(f"`prior` must be a prior spec such as 'fixed' or 'gaussian(mu=1, tau=0.5)', got {spec!r}")
@@ -146,7 +165,7 @@ def read(spec) -> tuple[str, dict]:
             key, val = names[i], part
         if key in given:
             raise ValueError(f"`prior` argument {key} given twice in {spec!r}")
-        given[key] = _value(val, spec)
+        given[key] = _value(val, spec, ranges)
     params = dict(_DEFAULTS.get(family, {}))
     params.update(given)
     missing = [n for n in names if n not in params]

@@ -38,29 +38,87 @@ def tilted_ball(prior, t):
     """``log M``, ``mu1``, ``v`` and the third central moment ``k3 = dv/dt`` of the tilted
     law of ``prior`` at the python-flint ``arb`` ball ``t`` (rigorous enclosures;
     ``dmu1/dt = v``)."""
-    from flint import arb
+    from flint import ctx
 
-    zero = arb(0) + 0 * t
+    params = _ball_params(prior, ctx.prec)
     if prior.family == "gaussian":
-        mu, tau2 = _arb(prior.mu), _arb(prior.tau) ** 2
-        return mu * t + tau2 * t * t / 2, mu + tau2 * t, tau2 + 0 * t, zero
-    atoms = [(_arb(v), _arb(q)) for v, q in prior.support]
+        return gaussian_ball(*params, t)
+    return finite_ball(params, t)
+
+
+@lru_cache(maxsize=256)
+def _ball_params(prior, prec: int):
+    """The prior's parameters as balls at ``prec`` bits (``mu``, ``tau^2``, or the atoms
+    ``(value, prob ball)``): formed once per prior and precision."""
+    if prior.family == "gaussian":
+        return _arb(prior.mu), _arb(prior.tau) ** 2
+    return tuple((v, _arb(q)) for v, q in prior.support)
+
+
+def gaussian_ball(mu, tau2, t):
+    """:func:`tilted_ball` of ``N(mu, tau2)`` with ``mu``, ``tau2`` balls (every law they hold)."""
+    zero = 0 * t
+    return mu * t + tau2 * t * t / 2, mu + tau2 * t, tau2 + zero, zero
+
+
+def finite_ball(atoms, t):
+    """:func:`tilted_ball` of the finite law ``atoms = [(value, prob), ...]`` (values exact
+    fractions, probabilities balls: every law they hold; the probabilities need not be
+    normalised balls, only to hold the true ones)."""
+    zero = 0 * t
     if len(atoms) == 1:
-        v = atoms[0][0]
-        return v * t, v + 0 * t, zero, zero
+        v = _arb(atoms[0][0])
+        return v * t, v + zero, zero, zero
+    if len(atoms) == 2:
+        return _two_point_ball(atoms, t)
     # weights exp(v t) relative to the atom nearest the centre of t: arb has no
     # overflow, this only keeps the balls tight; central moments about the tilted
     # mean are formed atom by atom (no cancellation of raw moments)
-    centre = t.mid()
-    ref = max(prior.support, key=lambda a: float(a[0]) * float(centre))[0]
+    centre = float(t.mid())
+    ref = max(atoms, key=lambda a: float(a[0]) * centre)[0]
     ref_b = _arb(ref)
-    e = [q * ((v - ref_b) * t).exp() for v, q in atoms]
+    balls = [(_arb(v), _arb(v - ref), q) for v, q in atoms]
+    e = [q * (d * t).exp() for _, d, q in balls]
     total = _sum(e)
     w = [ei / total for ei in e]
-    mu1 = _sum([wi * v for wi, (v, _) in zip(w, atoms)])
-    var = _sum([wi * (v - mu1) ** 2 for wi, (v, _) in zip(w, atoms)])
-    k3 = _sum([wi * (v - mu1) ** 3 for wi, (v, _) in zip(w, atoms)])
+    mu1 = _sum([wi * v for wi, (v, _, _) in zip(w, balls)])
+    dev = [v - mu1 for v, _, _ in balls]
+    var = _sum([wi * d * d for wi, d in zip(w, dev)])
+    k3 = _sum([wi * d * d * d for wi, d in zip(w, dev)])
     return ref_b * t + total.log(), mu1, var, k3
+
+
+def _two_point_ball(atoms, t):
+    """:func:`finite_ball` of a two-point law ``a < b`` in logistic form: the tilted
+    probability of ``b`` is ``sigma = 1 / (1 + (q_a/q_b) e^{-(b - a) t})``, each ball
+    formula holds ``t`` once (tight over a wide ``t``, as the fixed prior's ``m``), then
+    ``mu1 = a + d sigma``, ``v = d^2 sigma sigma_bar``, ``k3 = d^3 sigma sigma_bar
+    (sigma_bar - sigma)`` with ``d = b - a``."""
+    (a, qa), (b, qb) = sorted(atoms, key=lambda x: x[0])
+    a_b, d = _arb(a), _arb(b - a)
+    if qa > 0:
+        # one exp of one sum: positive and tight when q_a, q_b and t are wide balls (a product
+        # of wide positive balls in midpoint-radius form can reach below 0)
+        z = qb.log() - qa.log() + d * t
+        r = (-z).exp()
+        sigma, sigma_bar = 1 / (1 + r), 1 / (1 + z.exp())
+    else:  # a ball of q_a reaching 0 (a range of p up to 1)
+        r = _interval_mul(qa, (-(d * t) - qb.log()).exp())
+        sigma = 1 / (1 + r)
+        sigma_bar = r * sigma
+    log_m = _arb(b) * t + qb.log() + (1 + r).log()
+    ss = sigma * sigma_bar
+    return log_m, a_b + d * sigma, d * d * ss, d * d * d * ss * (sigma_bar - sigma)
+
+
+def _interval_mul(x, y):
+    """``x y`` from the products of the ends (interval multiplication): tight for wide balls,
+    where the midpoint-radius product can reach far below the true lower end."""
+    ends = [u * v for u in (x.lower(), x.upper()) for v in (y.lower(), y.upper())]
+    out = ends[0]
+    for e in ends[1:]:
+        out = out.union(e)
+    return out
 
 
 def tilted_mp(prior, t):
@@ -98,6 +156,14 @@ def _sum(items):
 
 
 def _arb(value: Fraction):
+    """``value`` as an ``arb`` at the current precision (exact for dyadic values)."""
+    from flint import ctx
+
+    return _arb_at(value, ctx.prec)
+
+
+@lru_cache(maxsize=4096)
+def _arb_at(value: Fraction, prec: int):
     from flint import arb, fmpq
 
     return arb(fmpq(value.numerator, value.denominator))

@@ -2,9 +2,12 @@
 
 With a point value for every model flag it certifies one model (:func:`theory.certify`).
 Any of ``--theta``, ``--alpha``, ``--beta``, ``--sigma2`` given as a range ``LO:HI``
-certifies a parameter box instead (:func:`theory.certify_region`): a table of the
-fractions proved monotone, bistable or undecided, and with ``--figure`` the leaf boxes
-coloured by status under the fixed prior's closed-form boundary.
+certifies a parameter box instead (:func:`theory.certify_region`), and so does a prior
+whose numeric parameters are ranges (``--prior 'gaussian(mu=0.5:1, tau=0.2)'``): a table
+of the fractions proved monotone, bistable or undecided, and with ``--figure`` the leaf
+boxes coloured by status under the closed-form boundary. The subtrees of the box run on
+the executor (``--workers``, ``--scheduler``; :func:`numerics.certify_region_tasks`): the
+same certificate either way.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ import mpmath
 from rich.console import Console
 from rich.table import Table
 
-from ...theory import certify, certify_region, critical_alpha, pole_exponents_mp, pole_signs
+from ...numerics import certify_region_tasks
+from ...theory import RangedPrior, certify, parse_ranged_prior, pole_exponents_mp, pole_signs
 
-from ..render import style
-from ._args import PRIOR_HELP, add_json_flag, add_size_arguments, model_from_args, prior_arg
+from ._args import (PRIOR_HELP, add_executor_arguments, add_json_flag, add_size_arguments, executor_from_args,
+                    model_from_args)
 from ._limits import count, finite_float, limits_text
 from ._output import emit_json
+from ._region_figure import draw_region, figure_path
 
 #: the model flags that take a range ``LO:HI``
 RANGED = ("theta", "alpha", "beta", "sigma2")
@@ -43,7 +48,8 @@ def register(sub) -> None:
     add_size_arguments(p, fraction=True, alpha_type=_point_or_range, alpha_help="; or a range LO:HI inside (0, 1)")
     p.add_argument("--beta", type=_point_or_range, default=1.0, help="inverse temperature (> 0), default 1; or LO:HI")
     p.add_argument("--sigma2", type=_point_or_range, default=1.0, help="noise variance (> 0), default 1; or LO:HI")
-    p.add_argument("--prior", type=prior_arg, default="fixed", metavar="PRIOR", help=PRIOR_HELP)
+    p.add_argument("--prior", type=_prior_or_range, default="fixed", metavar="PRIOR",
+                   help=PRIOR_HELP + "; numbers may be ranges LO:HI, e.g. 'gaussian(mu=0.5:1, tau=0.2)' (region mode)")
     p.add_argument("--prec", type=count("prec"), default=128, help="working precision in bits (default 128)")
     p.add_argument("--min-width", type=finite_float, default=None,
                    help=f"ranges only: boxes narrower than this fraction of every range (alpha in log scale when "
@@ -51,6 +57,7 @@ def register(sub) -> None:
                    f"{MIN_WIDTH_LIMITS[0]:g} .. {MIN_WIDTH_LIMITS[1]:g})")
     p.add_argument("--figure", type=str, default=None, metavar="PATH",
                    help="ranges only: draw the leaf boxes coloured by status (PNG, and a PDF next to it)")
+    add_executor_arguments(p, default_workers=1)
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -68,13 +75,24 @@ def _point_or_range(text: str):
     return lo, hi
 
 
+def _prior_or_range(text: str) -> str:
+    """argparse type of ``--prior``: the canonical spec, ranges ``LO:HI`` allowed, or one clear message."""
+    try:
+        return parse_ranged_prior(text).spec
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def run(args) -> int:
     ranges = [name for name in RANGED if isinstance(getattr(args, name), tuple)]
-    if ranges:
+    if ranges or isinstance(parse_ranged_prior(args.prior), RangedPrior):
         return _run_region(args)
-    for flag in ("min_width", "figure"):
+    for flag in ("min_width", "figure", "scheduler"):
         if getattr(args, flag) is not None:
-            raise ValueError(f"--{flag.replace('_', '-')} needs a range LO:HI in --theta, --alpha, --beta or --sigma2")
+            raise ValueError(f"--{flag.replace('_', '-')} needs a range LO:HI in --theta, --alpha, --beta, --sigma2 "
+                             f"or --prior")
+    if args.workers != 1:
+        raise ValueError("--workers needs a range LO:HI in --theta, --alpha, --beta, --sigma2 or --prior")
     model = model_from_args(args)
     cert = certify(model, prec=args.prec)
     # the labels come from ball arithmetic (they never contradict the certificate); the
@@ -121,11 +139,12 @@ def _run_region(args) -> int:
     lo, hi = MIN_WIDTH_LIMITS
     if not lo <= min_width <= hi:
         raise ValueError(f"`min-width` must lie in [{lo:g}, {hi:g}] (relative width of a box), got {min_width!r}")
-    figure = _figure_path(args.figure) if args.figure is not None else None
-    cert = certify_region(args.theta, args.alpha, args.beta, args.sigma2, args.prior, min_width=min_width,
-                          prec=args.prec)
+    figure = figure_path(args.figure) if args.figure is not None else None
+    with executor_from_args(args):
+        cert = certify_region_tasks(args.theta, args.alpha, args.beta, args.sigma2, args.prior, min_width=min_width,
+                                    prec=args.prec)
     if figure is not None:
-        _draw(cert, figure)
+        draw_region(cert, figure)
     doc = cert.as_dict()
     if figure is not None:
         doc["figure"] = str(figure)
@@ -145,84 +164,11 @@ def _run_region(args) -> int:
     out.print(table)
     word = "certified" if cert.certified else "NOT certified (a proof failed its audit: a bug)"
     out.print(f"{cert.boxes_count} boxes, {cert.seconds:.2f} s, min width {region['min_width']:.3g}: {word}")
+    if region["ranges"].get("theta", [1.0])[0] == 0:
+        out.print("  theta = 0: the field vanishes there; each box's claim starting at theta = 0 is for theta > 0")
     if cert.fractions["undecided"]:
         out.print("  undecided: boxes down to the min width where no status holds on the whole box "
                   "(a phase boundary crosses them, or a root sits at a pole)")
     if figure is not None:
         out.print(f"  wrote {figure}")
     return 0
-
-
-def _figure_path(text: str) -> Path:
-    path = Path(text)
-    if not text.strip() or path.suffix.lower() != ".png":
-        raise ValueError(f"`figure` must be a .png path, got {text!r}")
-    if not path.parent.is_dir():
-        raise ValueError(f"`figure`: folder {str(path.parent)!r} does not exist")
-    return path
-
-
-#: colours of the statuses (as the phase figure)
-_COLOURS = {"monotone": "#9ecae1", "bistable": "#fdae6b", "undecided": "#d62728"}
-
-
-def _draw(cert, path: Path) -> None:
-    """Leaf boxes coloured by status over the first two ranged parameters (one: a strip),
-    with ``alpha_c(theta)`` and ``beta theta = 1`` where they live on these axes."""
-    from matplotlib.collections import PatchCollection  # matplotlib loads only when a figure is drawn
-    from matplotlib.patches import Patch, Rectangle
-
-
-    region = cert.region
-    names = list(region["ranges"])[:2]
-    fig, ax = style.figure(size=(5.0, 3.4))
-    rects, colours = [], []
-    for box in cert.boxes:
-        b = {k: (lo, hi) for k, lo, hi in box.bounds}
-        (x0, x1) = b[names[0]]
-        (y0, y1) = b[names[1]] if len(names) > 1 else (0.0, 1.0)
-        rects.append(Rectangle((x0, y0), x1 - x0, y1 - y0))
-        colours.append(_COLOURS[box.status])
-    ax.add_collection(PatchCollection(rects, facecolors=colours, edgecolors="face", linewidths=0.2))
-    xr = region["ranges"][names[0]]
-    yr = region["ranges"][names[1]] if len(names) > 1 else (0.0, 1.0)
-    ax.set_xlim(*xr)
-    ax.set_ylim(*yr)
-    if region["scale"].get(names[0]) == "log":
-        ax.set_xscale("log")
-    if len(names) > 1 and region["scale"].get(names[1]) == "log":
-        style.log_axis(ax, "y")
-        ax.set_ylim(*yr)
-    handles = [Patch(color=_COLOURS[k], label=f"{k} ({cert.fractions[k]:.2%})") for k in _COLOURS]
-    handles += _boundaries(ax, region, names)
-    ax.set_xlabel(_TEX[names[0]])
-    ax.set_ylabel(_TEX[names[1]] if len(names) > 1 else "")
-    if len(names) == 1:
-        ax.set_yticks([])
-    fixed = {k: v for k, v in region["fixed"].items()}
-    ax.set_title(f"certified boxes, {region['prior']} prior, " + style.params_text(**fixed) if fixed
-                 else f"certified boxes, {region['prior']} prior")
-    ax.legend(handles=handles, loc="lower right", frameon=True, framealpha=0.9)
-    style.save(fig, path)
-
-
-_TEX = {"theta": r"$\theta$", "alpha": r"$\alpha=R/L$", "beta": r"$\beta$", "sigma2": r"$\sigma^2$"}
-
-
-def _boundaries(ax, region, names) -> list:
-    """Draw ``alpha_c(theta)`` (fixed prior, theta and alpha the axes, beta and sigma2 fixed)
-    and ``beta theta = 1`` (theta an axis, beta fixed or the other axis); return the handles."""
-    import numpy as np
-
-    fixed, handles = region["fixed"], []
-    if region["prior"] != "fixed" or names[0] != "theta":
-        return handles
-    t = np.linspace(*region["ranges"]["theta"], 801)
-    if len(names) > 1 and names[1] == "alpha" and "beta" in fixed and "sigma2" in fixed:
-        ac = np.array([critical_alpha(float(x), fixed["beta"], fixed["sigma2"]) or np.nan for x in t])
-        handles += ax.plot(t, ac, "k-", lw=1.2, label=r"closed form $\alpha_c(\theta)$")
-    if "beta" in fixed and region["ranges"]["theta"][0] <= 1 / fixed["beta"] <= region["ranges"]["theta"][1]:
-        handles.append(ax.axvline(1 / fixed["beta"], color="k", ls="--", lw=1, label=r"$\beta\theta=1$"))
-    elif len(names) > 1 and names[1] == "beta":
-        handles += ax.plot(t, 1 / t, "k--", lw=1, label=r"$\beta\theta=1$")
-    return handles

@@ -1,9 +1,19 @@
-"""``sigrec phase``: the certified phase diagram over ``(theta, alpha)``."""
+"""``sigrec phase``: the certified phase diagram over ``(theta, alpha)``.
+
+By default the region certificate (:func:`theory.certify_region`, its subtrees on the
+executor through :func:`numerics.certify_region_tasks`) of ``theta in [0, theta_max]``
+(default 5) by ``alpha in [alpha_min, 1]`` (log): every box proved monotone or bistable
+for all its parameters, drawn coloured by status with the closed-form boundary, and
+checked box by box against the closed-form criterion (:func:`theory.region_proposition`).
+``--grid`` (or giving ``--n-theta`` / ``--n-alpha``) certifies a grid of points instead
+(:func:`verify.studies.phase_diagram`, a CSV), as before.
+"""
 
 from __future__ import annotations
 
 
 import argparse
+import json
 import math
 
 from rich.console import Console
@@ -11,9 +21,12 @@ from rich.console import Console
 
 from ._args import PRIOR_HELP, add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, prior_arg
 from ._atomic import atomic_folder
-from ._limits import bounded, check_grid, count, limits_text
+from ._certify import MIN_WIDTH, MIN_WIDTH_LIMITS
+from ._limits import bounded, check_grid, count, finite_float, limits_text
 from ._output import emit_json, stderr_progress
-from ...theory import sparse_threshold_prior
+from ._region_figure import draw_region
+from ...numerics import certify_region_tasks
+from ...theory import region_proposition, sparse_threshold_prior
 from ..render import plot_phase as plot
 from ..studies import phase_diagram, write_phase_csv as write_csv
 
@@ -29,17 +42,33 @@ def register(sub) -> None:
     p.add_argument("--beta", type=bounded("beta"), default=1.0)
     p.add_argument("--sigma2", type=bounded("sigma2"), default=1.0)
     p.add_argument("--prior", type=prior_arg, default="fixed", metavar="PRIOR", help=PRIOR_HELP)
-    p.add_argument("--theta-max", type=bounded("theta-max"), default=4.0)
+    p.add_argument("--theta-max", type=bounded("theta-max"), default=None,
+                   help="largest theta (default 5 for the region, 4 for --grid)")
     p.add_argument("--alpha-min", type=bounded("alpha-min"), default=1e-4)
-    p.add_argument("--n-theta", type=count("n-theta"), default=48)
-    p.add_argument("--n-alpha", type=count("n-alpha"), default=48)
+    p.add_argument("--grid", action="store_true",
+                   help="certify a grid of points (--n-theta x --n-alpha, written as phase.csv) instead of the "
+                   "region certificate; giving --n-theta or --n-alpha selects it")
+    p.add_argument("--n-theta", type=count("n-theta"), default=None, help="grid only: theta columns (default 48)")
+    p.add_argument("--n-alpha", type=count("n-alpha"), default=None, help="grid only: alpha rows (default 48)")
+    p.add_argument("--min-width", type=finite_float, default=MIN_WIDTH,
+                   help="region only: boxes narrower than this fraction of both ranges are not split further "
+                   "(default 2^-10)")
     add_out_argument(p, "sigrec-report", "output folder")
     add_executor_arguments(p, default_workers=1)
     add_json_flag(p)
     p.set_defaults(run=run)
 
 
+#: region mode: the largest beta * theta_max (boxes at large beta theta need ever finer splits)
+MAX_BETA_THETA = 50.0
+
+
 def run(args) -> int:
+    if not (args.grid or args.n_theta is not None or args.n_alpha is not None):
+        return _run_region(args)
+    args.n_theta = 48 if args.n_theta is None else args.n_theta
+    args.n_alpha = 48 if args.n_alpha is None else args.n_alpha
+    args.theta_max = 4.0 if args.theta_max is None else args.theta_max
     check_grid(args.n_theta, args.n_alpha)
     with executor_from_args(args), stderr_progress() as bar:
         task = bar.add_task("certifying", total=None)
@@ -80,3 +109,46 @@ def run(args) -> int:
 
 def _finite_or_none(x: float):
     return x if math.isfinite(x) else None
+
+
+def _run_region(args) -> int:
+    theta_max = 5.0 if args.theta_max is None else args.theta_max
+    if args.beta * theta_max > MAX_BETA_THETA:
+        raise ValueError(f"`theta-max` times `beta` must be <= {MAX_BETA_THETA:g} for the region certificate, got "
+                         f"{args.beta * theta_max:g} (use --grid for points beyond)")
+    if not args.alpha_min < 1:
+        raise ValueError(f"`alpha-min` must be < 1 for the region alpha in [alpha-min, 1], got {args.alpha_min!r}")
+    lo, hi = MIN_WIDTH_LIMITS
+    if not lo <= args.min_width <= hi:
+        raise ValueError(f"`min-width` must lie in [{lo:g}, {hi:g}] (relative width of a box), got {args.min_width!r}")
+    theta, alpha = (0.0, theta_max), (args.alpha_min, 1.0)
+    with executor_from_args(args), stderr_progress() as bar:
+        task = bar.add_task("certifying", total=None)
+        cert = certify_region_tasks(theta, alpha, args.beta, args.sigma2, args.prior, min_width=args.min_width,
+                                    log_alpha=True, progress=lambda d, t: bar.update(task, completed=d, total=t))
+    prop = region_proposition(args.prior, certificate=cert, theta=theta, alpha=alpha, beta=args.beta,
+                              sigma2=args.sigma2)
+    json_path, png_path = args.out / "phase-region.json", args.out / "phase.png"
+    with atomic_folder(args.out) as tmp:
+        (tmp / json_path.name).write_text(json.dumps(cert.as_dict()) + "\n")
+        drawn = draw_region(cert, tmp / png_path.name)
+    doc = {
+        "mode": "region", "beta": args.beta, "sigma2": args.sigma2, "prior": args.prior,
+        "region": cert.region, "fractions": cert.fractions, "boxes_count": cert.boxes_count,
+        "certified": cert.certified, "undecided_area": prop.undecided_area, "area": prop.area,
+        "criterion": prop.criterion, "contradictions_with_criterion": len(prop.contradictions),
+        "sparse_threshold_theta": _finite_or_none(sparse_threshold_prior(args.prior) / args.beta),
+        "drawn": drawn, "seconds": cert.seconds, "certificate": str(json_path), "figure": str(png_path),
+    }
+    if args.json:
+        emit_json(doc)
+    else:
+        f = cert.fractions
+        Console().print(
+            f"region theta in [0, {theta_max:g}] x alpha in [{args.alpha_min:g}, 1] (log), prior {args.prior}: "
+            f"{f['monotone']:.2%} monotone, {f['bistable']:.2%} bistable, {f['undecided']:.2%} undecided "
+            f"({cert.boxes_count} boxes, {'certified' if cert.certified else 'NOT certified'}, {cert.seconds:.1f} s); "
+            f"{len(prop.contradictions)} boxes contradict the criterion ({prop.criterion}). "
+            f"Wrote {json_path} and {png_path}."
+        )
+    return 0

@@ -75,8 +75,8 @@ def test_help_documents_the_default_min_width(capsys):
     (["--theta", "1:1", "--alpha", "0.5"], "--theta"),
     (["--theta", "1", "--alpha", "0.2:inf"], "--alpha"),
     (["--theta", "1", "--alpha", "nan:0.5"], "--alpha"),
-    (["--theta", "1", "--alpha", "0.2:1"], "`alpha`"),
-    (["--theta", "0:2", "--alpha", "0.5"], "`theta`"),
+    (["--theta", "1", "--alpha", "0.2:1.5"], "`alpha`"),
+    (["--theta=-1:2", "--alpha", "0.5"], "`theta`"),
     (["--theta", "1:2", "--alpha", "0.5", "--beta=-1:2"], "`beta`"),
     (["--theta", "1:2", "--alpha", "0.5", "--sigma2", "0:2"], "`sigma2`"),
     (["--theta", "1:2:3", "--alpha", "0.5"], "--theta"),
@@ -87,6 +87,12 @@ def test_help_documents_the_default_min_width(capsys):
     (["--theta", "1", "--alpha", "0.5", "--figure", "x.png"], "--figure"),
     (["--theta", "1:2", "--alpha", "0.5", "--figure", "/nonexistent-dir/x.png"], "figure"),
     (["--theta", "1:2", "--alpha", "0.5", "--figure", "x.txt"], "figure"),
+    (["--theta", "1", "--alpha", "0.5", "--workers", "2"], "--workers"),
+    (["--theta", "1", "--alpha", "0.5", "--prior", "gaussian(mu=1:0.5, tau=1)"], "LO < HI"),
+    (["--theta", "1", "--alpha", "0.5", "--prior", "gaussian(mu=0:1, tau=0:1)"], "corner mu=0, tau=0"),
+    (["--theta", "1", "--alpha", "0.5", "--prior", "rademacher(p=0.3:0.7)"], "corner p=0.3"),
+    (["--theta", "1", "--alpha", "0.5", "--prior", "discrete(values=[0:1, 2], probs=[0.5, 0.5])"], "--prior"),
+    (["--theta", "1", "--alpha", "0.5", "--prior", "gaussian(mu=0.5:1:2, tau=1)"], "LO:HI"),
 ])
 def test_bad_ranges_are_one_error_line_naming_the_parameter(capsys, argv, name):
     assert main(["certify", *argv]) == 2
@@ -94,3 +100,29 @@ def test_bad_ranges_are_one_error_line_naming_the_parameter(capsys, argv, name):
     lines = captured.err.strip().splitlines()
     assert captured.out == "" and len(lines) == 1 and lines[0].startswith("error:") and name in lines[0]
     assert "internal error" not in lines[0]
+
+
+def test_the_default_region_reaches_theta_0_and_alpha_1(capsys):
+    """theta = 0 may start a box (its claim is for theta > 0) and alpha = 1 end one."""
+    assert main(["certify", "--theta", "0:5", "--alpha", "1e-4:1", "--min-width", "0.0625", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["certified"] and doc["region"]["ranges"] == {"theta": [0.0, 5.0], "alpha": [1e-4, 1.0]}
+    ends = [b for b in doc["boxes"] if b["alpha"][1] == 1.0 and b["status"] != "undecided"]
+    starts = [b for b in doc["boxes"] if b["theta"][0] == 0.0 and b["status"] != "undecided"]
+    assert ends and starts and all(b["status"] == "monotone" for b in ends + starts)
+    # independent route: the point certificate at alpha = 1 and near theta = 0
+    assert certify(Model(4.9, 1.0)).status == "monotone" and certify(Model(1e-9, 1e-4)).status == "monotone"
+
+
+def test_a_ranged_prior_is_a_side_of_the_box(capsys):
+    assert main(["certify", "--theta", "2", "--alpha", "0.05", "--prior", "gaussian(mu=0.5:1, tau=0.2)",
+                 "--min-width", "0.0625", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["region"]["ranges"] == {"mu": [0.5, 1.0]} and doc["region"]["prior"] == "gaussian(mu=0.5:1, tau=0.2)"
+    assert doc["certified"] and all(set(b) >= {"mu", "status"} for b in doc["boxes"])
+    # independent route: the point certificate at the ends of each certified box
+    for box in doc["boxes"][:: max(1, len(doc["boxes"]) // 6)]:
+        if box["status"] == "undecided":
+            continue
+        for mu in box["mu"]:
+            assert certify(Model(2.0, 0.05, prior=f"gaussian({mu!r}, 0.2)")).status == box["status"], box
