@@ -22,6 +22,7 @@ from ._evidence import evidence_section
 from ._experiments import reproduce_section
 from ._landscape import monotone_section
 from ._priors import priors_section
+from ._regions import regions_section
 from ._recursion import filtering_section, stability_section, tracking_section
 from ._setting import lemma_section, limit_section, model_section
 
@@ -50,6 +51,7 @@ def build(out: Path, data, extra_sections=()) -> Document:
         effective_section(doc, data, out)
     diffusion_section(doc, data)
     priors_section(doc, data)
+    regions_section(doc, data)
     for fn in extra_sections:
         fn(doc, out)
     if data.reproduction is not None:
