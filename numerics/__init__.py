@@ -37,6 +37,7 @@ from ._progress import report
 from ._schedule import Schedule
 from ._simulate import LONG_CONTEXT, Problem, Simulation, kernel_floats, simulate
 from ._start import start_law
+from ._certified_time import CrossingStep, crossing_step, ode_time_ball
 
 __all__ = [
     # problems, schedules, simulations
@@ -84,4 +85,8 @@ __all__ = [
     "machine_workers",
     "available_memory",
     "shutdown_local",
+    # the step at which a schedule crosses a certified ODE time
+    "crossing_step",
+    "CrossingStep",
+    "ode_time_ball",
 ]

@@ -51,6 +51,8 @@ from ._subspace_laws import SubspaceLaw, parse_subspace_law
 from ._subspace_quadrature import subspace_quadrature
 from ._subspace_stability import critical_thetas, find_subspace_equilibria, mixture_eigenvalues
 from ._region import RegionBox, RegionCertificate, certify_region
+from ._basin import Basin, certified_basin
+from ._ode_time import TimeEnclosure, certified_time
 
 __all__ = [
     # the model and its prior
@@ -117,4 +119,9 @@ __all__ = [
     "same",
     "width",
     "validate",
+    # certified quantities of the limit ODE: basins and times
+    "certified_basin",
+    "Basin",
+    "certified_time",
+    "TimeEnclosure",
 ]

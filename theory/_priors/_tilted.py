@@ -37,7 +37,7 @@ def tilted(prior, t) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def tilted_ball(prior, t):
     """``log M``, ``mu1``, ``v`` and the third central moment ``k3 = dv/dt`` of the tilted
     law of ``prior`` at the python-flint ``arb`` ball ``t`` (rigorous enclosures;
-    ``dmu1/dt = v``)."""
+    ``dmu1/dt = v``), or at an ``arb_series`` ``t`` (their Taylor coefficients)."""
     from flint import arb
 
     zero = arb(0) + 0 * t
@@ -51,7 +51,7 @@ def tilted_ball(prior, t):
     # weights exp(v t) relative to the atom nearest the centre of t: arb has no
     # overflow, this only keeps the balls tight; central moments about the tilted
     # mean are formed atom by atom (no cancellation of raw moments)
-    centre = t.mid()
+    centre = t.mid() if isinstance(t, arb) else t[0].mid()  # an arb_series: its constant term
     ref = max(prior.support, key=lambda a: float(a[0]) * float(centre))[0]
     ref_b = _arb(ref)
     e = [q * ((v - ref_b) * t).exp() for v, q in atoms]
