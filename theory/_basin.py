@@ -30,39 +30,56 @@ from ._roots import precision, sign
 
 
 @dataclass(frozen=True)
-class Basin:
-    """Where the limit flow from ``rho0`` goes, certified.
+class FlowEnd:
+    """An equilibrium at an end of a flow segment: a pole ``+-1``, an interior root in its
+    certified bracket ``[lo, hi]`` (``lo == hi`` when known exactly), or the start itself.
 
-    Attributes
-    ----------
-    rho0 : float
-    direction : int
-        Certified sign of ``F(rho0)``: ``+1`` up, ``-1`` down, ``0`` a fixed point.
-    kind : {"pole", "interior", "fixed"}
-        The limit is a pole ``+-1``, an interior equilibrium, or ``rho0`` itself.
-    lo, hi : float
-        Bracket of the limit (``lo == hi`` when it is known exactly: a pole, ``rho = 0`` of a
-        mean-zero prior, or the start itself).
-    stability : str
-        ``"stable"``/``"unstable"`` (certified); a pole whose exponent ``F'(+-1)`` is zero
-        or undecided is ``"neutral or undecided"``.
+    ``stability`` is ``"stable"``/``"unstable"`` (certified); a pole whose exponent
+    ``F'(+-1)`` is zero or undecided is ``"neutral or undecided"``.
     """
 
-    rho0: float
-    direction: int
     kind: str
     lo: float
     hi: float
     stability: str
 
     @property
-    def limit(self) -> float:
-        """The point estimate of the limit: ``(lo + hi) / 2``."""
+    def point(self) -> float:
+        """The point estimate: ``(lo + hi) / 2``."""
         return self.lo if self.lo == self.hi else 0.5 * (self.lo + self.hi)
 
+    def describe(self) -> str:
+        where = f"rho = {self.lo:g}" if self.lo == self.hi else f"rho* in [{self.lo:.12g}, {self.hi:.12g}]"
+        return f"the {self.stability} {'pole' if self.kind == 'pole' else 'equilibrium'} {where}"
+
     def as_dict(self) -> dict:
-        return {"rho0": self.rho0, "direction": self.direction, "kind": self.kind, "lo": self.lo, "hi": self.hi,
-                "limit": self.limit, "stability": self.stability}
+        return {"kind": self.kind, "lo": self.lo, "hi": self.hi, "point": self.point, "stability": self.stability}
+
+
+@dataclass(frozen=True)
+class Basin:
+    """Where the limit flow from ``rho0`` goes, and where it comes from, certified.
+
+    Attributes
+    ----------
+    rho0 : float
+    direction : int
+        Certified sign of ``F(rho0)``: ``+1`` up, ``-1`` down, ``0`` a fixed point.
+    limit : FlowEnd
+        The equilibrium the flow tends to as ``t -> inf`` (kind ``"fixed"``: ``rho0`` itself).
+    source : FlowEnd
+        The first equilibrium behind ``rho0`` (the limit as ``t -> -inf``): the flow moves
+        away from it, so nothing between it and ``rho0``, or beyond it, is ever reached.
+    """
+
+    rho0: float
+    direction: int
+    limit: FlowEnd
+    source: FlowEnd
+
+    def as_dict(self) -> dict:
+        return {"rho0": self.rho0, "direction": self.direction, "limit": self.limit.as_dict(),
+                "source": self.source.as_dict()}
 
 
 def check_alignment(name: str, value, *, closed: bool = True) -> float:
@@ -99,40 +116,47 @@ def certified_basin(model: Model, rho0: float, prec: int = 128) -> Basin:
     if cert.status == "degenerate":
         raise ValueError("`model`: theta = 0, the field vanishes identically (every rho is fixed, no basins)")
     if abs(r0) == 1:
-        return Basin(r0, 0, "fixed", r0, r0, _pole_label(model, r0, prec))
+        fixed = FlowEnd("fixed", r0, r0, _pole_label(model, r0, prec))
+        return Basin(r0, 0, fixed, fixed)
     exact = [e for e in cert.equilibria if e.exact and e.lo == r0]
     if exact:
-        return Basin(r0, 0, "fixed", r0, r0, exact[0].stability)
+        fixed = FlowEnd("fixed", r0, r0, exact[0].stability)
+        return Basin(r0, 0, fixed, fixed)
     with precision(prec):
         s = sign(field_ball(model, arb(r0)))
     if s == 0:
         raise ValueError(f"`rho0`: the sign of the field at rho0 = {r0!r} is not decided at {prec} bits "
                          "(rho0 sits at an equilibrium, or within its bracket)")
-    target = _first_root(cert.equilibria, r0, s)
-    end = float(s) if target is None else target.lo if s > 0 else target.hi
+    ahead, behind = _neighbours(cert.equilibria, r0, s)
+    limit, source = (_end(model, e, d, prec) for e, d in ((ahead, s), (behind, -s)))
     for a, b in cert.undecided:
-        if a <= max(r0, end) and min(r0, end) <= b:
-            raise ValueError(f"`rho0`: the certificate leaves [{a:.12g}, {b:.12g}] undecided, between rho0 = {r0!r} "
-                             "and its limit: the basin is not certified")
-    if target is None:
-        return Basin(r0, s, "pole", float(s), float(s), _pole_label(model, float(s), prec))
-    return Basin(r0, s, "interior", target.lo, target.hi, target.stability)
+        if a <= max(limit.hi, source.hi) and min(limit.lo, source.lo) <= b:
+            raise ValueError(f"`rho0`: the certificate leaves [{a:.12g}, {b:.12g}] undecided, between the "
+                             f"equilibria around rho0 = {r0!r}: the basin is not certified")
+    return Basin(r0, s, limit, source)
 
 
-def _first_root(equilibria, r0: float, s: int) -> Bracket | None:
-    """The first certified root from ``r0`` in direction ``s`` (``None``: the pole)."""
-    ahead = []
+def _neighbours(equilibria, r0: float, s: int):
+    """The first certified root from ``r0`` in direction ``s`` and in direction ``-s``
+    (``None``: the pole on that side)."""
+    up, down = [], []
     for e in equilibria:
         if e.lo <= r0 <= e.hi:
-            # F > 0 left of a stable root and right of an unstable one, so a start inside a
-            # bracket (with F(rho0) != 0) moves toward the root iff the root is stable
-            if e.stability == "stable":
-                ahead.append(e)
-        elif (e.lo > r0) == (s > 0):
-            ahead.append(e)
-    if not ahead:
-        return None
-    return min(ahead, key=lambda e: e.lo) if s > 0 else max(ahead, key=lambda e: e.hi)
+            # F > 0 left of a stable root and right of an unstable one: with F(rho0) of sign
+            # s, the root of a bracket holding rho0 lies in direction s iff it is stable
+            (up if (e.stability == "stable") == (s > 0) else down).append(e)
+        else:
+            (up if e.lo > r0 else down).append(e)
+    first_up = min(up, key=lambda e: e.lo) if up else None
+    first_down = max(down, key=lambda e: e.hi) if down else None
+    return (first_up, first_down) if s > 0 else (first_down, first_up)
+
+
+def _end(model: Model, bracket: Bracket | None, side: int, prec: int) -> FlowEnd:
+    """The :class:`FlowEnd` of a bracket, or of the pole ``side`` when there is none."""
+    if bracket is None:
+        return FlowEnd("pole", float(side), float(side), _pole_label(model, float(side), prec))
+    return FlowEnd("interior", bracket.lo, bracket.hi, bracket.stability)
 
 
 def _pole_label(model: Model, pole: float, prec: int) -> str:

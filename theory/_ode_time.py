@@ -145,21 +145,24 @@ def certified_time(model: Model, rho0: float, rho1: float, rtol: float = 1e-6, *
 
 
 def _check_reached(basin: Basin, r0: float, r1: float) -> None:
-    """Refuse a ``rho1`` the flow from ``r0`` never reaches (it stops at ``basin``)."""
-    s = basin.direction
-    where = "rho* = {:.12g}".format(basin.lo) if basin.lo == basin.hi else f"rho* in [{basin.lo:.12g}, {basin.hi:.12g}]"
-    limit = f"the {basin.stability} {'pole' if basin.kind == 'pole' else 'equilibrium'} {where}"
+    """Refuse a ``rho1`` the flow from ``r0`` never reaches: behind ``r0`` (the flow moves away
+    from ``basin.source``), at or beyond ``basin.limit``, or inside the limit's bracket."""
+    s, limit, source = basin.direction, basin.limit, basin.source
     if s == 0:
-        raise ValueError(f"`rho0`: rho0 = {r0!r} is an equilibrium ({basin.stability}): the flow stays there and "
+        raise ValueError(f"`rho0`: rho0 = {r0!r} is an equilibrium ({limit.stability}): the flow stays there and "
                          f"never reaches rho1 = {r1!r}")
+    way = "up" if s > 0 else "down"
     if (r1 - r0) * s < 0:
-        raise ValueError(f"`rho1`: the field {'increases' if s > 0 else 'decreases'} rho from rho0 = {r0!r} "
-                         f"(toward {limit}): it never reaches rho1 = {r1!r} {'below' if s > 0 else 'above'} it")
-    if basin.kind == "interior" and (r1 >= basin.lo if s > 0 else r1 <= basin.hi):
-        inside = basin.lo <= r1 <= basin.hi
-        why = "lies within the bracket of" if inside else "lies beyond"
-        raise ValueError(f"`rho1`: rho1 = {r1!r} {why} {limit}, which the flow from rho0 = {r0!r} tends to"
-                         f"{' (it may never be reached)' if inside else ' and never crosses'}")
+        past = r1 < source.lo if s > 0 else r1 > source.hi
+        where = (f"{source.describe()} lies between them" if past and source.kind == "interior"
+                 else f"it moves away from {source.describe()}")
+        raise ValueError(f"`rho1`: the flow from rho0 = {r0!r} moves {way}, toward {limit.describe()}, and never "
+                         f"reaches rho1 = {r1!r} {'below' if s > 0 else 'above'} it: {where}")
+    if limit.kind == "interior" and (r1 >= limit.lo if s > 0 else r1 <= limit.hi):
+        inside = limit.lo <= r1 <= limit.hi
+        raise ValueError(f"`rho1`: the flow from rho0 = {r0!r} moves {way} and tends to {limit.describe()}"
+                         + (f", whose bracket holds rho1 = {r1!r} (it may never be reached)" if inside
+                            else f": it never reaches rho1 = {r1!r} beyond it"))
 
 
 def _integrate(model: Model, a: float, b: float, s: int, rtol: float, order: int) -> tuple[arb, int]:
