@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from flint import arb
 
-from ._certify import Bracket, certify, pole_signs
+from ._certify import Bracket, Certificate, certify, pole_signs
 from ._field_ball import field_ball
 from ._model import Model
 from ._roots import precision, sign
@@ -94,7 +94,7 @@ def check_alignment(name: str, value, *, closed: bool = True) -> float:
     return value
 
 
-def certified_basin(model: Model, rho0: float, prec: int = 128) -> Basin:
+def certified_basin(model: Model, rho0: float, prec: int = 128, *, certificate: Certificate | None = None) -> Basin:
     """The certified limit of the flow ``d rho/dt = F(rho)`` started at ``rho0``.
 
     Parameters
@@ -104,6 +104,9 @@ def certified_basin(model: Model, rho0: float, prec: int = 128) -> Basin:
         Start in ``[-1, 1]`` (a pole is a fixed point).
     prec : int
         Working precision in bits of the certificate and of the sign at ``rho0``.
+    certificate : Certificate, optional
+        ``certify(model, prec=prec)`` when the caller already has it (it is not recomputed;
+        the caller vouches that it is this model's).
 
     Raises
     ------
@@ -112,7 +115,12 @@ def certified_basin(model: Model, rho0: float, prec: int = 128) -> Basin:
         root whose side cannot be told, or an undecided box between the start and its limit.
     """
     r0 = check_alignment("rho0", rho0)
-    cert = certify(model, prec=prec)
+    if certificate is None:
+        cert = certify(model, prec=prec)
+    elif isinstance(certificate, Certificate) and certificate.prec == prec:
+        cert = certificate
+    else:
+        raise ValueError(f"`certificate` must be the Certificate of certify(model, prec={prec!r}), got {certificate!r}")
     if cert.status == "degenerate":
         raise ValueError("`model`: theta = 0, the field vanishes identically (every rho is fixed, no basins)")
     if abs(r0) == 1:

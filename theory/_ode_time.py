@@ -99,12 +99,12 @@ class TimeEnclosure:
 
     def as_dict(self) -> dict:
         return {"lo": self.lo, "hi": self.hi, "rho0": self.rho0, "rho1": self.rho1, "direction": self.direction,
-                "limit": self.basin.as_dict(), "pieces": self.pieces, "order": self.order, "prec": self.prec,
+                "basin": self.basin.as_dict(), "pieces": self.pieces, "order": self.order, "prec": self.prec,
                 "rtol": self.rtol, "relative_width": self.relative_width}
 
 
 def certified_time(model: Model, rho0: float, rho1: float, rtol: float = 1e-6, *, prec: int = 128,
-                   order: int = ORDER) -> TimeEnclosure:
+                   order: int = ORDER, certificate=None) -> TimeEnclosure:
     """Enclose the time the limit flow takes from ``rho0`` to ``rho1`` (see the module doc).
 
     Parameters
@@ -118,6 +118,10 @@ def certified_time(model: Model, rho0: float, rho1: float, rtol: float = 1e-6, *
         Working precision in bits.
     order : int
         Even Taylor order of the piece rule, in ``[2, 24]``.
+    certificate : Certificate, optional
+        ``certify(model, prec=prec)`` if at hand (see :func:`theory.certified_basin`); it
+        decides only the direction and the refusals: the enclosure re-proves the sign of ``F``
+        on every piece.
 
     Raises
     ------
@@ -133,7 +137,7 @@ def certified_time(model: Model, rho0: float, rho1: float, rtol: float = 1e-6, *
         raise ValueError(f"`prec` must be an integer number of bits in [53, {MAX_PREC}], got {prec!r}")
     if isinstance(order, bool) or not isinstance(order, numbers.Integral) or order % 2 or not 2 <= order <= 24:
         raise ValueError(f"`order` must be an even integer in [2, 24], got {order!r}")
-    basin = certified_basin(model, r0, prec=prec)
+    basin = certified_basin(model, r0, prec=prec, certificate=certificate)
     args = dict(rho0=r0, rho1=r1, basin=basin, order=int(order), prec=int(prec), rtol=float(rtol))
     if r0 == r1:
         return TimeEnclosure(0.0, 0.0, direction=0, pieces=0, **args)

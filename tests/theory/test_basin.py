@@ -58,3 +58,13 @@ def test_gaps_of_the_certificate_are_refused():
     # a start at the exact root of a mean-zero law, off by less than the working precision
     with pytest.raises(ValueError, match="not decided"):
         certified_basin(Model(1.5, 0.5, prior="rademacher"), 1e-60)
+
+
+def test_a_certificate_at_hand_is_used_and_checked():
+    model = Model(3.0, 0.01)
+    cert = certify(model, prec=128)
+    assert certified_basin(model, 0.0, certificate=cert) == certified_basin(model, 0.0)
+    with pytest.raises(ValueError, match="`certificate`"):
+        certified_basin(model, 0.0, prec=200, certificate=cert)
+    with pytest.raises(ValueError, match="`certificate`"):
+        certified_basin(model, 0.0, certificate="monotone")

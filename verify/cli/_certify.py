@@ -21,6 +21,7 @@ from ...theory import certify, certify_region, critical_alpha, pole_exponents_mp
 
 from ..render import style
 from ._args import PRIOR_HELP, add_json_flag, add_size_arguments, model_from_args, prior_arg
+from ._certify_time import add_time_arguments, check_time_flags, print_time, time_doc
 from ._limits import count, finite_float, limits_text
 from ._output import emit_json
 
@@ -51,6 +52,7 @@ def register(sub) -> None:
                    f"{MIN_WIDTH_LIMITS[0]:g} .. {MIN_WIDTH_LIMITS[1]:g})")
     p.add_argument("--figure", type=str, default=None, metavar="PATH",
                    help="ranges only: draw the leaf boxes coloured by status (PNG, and a PDF next to it)")
+    add_time_arguments(p)
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -70,6 +72,7 @@ def _point_or_range(text: str):
 
 def run(args) -> int:
     ranges = [name for name in RANGED if isinstance(getattr(args, name), tuple)]
+    check_time_flags(args, ranges)
     if ranges:
         return _run_region(args)
     for flag in ("min_width", "figure"):
@@ -87,7 +90,7 @@ def run(args) -> int:
         poles[key] = {"stability": _LABEL[sign], "exponent_text": mpmath.nstr(value, 6)}
         if math.isfinite(as_float) and (as_float != 0 or value == 0):
             poles[key]["exponent"] = as_float
-    doc = {"model": model.as_dict(), **cert.as_dict(), "poles": poles}
+    doc = {"model": model.as_dict(), **cert.as_dict(), "poles": poles, **time_doc(args, model, cert)}
     if args.json:
         emit_json(doc)
         return 0
@@ -105,6 +108,7 @@ def run(args) -> int:
               f"F'(-1) = {poles['minus']['exponent_text']} ({poles['minus']['stability']})")
     for n in cert.notes:
         out.print(f"  note: {n}")
+    print_time(out, doc)
     return 0
 
 
