@@ -84,18 +84,19 @@ class TimeEnclosure:
     prec: int
     rtol: float
 
+    def contains(self, value) -> bool:
+        """True iff ``lo <= value <= hi`` (``value`` a float, an mpmath number, ...)."""
+        return self.lo <= value <= self.hi
+
     @property
     def mid(self) -> float:
+        """The centre ``(lo + hi) / 2`` (a point estimate, not a bound)."""
         return 0.5 * (self.lo + self.hi)
 
     @property
     def relative_width(self) -> float:
         """``(hi - lo) / |mid|`` (0 for the zero time)."""
         return (self.hi - self.lo) / abs(self.mid) if self.mid else 0.0
-
-    def contains(self, value) -> bool:
-        """True iff ``lo <= value <= hi`` (``value`` a float, an mpmath number, ...)."""
-        return self.lo <= value <= self.hi
 
     def as_dict(self) -> dict:
         return {"lo": self.lo, "hi": self.hi, "rho0": self.rho0, "rho1": self.rho1, "direction": self.direction,

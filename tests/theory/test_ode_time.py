@@ -69,7 +69,8 @@ def test_downward_flow_in_the_lower_basin():
     assert enc.basin.source.kind == "interior" and enc.basin.source.stability == "unstable"
 
 
-PRIORS = ["fixed", "rademacher", "bernoulli(0.3)", "gaussian(0.5, 1)", "discrete(values=[-1, 0.5, 2], probs=[0.2, 0.5, 0.3])"]
+PRIORS = ["fixed", "rademacher", "bernoulli(0.3)", "gaussian(0.5, 1)",
+          "discrete(values=[-1, 0.5, 2], probs=[0.2, 0.5, 0.3])"]
 
 
 def random_case(seed):
