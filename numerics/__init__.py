@@ -39,6 +39,7 @@ from ._simulate import LONG_CONTEXT, Problem, Simulation, kernel_floats, simulat
 from ._start import start_law
 from ._subspace_simulate import SubspaceProblem, SubspaceSimulation, simulate_subspace
 from ._region_tasks import certify_region_tasks
+from ._certified_time import CrossingStep, crossing_step, ode_time_ball
 
 __all__ = [
     # problems, schedules, simulations
@@ -92,4 +93,8 @@ __all__ = [
     "simulate_subspace",
     # region certificates on the executor
     "certify_region_tasks",
+    # the step at which a schedule crosses a certified ODE time
+    "crossing_step",
+    "CrossingStep",
+    "ode_time_ball",
 ]

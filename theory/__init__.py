@@ -57,6 +57,8 @@ from ._subspace_circle import CircleCertificate, DiskCertificate, certify_circle
 from ._heads import heads_equilibrium, heads_flow, heads_jacobian, integrate_heads, principal_angles
 from ._priors import RangedPrior, parse_ranged_prior
 from ._region_proposition import DEFAULT_REGION, RegionProposition, region_proposition
+from ._basin import Basin, certified_basin
+from ._ode_time import TimeEnclosure, certified_time
 
 __all__ = [
     # the model and its prior
@@ -145,4 +147,9 @@ __all__ = [
     "region_proposition",
     "RegionProposition",
     "DEFAULT_REGION",
+    # certified quantities of the limit ODE: basins and times
+    "certified_basin",
+    "Basin",
+    "certified_time",
+    "TimeEnclosure",
 ]

@@ -37,7 +37,7 @@ def tilted(prior, t) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def tilted_ball(prior, t):
     """``log M``, ``mu1``, ``v`` and the third central moment ``k3 = dv/dt`` of the tilted
     law of ``prior`` at the python-flint ``arb`` ball ``t`` (rigorous enclosures;
-    ``dmu1/dt = v``)."""
+    ``dmu1/dt = v``), or at an ``arb_series`` ``t`` (their Taylor coefficients)."""
     from flint import ctx
 
     params = _ball_params(prior, ctx.prec)
@@ -65,6 +65,8 @@ def finite_ball(atoms, t):
     """:func:`tilted_ball` of the finite law ``atoms = [(value, prob), ...]`` (values exact
     fractions, probabilities balls: every law they hold; the probabilities need not be
     normalised balls, only to hold the true ones)."""
+    from flint import arb
+
     zero = 0 * t
     if len(atoms) == 1:
         v = _arb(atoms[0][0])
@@ -74,7 +76,7 @@ def finite_ball(atoms, t):
     # weights exp(v t) relative to the atom nearest the centre of t: arb has no
     # overflow, this only keeps the balls tight; central moments about the tilted
     # mean are formed atom by atom (no cancellation of raw moments)
-    centre = float(t.mid())
+    centre = float(t.mid() if isinstance(t, arb) else t[0].mid())  # an arb_series: its constant term
     ref = max(atoms, key=lambda a: float(a[0]) * centre)[0]
     ref_b = _arb(ref)
     balls = [(_arb(v), _arb(v - ref), q) for v, q in atoms]

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...numerics import basins, effective_step, flow_map, measure_rate, plan_recovery, simulate
-from ...theory import central_difference, evaluate
+from ...numerics import effective_step, flow_map, measure_rate, plan_recovery, simulate
+from ...theory import central_difference, certified_basin, evaluate
 
 from ._common import one_step_increments
-from ._context import CheckContext, equilibria
+from ._context import CheckContext, certificate, equilibria
 from ._figures import nuisance_figure, trajectories_figure
 from ._record import CheckRecord
 from ._schedule import RECOVERY_LEVEL, _schedule_seed, default_schedule
@@ -140,8 +140,8 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     at least :data:`RECOVERY_FRACTION` of the runs end with ``|rho| >= 0.99``; when the
     simulated ODE time is shorter than the ODE needs and recovery is not seen, the
     condition is "undecided". Consistency: the sign of ``rho_final`` equals the sign of
-    the ODE limit (``numerics.basins`` with the certified equilibria of
-    ``theory.certify``, bracket midpoints) from the run's own ``rho_0``, for every run
+    certified ODE limit (:func:`certified_limits`: ``theory.certified_basin`` with the
+    certificate of ``theory.certify``) from the run's own ``rho_0``, for every run
     whose ``rho_0`` is outside the noise band around an unstable interior equilibrium
     (:func:`noise_band`) and whom the ODE flow, run for the ODE time the simulation
     had, has carried clear of zero (``|Phi_t(rho_0)| >= 3 s``, ``s`` the robust spread of
@@ -153,7 +153,7 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     sched, steps, info, sim = _convergence_run(case, ctx)
     eq = equilibria(m)
     r0, rf = sim.initial_rho, sim.final_rho
-    pred = basins(m, r0, equilibria=eq).limit
+    pred = certified_limits(m, r0)
     band = noise_band(m, eq, case.problem, sched, ctx.seed_for(case.name, "sga.convergence", "band"))
     amb = band.contains(r0)
     recovered = np.abs(rf) >= RECOVERY_LEVEL
@@ -232,10 +232,25 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     ]
 
 
+def certified_limits(model, starts) -> np.ndarray:
+    """The certified limit of the limit flow from each start (``theory.certified_basin``, one
+    cached certificate): ``+-1``, an interior equilibrium (bracket midpoint), the start itself
+    when it is fixed, and ``nan`` where the basin is not certified (a start at a root or within
+    its bracket, a gap of the certificate, ``theta = 0``), so that such a run is not compared."""
+    cert = certificate(model)
+    out = np.full(np.shape(starts), np.nan)
+    for i, r in enumerate(np.asarray(starts, dtype=float).ravel()):
+        try:
+            out.flat[i] = certified_basin(model, float(r), certificate=cert).limit.point
+        except ValueError:
+            pass
+    return out
+
+
 def _convergence_message(agree, amb, settled, band: NoiseBand, info, budget_msg: str, sched) -> str:
     """The message of ``sga.convergence``: what was compared, what was excluded and why, and,
     when nothing decisive was measured, what would decide it."""
-    msg = (f"sign of rho_final agrees with the ODE basin of rho_0 for {int(agree.sum())}/{agree.size} runs "
+    msg = (f"sign of rho_final agrees with the certified ODE basin of rho_0 (ball arithmetic) for {int(agree.sum())}/{agree.size} runs "
            f"({int(amb.sum())} started where the step noise decides the basin and "
            f"{int((~settled & ~amb).sum())} not yet carried clear of 0 by the ODE excluded)")
     if band.parts:

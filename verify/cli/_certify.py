@@ -25,6 +25,7 @@ from ...theory import RangedPrior, certify, parse_ranged_prior, pole_exponents_m
 
 from ._args import (PRIOR_HELP, add_executor_arguments, add_json_flag, add_size_arguments, executor_from_args,
                     model_from_args)
+from ._certify_time import add_time_arguments, check_time_flags, print_time, time_doc
 from ._limits import count, finite_float, limits_text
 from ._output import emit_json
 from ._region_figure import draw_region, figure_path
@@ -58,6 +59,7 @@ def register(sub) -> None:
     p.add_argument("--figure", type=str, default=None, metavar="PATH",
                    help="ranges only: draw the leaf boxes coloured by status (PNG, and a PDF next to it)")
     add_executor_arguments(p, default_workers=1)
+    add_time_arguments(p)
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -85,7 +87,9 @@ def _prior_or_range(text: str) -> str:
 
 def run(args) -> int:
     ranges = [name for name in RANGED if isinstance(getattr(args, name), tuple)]
-    if ranges or isinstance(parse_ranged_prior(args.prior), RangedPrior):
+    ranged_prior = isinstance(parse_ranged_prior(args.prior), RangedPrior)
+    check_time_flags(args, ranges + (["prior"] if ranged_prior else []))
+    if ranges or ranged_prior:
         return _run_region(args)
     for flag in ("min_width", "figure", "scheduler"):
         if getattr(args, flag) is not None:
@@ -105,7 +109,7 @@ def run(args) -> int:
         poles[key] = {"stability": _LABEL[sign], "exponent_text": mpmath.nstr(value, 6)}
         if math.isfinite(as_float) and (as_float != 0 or value == 0):
             poles[key]["exponent"] = as_float
-    doc = {"model": model.as_dict(), **cert.as_dict(), "poles": poles}
+    doc = {"model": model.as_dict(), **cert.as_dict(), "poles": poles, **time_doc(args, model, cert)}
     if args.json:
         emit_json(doc)
         return 0
@@ -123,6 +127,7 @@ def run(args) -> int:
               f"F'(-1) = {poles['minus']['exponent_text']} ({poles['minus']['stability']})")
     for n in cert.notes:
         out.print(f"  note: {n}")
+    print_time(out, doc)
     return 0
 
 
