@@ -168,7 +168,7 @@ class Document:
                 # fixed-width columns are set ragged right (justified narrow columns stretch into underfull
                 # lines and hyphenate words), rows then end with \tabularnewline (\\ is \raggedright's)
                 rag, end = (r"\raggedright ", r" \tabularnewline") if widths else ("", r" \\")
-                out += [r"\begin{table}[ht]", r"\centering", r"\footnotesize", r"\setlength{\tabcolsep}{3pt}",
+                out += [r"\begin{table}[!htbp]", r"\centering", r"\footnotesize", r"\setlength{\tabcolsep}{3pt}",
                         rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
                         " & ".join(rag + _escape_text(h) for h in header) + end, r"\midrule"]
                 out += [r"\midrule" if tuple(r) == GROUP_RULE else
@@ -179,7 +179,7 @@ class Document:
                 out += [r"\end{table}", ""]
             elif kind == "figure":
                 stem, caption, width = v
-                out += [r"\begin{figure}[ht]", r"\centering",
+                out += [r"\begin{figure}[!htbp]", r"\centering",
                         rf"\includegraphics[width={width}\linewidth]{{{stem}}}",
                         rf"\caption{{{_escape_text(caption)}}}", r"\end{figure}", ""]
         return "\n".join(out)

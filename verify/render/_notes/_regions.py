@@ -11,7 +11,7 @@ from ._format import _g
 
 
 def _pct(x: float) -> str:
-    return f"{100 * x:.2f}\\%"
+    return f"{100 * x:.2f}%"
 
 
 def regions_section(doc, data) -> None:
@@ -66,4 +66,4 @@ def regions_section(doc, data) -> None:
               caption=f"Region certificates on $D$ (area {_g(rows[0].area)} in $(\\theta,\\log_{{10}}\\alpha)$ "
                       "units): certified fractions of the area, the undecided band's area, the number of leaf boxes, "
                       "and whether every certified box has the status the closed-form criterion gives.",
-              widths=(3.2, 1.4, 1.4, 1.4, 1.3, 1.2, 1.9))
+              widths=(2.85, 1.45, 1.45, 1.6, 1.2, 1.1, 1.35))
