@@ -9,8 +9,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ...numerics import (Schedule, basins, complexity, corrected_drift, diffusion_tables, optimize_schedule,
-                         scaling_exponents, start_law, time_to_alignment)
+from ...numerics import (Schedule, basins, complexity, corrected_drift, crossing_step, diffusion_tables,
+                         optimize_schedule, scaling_exponents, start_law, time_to_alignment)
+from ...theory import certified_basin, certified_time
 
 from ._args import add_json_flag, add_model_arguments, add_size_arguments, finite_float, problem_and_schedule
 from ._guard import quiet_numerics
@@ -182,6 +183,24 @@ def _steps(n: float) -> str:
 MAX_GUIDE_STEPS = 1e15
 
 
+def certified_steps(problem, schedule, rho0, target: float) -> dict:
+    """The plain limit ODE's crossing step from a fixed start, certified: the time to ``|rho| = target``
+    enclosed by :func:`theory.certified_time` (towards the certified limit of the start) and the
+    step of ``schedule`` that crosses it (:func:`numerics.crossing_step`); or only ``reason``, why not."""
+    if rho0 is None:
+        return {"reason": "uniform starts: the crossing step depends on the start"}
+    try:
+        basin = certified_basin(problem.model, rho0)
+        rho1 = math.copysign(target, basin.direction if basin.direction else rho0)
+        if abs(rho0) >= target:
+            return {"k_lo": 0, "k_hi": 0, "time_lo": 0.0, "time_hi": 0.0, "rho1": rho0}
+        enclosure = certified_time(problem.model, rho0, rho1)
+        step = crossing_step(schedule, enclosure)
+    except ValueError as exc:
+        return {"reason": str(exc)}
+    return {**step.as_dict(), "rho1": rho1}
+
+
 def _ode_steps(schedule, t: float):
     """About how many steps ``k`` make ``t_k = sum_{j<k} eta_j >= t`` (the integral of the step
     sizes, ``(k + k0)^(1-p) - k0^(1-p) = t (1 - p) / eta0``); ``None`` when the schedule's total
@@ -264,6 +283,7 @@ def _run(args) -> int:
         out["token_collections_median"] = _num(search.best.median_steps * problem.batch)
         out["token_collections_q90"] = _num(search.best.q90_steps * problem.batch)
         out["search"] = search.as_dict()
+    out["certified_ode_steps"] = certified_steps(problem, out_schedule(out, schedule), args.rho0, args.target)
     if args.scaling:
         sc = scaling_exponents(problem, out_schedule(out, schedule), args.rho0, args.target,
                                runs=max(200, args.runs // 2), horizon=args.horizon, seed=args.seed)
@@ -292,6 +312,11 @@ def _run(args) -> int:
         print(f"{name:>10} {s['eta0']:>9.4g} {s['k0']:>8.4g} {s['power']:>6.3g} {_fmt(r['median_steps']):>9} "
               f"{_fmt(r['q10_steps']):>9} {_fmt(r['q90_steps']):>9} {_fmt(r['plain_ode_steps']):>10} "
               f"{r['plateau']:>8.4f}")
+    cert = out["certified_ode_steps"]
+    if "k_lo" in cert:
+        print(f"plain limit ODE from rho0 = {args.rho0:g}, certified (ball arithmetic): the ODE time "
+              f"T in [{cert['time_lo']:.10g}, {cert['time_hi']:.10g}] is crossed at step k in "
+              f"[{cert['k_lo']}, {cert['k_hi']}] of the {'optimized' if args.optimize else 'given'} schedule")
     if args.optimize:
         verdict = ("better than the given schedule" if search.improved else
                    "not better than the given schedule, which is kept")

@@ -247,3 +247,24 @@ def test_a_passage_above_a_constant_steps_plateau_is_refused_not_predicted(capsy
     sim = simulate(Problem(theta=0.5, R=100, L=900, d=5), Schedule.constant(0.5), steps=200, runs=100, seed=5)
     late = np.abs(sim.rho[:, 100:])
     assert abs(late.mean() - plateau) < 0.03 and np.mean(late.max(axis=1) >= 0.999) < 0.2
+
+
+def test_the_plain_odes_crossing_step_is_certified_from_a_fixed_start(capsys):
+    assert main(["complexity", *_SMALL, "--rho0", "0.1", "--runs", "200", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    cert = out["certified_ode_steps"]
+    assert "reason" not in cert and cert["rho1"] == 0.99
+    # the float crossing step lies in the certified interval, which is at most a step wide here
+    assert cert["k_lo"] <= out["plain_ode_steps"] <= cert["k_hi"] <= cert["k_lo"] + 1
+    assert cert["time_lo"] <= cert["time_hi"] and cert["t_lo"] <= cert["t_hi"]
+
+
+def test_the_certified_crossing_goes_towards_the_starts_certified_limit(capsys):
+    # bistable (beta theta > 1, alpha < alpha_c): a start below the unstable root flows to -xi
+    args = ["complexity", "--theta", "2", "--R", "500", "--N", "10000", "--d", "3", "--eta0", "400",
+            "--k0", "14000", "--power", "1", "--runs", "200", "--target", "0.95", "--json"]
+    assert main([*args, "--rho0", "-0.8"]) == 0
+    cert = json.loads(capsys.readouterr().out)["certified_ode_steps"]
+    assert "reason" not in cert and cert["rho1"] == -0.95 and 0 < cert["k_lo"] <= cert["k_hi"]
+    assert main([*args[:-1], "--json"]) == 0  # uniform starts: no single crossing step
+    assert list(json.loads(capsys.readouterr().out)["certified_ode_steps"]) == ["reason"]
