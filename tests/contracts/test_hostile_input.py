@@ -84,7 +84,7 @@ def test_every_command_accepts_json():
 def test_notes_json_check(capsys, tmp_path, monkeypatch):
     from sigrec.verify.cli import _notes
 
-    def fake_generate(out):
+    def fake_generate(out, evidence):
         out.mkdir(parents=True, exist_ok=True)
         for name in ("appendix.tex", "appendix.md"):
             (out / name).write_text("same\n")
@@ -327,7 +327,7 @@ def _patch_heavy(monkeypatch, command):
         monkeypatch.setattr(_reproduce_cli, "run_configs", lambda configs, *a, **k: [None] * len(configs))
         monkeypatch.setattr(_reproduce_cli, "plot", lambda results, out: _figure_then_interrupt(out))
         return ["reproduce"]
-    monkeypatch.setattr(_notes_cli, "_generate", _figure_then_interrupt)
+    monkeypatch.setattr(_notes_cli, "_generate", lambda out, evidence: _figure_then_interrupt(out))
     return ["notes"]
 
 

@@ -34,9 +34,29 @@ def test_generate_reports_the_suite_and_each_configuration(monkeypatch, tmp_path
     written = []
     monkeypatch.setattr(notes, "appendix_data", lambda **kw: kw)
     monkeypatch.setattr(notes, "write_notes", lambda out, data: written.append(data))
-    notes._generate(tmp_path)
+    notes._generate(tmp_path, None)
     labels = [d for d, _, _ in bar.updates]
     assert "notes: check 2" in labels
     assert labels.index("notes: reproduction 1/2") < labels.index("notes: reproduction 2/2") \
         < labels.index("notes: writing the appendix")
     assert written == [{"result": "result", "reproduction": [(1,), (2,)]}]
+
+
+def test_generate_from_committed_evidence_runs_no_suite_and_saves_it(monkeypatch, tmp_path):
+    from sigrec.verify.checks import CheckRecord
+    from sigrec.verify.studies import EVIDENCE_FILE, Evidence
+
+    monkeypatch.setattr(notes, "stderr_progress", lambda: contextlib.nullcontext(_Bar()))
+
+    def no_suite(*a, **k):
+        raise AssertionError("the suite must not run when evidence is given")
+
+    monkeypatch.setattr(notes, "run_suite", no_suite)
+    monkeypatch.setattr(notes, "configurations", lambda preset: [])
+    written = []
+    monkeypatch.setattr(notes, "write_notes", lambda out, data: written.append(data))
+    rec = CheckRecord("field.endpoints", "consistency", "pass", None, None, True, "ok")
+    ev = Evidence("paper", 5, "2026-12-01T00:00:00+00:00", "abc", {}, (rec,), (), 12.5)
+    notes._generate(tmp_path, ev)
+    assert written and written[0].run is ev
+    assert Evidence.load(tmp_path / EVIDENCE_FILE) == ev
