@@ -197,6 +197,30 @@ def params(model=None, problem=None, schedule=None, **extra) -> str:
     return text + (", Rademacher prior" if prior == "rademacher" else f", prior {plain(prior)}")
 
 
+def _short_log_ticks(lo: float, hi: float) -> list:
+    """Ticks for a log axis spanning less than two decades: 1-2-5 times powers of ten inside
+    ``[lo, hi]``, or the finer 1-1.5-2-3-4-5-6-8 set when fewer than two fall inside; at most five."""
+    if not (lo > 0 and hi > lo):
+        return []
+    e0, e1 = int(np.floor(np.log10(lo))) - 1, int(np.ceil(np.log10(hi))) + 1
+    for subs in ((1, 2, 5), (1, 1.5, 2, 3, 4, 5, 6, 8)):
+        ticks = [m * 10.0**e for e in range(e0, e1 + 1) for m in subs if lo <= m * 10.0**e <= hi]
+        if len(ticks) >= 2:
+            while len(ticks) > 5:
+                ticks = ticks[::2]
+            return ticks
+    return []
+
+
+def _plain(v: float) -> str:
+    """A tick label as a plain number (``0.15``, ``200``), or in powers of ten when very small or large."""
+    if 1e-3 <= abs(v) < 1e5:
+        return f"{v:.4g}"
+    e = int(np.floor(np.log10(abs(v))))
+    m = v / 10.0**e
+    return f"${m:.3g}\\times10^{{{e}}}$" if abs(m - 1) > 1e-9 else f"$10^{{{e}}}$"
+
+
 def log_axis(ax, axis: str = "y") -> None:
     """Make ``axis`` logarithmic with labels that neither overlap nor vanish.
 
@@ -205,7 +229,7 @@ def log_axis(ax, axis: str = "y") -> None:
     1, 2 and 5 times each power of ten are labelled instead. Minor ticks are never
     labelled.
     """
-    from matplotlib.ticker import LogFormatterSciNotation, LogLocator, NullFormatter
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogFormatterSciNotation, LogLocator, NullFormatter
 
     target = ax.yaxis if axis == "y" else ax.xaxis
     (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
@@ -215,10 +239,18 @@ def log_axis(ax, axis: str = "y") -> None:
         target.set_major_locator(LogLocator(base=10, numticks=6))
         target.set_major_formatter(LogFormatterSciNotation(base=10))
     else:
-        target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=12))
-        # minor_thresholds: label every 1-2-5 tick (the default would skip the 5s)
-        target.set_major_formatter(LogFormatterSciNotation(base=10, labelOnlyBase=False,
-                                                           minor_thresholds=(np.inf, np.inf)))
+        # within a decade: every 1-2-5 tick inside the range, else (fewer than two of them, as on
+        # [0.11, 0.25]) the finer 1-1.5-2-3-4-5-6-8 ticks, at most five; plain numbers as labels
+        # (matplotlib's own fallback labels every minor tick, 1.2, 1.4, ..., in scientific form)
+        ticks = _short_log_ticks(lo, hi)
+        if len(ticks) >= 2:
+            target.set_major_locator(FixedLocator(ticks))
+            target.set_major_formatter(FuncFormatter(lambda v, _pos: _plain(v)))
+        else:
+            target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=12))
+            # minor_thresholds: label every 1-2-5 tick (the default would skip the 5s)
+            target.set_major_formatter(LogFormatterSciNotation(base=10, labelOnlyBase=False,
+                                                               minor_thresholds=(np.inf, np.inf)))
     target.set_minor_locator(LogLocator(base=10, subs=np.arange(2, 10) * 0.1, numticks=12))
     target.set_minor_formatter(NullFormatter())
 
