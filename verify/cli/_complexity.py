@@ -11,7 +11,7 @@ import numpy as np
 
 from ...numerics import (Schedule, basins, complexity, corrected_drift, crossing_step, diffusion_tables,
                          optimize_schedule, scaling_exponents, start_law, time_to_alignment)
-from ...theory import certified_basin, certified_time
+from ...theory import certified_basin, certified_time, certify
 
 from ._args import add_json_flag, add_model_arguments, add_size_arguments, finite_float, problem_and_schedule
 from ._guard import quiet_numerics
@@ -190,11 +190,12 @@ def certified_steps(problem, schedule, rho0, target: float) -> dict:
     if rho0 is None:
         return {"reason": "uniform starts: the crossing step depends on the start"}
     try:
-        basin = certified_basin(problem.model, rho0)
+        cert = certify(problem.model)  # one certificate for the basin and the time
+        basin = certified_basin(problem.model, rho0, certificate=cert)
         rho1 = math.copysign(target, basin.direction if basin.direction else rho0)
         if abs(rho0) >= target:
             return {"k_lo": 0, "k_hi": 0, "time_lo": 0.0, "time_hi": 0.0, "rho1": rho0}
-        enclosure = certified_time(problem.model, rho0, rho1)
+        enclosure = certified_time(problem.model, rho0, rho1, certificate=cert)
         step = crossing_step(schedule, enclosure)
     except ValueError as exc:
         return {"reason": str(exc)}
