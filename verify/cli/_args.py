@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from ...numerics import Problem, Schedule, executor
-from ...theory import Model, canonical_prior
+from ...theory import Model, canonical_prior, parse_subspace_law
 
 from . import _limits
 from ._limits import bounded, count, finite_float  # noqa: F401  (finite_float: the commands' float type)
@@ -66,15 +66,38 @@ def resolve_sizes(args) -> None:
 
 #: the help text of every --prior flag
 PRIOR_HELP = ("signal prior: fixed (default), rademacher or rademacher(p), bernoulli(p), gaussian(mu, tau), "
-              "discrete(values=[...], probs=[...]); quote it in the shell")
+              "discrete(values=[...], probs=[...]); or a k-dimensional signal law onehot(k=2), "
+              "onehot(k=3, probs=[...]), gaussian(k=2, tau=1) (the subspace model); quote it in the shell")
 
 
 def prior_arg(text: str) -> str:
-    """``argparse`` type of ``--prior``: the canonical spec, or one clear message."""
+    """``argparse`` type of ``--prior``: the canonical spec of a scalar prior, or of a k-dimensional
+    signal law (:func:`theory.parse_subspace_law`, ``k >= 2``); else one clear message."""
     try:
-        return canonical_prior(text)
+        law = parse_subspace_law(text)
+        if law.k > 1:
+            return law.spec
+        if law.family == "onehot":  # onehot(k=1) is the fixed prior, gaussian(k=1, ...) the scalar one
+            return "fixed"
+        if law.family == "gaussian":
+            return canonical_prior(f"gaussian(mu={law.mu[0]}, tau={law.tau})")
+        return law.prior.spec
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc).replace("`prior` ", "", 1)) from None
+        raise argparse.ArgumentTypeError(str(exc).replace("`prior` ", "", 1).replace("`law` ", "", 1)) from None
+
+
+def subspace_law(args):
+    """The :class:`theory.SubspaceLaw` of ``args.prior`` when it is k-dimensional (``k >= 2``) or
+    ``args.heads`` asks for more than one head, else ``None`` (the scalar model of ``rho``)."""
+    law = parse_subspace_law(args.prior)
+    return law if law.k > 1 or getattr(args, "heads", 1) > 1 else None
+
+
+def scalar_only(args, command: str) -> None:
+    """Refuse, naming ``prior``, a k-dimensional law where ``command`` only takes the scalar model."""
+    if parse_subspace_law(args.prior).k > 1:
+        raise ValueError(f"`prior` {args.prior} is a k-dimensional signal law; `sigrec {command}` takes "
+                         "only scalar priors (k = 1)")
 
 
 def model_from_args(args) -> Model:
