@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -155,7 +156,10 @@ class Thresholds:
         return d
 
 
+@lru_cache(maxsize=4096)
 def _status(model: Model) -> str:
+    """The certified status of ``model``, or ``undecided``; cached, since ``smallest_R`` and
+    ``largest_N`` ask again for counts their search has already certified."""
     cert = certify(model)
     return cert.status if cert.certified else "undecided"
 
