@@ -106,33 +106,44 @@ class ReducedKernel:
     """
 
     def __init__(self, problem, generators, rho0: np.ndarray):
+        self._init_state(problem, generators, rho0)
+        runs, L = len(generators), problem.L
+        self.work = np.zeros((runs, self.rows + 1, L))
+        self.scratch = np.zeros((runs, 1, L))
+        self.signs = np.empty((runs, problem.R)) if problem.prior.family != "fixed" else None
+
+    def _init_state(self, problem, generators, rho0: np.ndarray) -> None:
+        """The state every variant of the kernel shares: ``(rho, rho_perp)``, the in-plane rows
+        and the per-run chi-square and composition draws (not the token buffers)."""
         self.problem, self.gens = problem, generators
         self.n_out = problem.d - 2
-        runs, L = len(generators), problem.L
         self._rho = np.array(rho0, dtype=float)
         self._rho_perp = np.sqrt(np.maximum(0.0, 1.0 - self._rho**2))
         self.rows = 3 if self.n_out >= 1 else 2
-        self.work = np.zeros((runs, self.rows + 1, L))
-        self.scratch = np.zeros((runs, 1, L))
         self.law = problem.prior
-        self.signs = np.empty((runs, problem.R)) if problem.prior.family != "fixed" else None
-        self.chi = np.zeros((runs, 2))
-        self.compose = np.zeros((runs, 2))
+        self.chi = np.zeros((len(generators), 2))
+        self.compose = np.zeros((len(generators), 2))
 
     @property
     def rho(self) -> np.ndarray:
         return self._rho.copy()
 
     def _draw(self, first: bool) -> None:
-        p, n_out, rows = self.problem, self.n_out, self.rows
+        p, rows = self.problem, self.rows
         for i, gen in enumerate(self.gens):
             gen.standard_normal(out=self.work[i, :rows])
             if self.signs is not None:
                 self.signs[i] = self.law.sample(gen, p.R)
-            if n_out >= 1:
-                self.chi[i] = _chi2_pair(gen, n_out)
-                if not first:
-                    self.compose[i] = gen.standard_normal(), 2.0 * gen.standard_gamma((n_out - 1) / 2.0)
+            self._draw_out_of_plane(i, gen, first)
+
+    def _draw_out_of_plane(self, i: int, gen: np.random.Generator, first: bool) -> None:
+        """Run ``i``'s out-of-plane draws, after its tokens: the chi-square pair and, after the
+        first member of a batch, the composition pair (none when ``d = 2``)."""
+        n_out = self.n_out
+        if n_out >= 1:
+            self.chi[i] = _chi2_pair(gen, n_out)
+            if not first:
+                self.compose[i] = gen.standard_normal(), 2.0 * gen.standard_gamma((n_out - 1) / 2.0)
 
     def _member(self, first: bool):
         """One token collection: in-plane gradient, ``||sigma Z v||^2``, nuisance mass, objective."""

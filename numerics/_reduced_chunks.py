@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._reduced import ReducedKernel, _chi2_pair
+from ._reduced import ReducedKernel
 
 #: tokens per chunk (chosen by ``sigrec bench``: the moment product is most efficient per token
 #: at about a thousand tokens, where a run's chunk stays in cache)
@@ -45,19 +45,12 @@ class ChunkedReducedKernel(ReducedKernel):
     """
 
     def __init__(self, problem, generators, rho0: np.ndarray, chunk: int = CHUNK):
-        self.problem, self.gens = problem, generators
-        self.n_out = problem.d - 2
-        self._rho = np.array(rho0, dtype=float)
-        self._rho_perp = np.sqrt(np.maximum(0.0, 1.0 - self._rho**2))
-        self.rows = 3 if self.n_out >= 1 else 2
+        self._init_state(problem, generators, rho0)
         self.chunk = int(min(chunk, problem.L))
         runs, K = len(generators), self.rows + 1
         self.work = np.zeros((runs, 2 * K, self.chunk))
         self.scores = np.zeros((runs, 1, self.chunk))
-        self.law = problem.prior
         self.signs = np.empty((runs, min(problem.R, self.chunk))) if problem.prior.family != "fixed" else None
-        self.chi = np.zeros((runs, 2))
-        self.compose = np.zeros((runs, 2))
         # the rescaling factor's power per entry: 1 + (number of factors e) in M, one more in N,
         # and 1 + (row is e) in the sums e V
         is_e = np.zeros(K)
@@ -78,11 +71,8 @@ class ChunkedReducedKernel(ReducedKernel):
                 self.signs[i, :informative] = self.law.sample(gen, informative)
 
     def _draw_tail(self, first: bool) -> None:
-        if self.n_out >= 1:
-            for i, gen in enumerate(self.gens):
-                self.chi[i] = _chi2_pair(gen, self.n_out)
-                if not first:
-                    self.compose[i] = gen.standard_normal(), 2.0 * gen.standard_gamma((self.n_out - 1) / 2.0)
+        for i, gen in enumerate(self.gens):
+            self._draw_out_of_plane(i, gen, first)
 
     def _member(self, first: bool):
         p = self.problem
