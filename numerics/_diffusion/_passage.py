@@ -82,6 +82,9 @@ def censored_quantile(steps: np.ndarray, q: float) -> float:
 def plain_ode_step(problem: Problem, schedule: Schedule, rho0: float, target: float, horizon: int) -> float:
     """First step whose ODE time ``t_k`` reaches the plain-ODE hitting time of ``|rho| = target``."""
     t = float(time_to_alignment(problem.model, rho0, target).time)
+    if math.isnan(t):  # the quadrature did not converge: no number rather than a wrong one
+        raise ValueError(f"`rho0` = {rho0!r}, `target` = {target!r}: the limit ODE's crossing time cannot be "
+                         "computed (its quadrature does not converge)")
     if not math.isfinite(t):
         return math.inf
     times = schedule.times(horizon)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from numbers import Real
 
 import numpy as np
-from scipy.integrate import quad
+from scipy.integrate import IntegrationWarning, quad
 
 from ...theory import Model
 from ...theory.validate import alignments
@@ -81,21 +82,73 @@ def time_to_alignment(model: Model, rho0, level: float = 0.99, *, equilibria=Non
 
     Between a start and the pole it flows to, ``j'`` has one sign, so the hitting
     time of ``target = ±level`` is ``int_{atanh rho0}^{atanh target} dy / j'(tanh y)``.
+
+    A start repelled by an interior equilibrium ``rho*`` (``y* = atanh rho*``) is integrated in
+    ``s = log|y - y*|``: ``t = int e^s ds / j'(tanh(y* + sigma e^s))`` with ``sigma`` the
+    direction of motion. Its integrand is bounded (``-> 1/j''`` as ``s -> -inf``) where the one
+    in ``y`` has a pole next to the start, so a start ``1e-300`` from ``rho*`` gets the time
+    ``~ log(1/distance) / lambda`` instead of a quadrature that stops early with a value several
+    times too small. A quadrature that still does not converge gives ``nan`` (not a number that
+    looks right), with its reason in ``abserr = inf``.
     """
     check_model(model)
     if not (isinstance(level, Real) and 0 < level < 1):
         raise ValueError(f"`level` must lie in (0, 1), got {level!r}")
     r0 = alignments("rho0", rho0)
-    lim = basins(model, r0, equilibria=equilibria).limit
+    found = basins(model, r0, equilibria=equilibria)
+    lim = found.limit
     time = np.full(r0.shape, np.inf)
     err = np.zeros(r0.shape)
     sign = np.where(np.abs(lim) == 1, np.sign(lim), 0.0)
+    nodes = np.array((-1.0, *found.equilibria, 1.0))
     for idx in np.ndindex(r0.shape):
         if abs(r0[idx]) >= level:
             time[idx], sign[idx] = 0.0, np.sign(r0[idx])
         elif sign[idx] != 0:
-            target = math.atanh(sign[idx] * level)
-            val, e = quad(lambda y: 1.0 / float(_field._slope(model, math.tanh(y))), math.atanh(r0[idx]), target,
-                          epsabs=0.0, epsrel=1e-11, limit=200)
-            time[idx], err[idx] = val, e
+            time[idx], err[idx] = _crossing_time(model, float(r0[idx]), float(sign[idx]) * level,
+                                                 _repeller(nodes, float(r0[idx]), float(sign[idx])))
     return AlignmentTime(r0, float(level), time, sign, err)
+
+
+def _repeller(nodes: np.ndarray, rho0: float, sign: float) -> float | None:
+    """The interior equilibrium a start moving towards the pole ``sign`` leaves behind it (the
+    node of its segment on the other side), or ``None`` when that node is a pole."""
+    seg = int(np.clip(np.searchsorted(nodes, rho0, side="right") - 1, 0, nodes.size - 2))
+    node = nodes[seg] if sign > 0 else nodes[seg + 1]
+    if node == rho0 and sign > 0 and seg > 0:  # a start on a node: the node itself
+        node = nodes[seg]
+    return None if abs(node) == 1.0 else float(node)
+
+
+#: inside ``|y - y*| < NEAR`` of a repelling equilibrium the slope is replaced by its secant
+#: through ``y*`` (its value there is below the evaluator's rounding relative to ``j''``): time
+#: error ``O(NEAR)`` from the curvature, ``O(eps / NEAR)`` from rounding, both ~1e-8 relative
+NEAR = 1e-7
+
+
+def _crossing_time(model: Model, rho0: float, target: float, repeller: float | None) -> tuple[float, float]:
+    """``(time, abserr)`` of ``int_{atanh rho0}^{atanh target} dy / j'(tanh y)`` (see
+    :func:`time_to_alignment`); ``(nan, inf)`` when the quadrature does not converge."""
+    y0, yt = math.atanh(rho0), math.atanh(target)
+
+    def slope(y):
+        return float(_field._slope(model, math.tanh(y)))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IntegrationWarning)
+        try:
+            if repeller is None or y0 == math.atanh(repeller):
+                return quad(lambda y: 1.0 / slope(y), y0, yt, epsabs=0.0, epsrel=1e-11, limit=200)
+            ystar = math.atanh(repeller)
+            direction = math.copysign(1.0, yt - y0)
+            near = 0.0
+            if abs(y0 - ystar) < NEAR:  # j' = (u / NEAR) j'(y* + NEAR) on the first stretch
+                edge = ystar + direction * NEAR
+                near = direction * NEAR / slope(edge) * math.log(NEAR / abs(y0 - ystar))
+                y0 = edge
+            s0, st = math.log(abs(y0 - ystar)), math.log(abs(yt - ystar))
+            val, err = quad(lambda s: direction * math.exp(s) / slope(ystar + direction * math.exp(s)), s0, st,
+                            epsabs=0.0, epsrel=1e-11, limit=400)
+            return val + near, err + abs(near) * NEAR
+        except IntegrationWarning:
+            return math.nan, math.inf

@@ -121,6 +121,34 @@ def test_time_to_alignment_hits_the_level():
     assert time_to_alignment(BISTABLE, star, 0.99).time == math.inf
 
 
+@pytest.mark.parametrize("prior, gap", [("fixed", 1e-9), ("rademacher(p=0.5)", 1e-20), ("rademacher(p=0.5)", 1e-300),
+                                        pytest.param("gaussian(mu=1, tau=0.3)", 1e-9, marks=pytest.mark.slow)])
+def test_time_to_alignment_from_next_to_an_unstable_equilibrium_matches_40_digit_quadrature(prior, gap):
+    # away from every default (beta 1.3, sigma2 0.8); the start sits `gap` above the interior
+    # equilibrium, where the integrand 1/j' has its pole next to the start (for the symmetric
+    # prior the equilibrium is 0 and j' there is below the float evaluator's rounding: the old
+    # quadrature stopped with a warning and a time 20% to 3x too small). Reference: the root and
+    # the integral at 40 digits with mpmath on the derived expressions (evaluate_mp)
+    import mpmath
+
+    from sigrec.theory import Model, evaluate_mp
+
+    model = Model(theta=2.0, alpha=0.03, beta=1.3, sigma2=0.8, prior=prior)
+    star = find_equilibria(model).points[0]
+    res = time_to_alignment(model, star + gap, 0.9)
+    assert res.sign == 1.0 and math.isfinite(float(res.time))
+    with mpmath.workdps(40):
+        root = mpmath.findroot(lambda r: evaluate_mp(model, r, dps=40)["slope"], mpmath.mpf(star))
+        y0 = mpmath.atanh(mpmath.mpf(star) + mpmath.mpf(gap))
+        yr, yt = mpmath.atanh(root), mpmath.atanh(mpmath.mpf("0.9"))
+        # in s = log(y - y_root) the integrand is bounded
+        ref = mpmath.quad(lambda s: mpmath.exp(s) / evaluate_mp(model, mpmath.tanh(yr + mpmath.exp(s)), dps=40)["slope"],
+                          [mpmath.log(y0 - yr), mpmath.log(yt - yr) - 3, mpmath.log(yt - yr)])
+    # the float root of find_equilibria is off by ~1e-16 |root| (0 for the symmetric prior, whose
+    # root 0 is exact), which moves log(gap) by up to that over gap
+    assert float(res.time) == pytest.approx(float(ref), rel=1e-6 + 4e-16 * abs(star) / gap)
+
+
 @pytest.mark.parametrize(
     "call, name",
     [(lambda: flow_map(MONOTONE, 1.5, 1.0), "rho0"), (lambda: flow_map(MONOTONE, 0.1, -1.0), "h"),
