@@ -29,6 +29,7 @@ from ...theory import (
     derive,
     derive_subspace,
     evaluate_subspace,
+    heads_equilibrium,
     heads_flow,
     integrate_heads,
     mixture_eigenvalues,
@@ -55,6 +56,8 @@ FLOW_TIME = 400.0
 HEADS_PANELS = ((1.5, 0.05, (0, 1, 2, 3)), (3.0, 0.3, (0, 4)))
 HEADS_D = 5
 HEADS_TIMES = np.concatenate([[0.0], np.geomspace(0.01, 200.0, 64)])
+#: three heads on k = 2: (theta, alpha, seeds of the random starting frames in d = HEADS_D + 1)
+EXTRA_HEAD = (1.5, 0.05, (0, 1, 2, 3))
 #: a principal angle within this of 0 or pi/2 counts as such at the end of a run
 ANGLE_TOL = 1e-6
 
@@ -80,7 +83,9 @@ class FlowPanel:
 class HeadsPanel:
     """One panel of the heads figure: ``angles[run, time, i]`` (ascending principal angles
     between ``span Q`` and ``span U``), each run's end (``"recovered"``: both angles 0;
-    ``"shared direction"``: angles ``(0, pi/2)``; else ``"other"``) and summed objective."""
+    ``"shared direction"``: angles ``(0, pi/2)``; else ``"other"``), summed objective, and the
+    classification of the end by ``heads_equilibrium`` (``stable``: every Jacobian eigenvalue has
+    negative real part; ``top_eigenvalue``: the largest real part)."""
 
     theta: float
     alpha: float
@@ -89,6 +94,22 @@ class HeadsPanel:
     angles: np.ndarray
     ends: tuple
     objectives: tuple
+    stable: tuple
+    top_eigenvalue: tuple
+
+
+@dataclass(frozen=True)
+class ExtraHead:
+    """``H = 3`` heads on ``k = 2`` (:data:`EXTRA_HEAD`): per run, at the settled end,
+    ``|M M^T - I|`` (0 when ``span U`` lies inside ``span Q``), the heads' overlap norms
+    ``|m_h|`` (descending) and the final speed ``|dM/dt|``."""
+
+    theta: float
+    alpha: float
+    seeds: tuple
+    span_error: tuple
+    norms: tuple
+    speed: tuple
 
 
 @dataclass(frozen=True)
@@ -115,6 +136,7 @@ class SubspaceData:
     weak: tuple
     flow: tuple
     heads: tuple
+    extra: ExtraHead
 
 
 def _checked(display, derived, what: str):
@@ -154,8 +176,9 @@ def subspace_forms() -> dict:
         lam = 2 * theta * mu * (theta * b * w * (1 - w) / sp.sqrt(kk) + beta * sigma2 * (sp.sqrt(kk) + b * (1 - w)))
         tangent = 2 * theta * mu * (theta * b**2 * mu * (2 - w) + beta * sigma2 * b * (2 + b * (1 - w) / sp.sqrt(kk)))
         star = {ri: 1 / sp.sqrt(k) for ri in d.r}
-        e = sp.exp(b / sp.sqrt(k))
-        at = {w: alpha * e / (alpha * e + 1 - alpha), kk: k}
+        e = sp.exp(b / sp.sqrt(kk))
+        w_of = alpha * e / (alpha * e + 1 - alpha)
+        at = {w: w_of.subs(kk, k), kk: k}
         lam_d = sum(ri * gi for ri, gi in zip(d.r, d.gradient)).subs(star)
         _checked(lam.subs(at), lam_d, f"lambda at the mixture (k = {k})")
         _checked((tangent - lam).subs(at), (d.hessian[0][0] - d.hessian[0][1]).subs(star) - lam_d,
@@ -163,7 +186,7 @@ def subspace_forms() -> dict:
         if k == 2:
             forms.update(mgf=d.mgf, t=sp.symbols("t1:3", real=True), m=d.pooled[1], r=d.r, m_symbols=ms,
                          j=j_m, g1=g_m, c_q=d.pooled[0], w=w, k=kk, lam=lam, tangent=tangent,
-                         w_of=at[w])
+                         w_of=w_of)
     one, scalar = derive_subspace("fixed"), derive("fixed")
     _checked(one.objective.subs(one.r[0], rho), scalar.objective, "j for k = 1")
     return forms
@@ -233,7 +256,7 @@ def _heads_panel(theta_: float, alpha_: float, seeds) -> HeadsPanel:
     from scipy.integrate import solve_ivp
 
     model = SubspaceModel(SUBSPACE_LAW, theta_, alpha_)
-    all_angles, ends, objectives = [], [], []
+    all_angles, ends, objectives, stable, top = [], [], [], [], []
     for seed in seeds:
         M0 = start_frame(seed)
         shape = M0.shape
@@ -247,8 +270,22 @@ def _heads_panel(theta_: float, alpha_: float, seeds) -> HeadsPanel:
         final = integrate_heads(model, _feasible(sol.y[:, -1].reshape(shape)), t_max=5000.0)
         ends.append(_end(final.angles))
         objectives.append(final.objective)
+        eq = heads_equilibrium(model, final.M)
+        stable.append(bool(eq.stable))
+        top.append(float(eq.eigenvalues[0].real))
     return HeadsPanel(theta_, alpha_, tuple(seeds), HEADS_TIMES.copy(), np.array(all_angles), tuple(ends),
-                      tuple(objectives))
+                      tuple(objectives), tuple(stable), tuple(top))
+
+
+def _extra_head(theta_: float, alpha_: float, seeds) -> ExtraHead:
+    model = SubspaceModel(SUBSPACE_LAW, theta_, alpha_)
+    errs, norms, speeds = [], [], []
+    for seed in seeds:
+        run = integrate_heads(model, start_frame(seed, heads=3, d=HEADS_D + 1), t_max=5000.0)
+        errs.append(float(np.abs(run.M @ run.M.T - np.eye(2)).max()))
+        norms.append(tuple(sorted((float(x) for x in np.linalg.norm(run.M, axis=0)), reverse=True)))
+        speeds.append(run.speed)
+    return ExtraHead(theta_, alpha_, tuple(seeds), tuple(errs), tuple(norms), tuple(speeds))
 
 
 def subspace_data() -> SubspaceData:
@@ -266,4 +303,5 @@ def subspace_data() -> SubspaceData:
         weak=tuple(weak),
         flow=tuple(_flow_panel(t, a) for t, a in FLOW_PANELS),
         heads=tuple(_heads_panel(t, a, s) for t, a, s in HEADS_PANELS),
+        extra=_extra_head(*EXTRA_HEAD),
     )
