@@ -77,8 +77,8 @@ def subspace_section(doc, data, out: Path) -> None:
     doc.para(
         "so the unit sphere $\\|r\\|=1$ ($q$ inside the span) is invariant and, for $d>k$, the flow runs on the "
         "closed ball. An equilibrium on the sphere has a radial eigenvalue $-2\\langle r,g\\rangle$ (whether $q$ is "
-        "pulled into the span) and $k-1$ tangent ones; inside the ball it needs $g=0$. **$k=1$ is the scalar "
-        "theory:** for the law `fixed` the objective $j(r_1)$ with $r_1=\\rho$ is the $j(\\rho)$ of the limit "
+        "pulled into the span) and $k-1$ tangent ones; inside the ball it needs $g=0$. **One dimension is the "
+        "scalar theory.** For $k=1$ and the law `fixed` the objective $j(r_1)$ with $r_1=\\rho$ is the $j(\\rho)$ of the limit "
         "section (sympy: the difference is 0), and $\\dot r_1=(1-\\rho^{2})j'(\\rho)=F(\\rho)$."
     )
     _mixture(doc, s)
