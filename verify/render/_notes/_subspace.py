@@ -106,7 +106,7 @@ def _mixture(doc, s) -> None:
     )
     tr = s.transitions
     doc.statement(
-        "proposition", "the mixture/specialisation transition (certified)",
+        "proposition", "the certified transition",
         "Law `onehot(k)`, $\\beta=\\sigma^{2}=1$. For each row of the table below the mixture "
         "$(\\xi_1+\\dots+\\xi_k)/\\sqrt{k}$ is a stable equilibrium of the one-query flow for every $\\theta$ in the "
         "column *stable on* (tangent and radial eigenvalues negative), and for $\\theta$ above the bracket of "
