@@ -81,8 +81,10 @@ def subspace_section(doc, data, out: Path) -> None:
         "scalar theory.** For $k=1$ and the law `fixed` the objective $j(r_1)$ with $r_1=\\rho$ is the $j(\\rho)$ of the limit "
         "section (sympy: the difference is 0), and $\\dot r_1=(1-\\rho^{2})j'(\\rho)=F(\\rho)$."
     )
+    _flow_figure(doc, s, out)  # early in the text, so that the figure and the table float apart
     _mixture(doc, s)
-    _flow_figure(doc, s, out)
+    _flow_text(doc, s)
+    _transition(doc, s)
     _heads(doc, s, out)
 
 
@@ -104,6 +106,9 @@ def _mixture(doc, s) -> None:
         "certified on a range of $\\theta$ outside one bracket holding exactly one simple root, and $\\lambda>0$ on "
         "the whole range."
     )
+
+
+def _transition(doc, s) -> None:
     tr = s.transitions
     doc.statement(
         "proposition", "the certified transition",
@@ -131,6 +136,14 @@ def _mixture(doc, s) -> None:
 
 def _flow_figure(doc, s, out: Path) -> None:
     plot_subspace_flow(s.flow, out / "subspace_flow.png")
+    doc.figure("subspace_flow",
+               "The one-query flow $\\dot r=g-\\langle r,g\\rangle r$ on the disk of overlaps, `onehot(2)`, "
+               "$\\beta=\\sigma^{2}=1$, below ($\\theta=" + _g(s.flow[0].theta) + "$) and above ($\\theta="
+               + _g(s.flow[-1].theta) + "$) the transition: streamlines (grey), ODE paths from six starts (blue), "
+               "the certified equilibria filled when stable and open when unstable.")
+
+
+def _flow_text(doc, s) -> None:
     parts = []
     for p in s.flow:
         stable = [e for e in p.equilibria if e[2]]
@@ -148,11 +161,6 @@ def _flow_figure(doc, s, out: Path) -> None:
         + "; ".join(parts) + ". So on the two sides of $\\theta_c$ the stable states are the mixture alone, then "
         "two specialised states with the mixture between them, now unstable."
     )
-    doc.figure("subspace_flow",
-               "The one-query flow $\\dot r=g-\\langle r,g\\rangle r$ on the disk of overlaps, `onehot(2)`, "
-               "$\\beta=\\sigma^{2}=1$, below ($\\theta=" + _g(s.flow[0].theta) + "$) and above ($\\theta="
-               + _g(s.flow[-1].theta) + "$) the transition: streamlines (grey), ODE paths from six starts (blue), "
-               "the certified equilibria filled when stable and open when unstable.")
 
 
 def _heads(doc, s, out: Path) -> None:
@@ -169,6 +177,12 @@ def _heads(doc, s, out: Path) -> None:
         "eigenvalues of the Jacobian, not interval certificates), `onehot(2)`, $\\beta=\\sigma^{2}=1$, "
         "from random orthonormal starting frames:"
     )
+    plot_heads_angles(s.heads, out / "subspace_heads.png")
+    doc.figure("subspace_heads",
+               "Principal angles between $\\operatorname{span}Q$ and $\\operatorname{span}U$ along the heads' flow "
+               "($H=k=2$, `onehot(2)`, $\\beta=\\sigma^{2}=1$) from random starting frames: recovery at "
+               f"$\\theta={_g(s.heads[0].theta)}$, $\\alpha={_g(s.heads[0].alpha)}$; at $\\theta={_g(s.heads[-1].theta)}$, "
+               f"$\\alpha={_g(s.heads[-1].alpha)}$ the runs end " + " and ".join(dict.fromkeys(s.heads[-1].ends)) + ".")
     items = []
     for p in s.heads:
         kinds = list(dict.fromkeys(p.ends))
@@ -196,9 +210,3 @@ def _heads(doc, s, out: Path) -> None:
         f"the heads' overlap norms $\\|m_h\\|$ ending at {norms}" + (" in every run" if same_end else " in the first run")
         + ": two heads specialise, the extra one keeps a small overlap and has no direction of its own.")
     doc.items(items)
-    plot_heads_angles(s.heads, out / "subspace_heads.png")
-    doc.figure("subspace_heads",
-               "Principal angles between $\\operatorname{span}Q$ and $\\operatorname{span}U$ along the heads' flow "
-               "($H=k=2$, `onehot(2)`, $\\beta=\\sigma^{2}=1$) from random starting frames: recovery at "
-               f"$\\theta={_g(s.heads[0].theta)}$, $\\alpha={_g(s.heads[0].alpha)}$; at $\\theta={_g(s.heads[-1].theta)}$, "
-               f"$\\alpha={_g(s.heads[-1].alpha)}$ the runs end " + " and ".join(dict.fromkeys(s.heads[-1].ends)) + ".")
