@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import re
 from decimal import Decimal
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -205,7 +204,7 @@ def test_section_labels_evidence_and_includes_the_figures(rendered):
 
 
 @pytest.mark.slow
-def test_full_section_data(tmp_path):
+def test_full_section_data():
     data = sub.subspace_data()
     assert [(t.k, t.alpha) for t in data.transitions] == list(sub.TRANSITION_CASES)
     for t, w in zip(data.transitions, data.weak):
@@ -213,4 +212,3 @@ def test_full_section_data(tmp_path):
         assert t.certified and t.lo < root < t.hi and w.bracket.certified and w.bracket.lo < root
     assert "shared direction" in data.heads[-1].ends and all(e == "recovered" for e in data.heads[0].ends)
     assert max(data.extra.span_error) < 1e-9
-    Path(tmp_path).mkdir(exist_ok=True)

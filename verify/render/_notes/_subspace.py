@@ -172,7 +172,8 @@ def _heads(doc, s, out: Path) -> None:
     doc.eq("\\dot M = \\Gamma - M\\,\\mathrm{sym}\\left(M^{\\top}\\Gamma\\right),\\qquad "
            "\\Gamma=[g(m_1)\\cdots g(m_H)],")
     doc.para(
-        "with $\\mathrm{sym}(A)=(A+A^{\\top})/2$; the cosines of the principal angles between $\\operatorname{span}Q$ and $\\operatorname{span}U$ are the "
+        "with $\\mathrm{sym}(A)=(A+A^{\\top})/2$; the cosines of the principal angles between "
+        "$\\operatorname{span}Q$ and $\\operatorname{span}U$ are the "
         "singular values of $M$. The findings below are **numerical evidence** (floating-point ODE and "
         "eigenvalues of the Jacobian, not interval certificates), `onehot(2)`, $\\beta=\\sigma^{2}=1$, "
         "from random orthonormal starting frames:"
