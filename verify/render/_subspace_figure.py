@@ -74,7 +74,7 @@ def plot_heads_angles(panels, path: Path) -> None:
     handles = [Line2D([], [], color=END_COLOURS[e], lw=1.1, label=e) for e in ends]
     handles += [Line2D([], [], color="0.3", lw=1.1, label="smaller angle"),
                 Line2D([], [], color="0.3", lw=1.1, ls="--", label="larger angle")]
-    axes[-1].legend(handles=handles, loc="center right", frameon=True, framealpha=0.9, handlelength=1.4,
-                  borderaxespad=0.2)
+    axes[-1].legend(handles=handles, loc="center right", frameon=True, framealpha=0.9, handlelength=1.2, fontsize=8,
+                  borderaxespad=0.1, bbox_to_anchor=(1.0, 0.45))
     axes[0].set_ylabel("principal angles")
     save(fig, path)
