@@ -5,8 +5,8 @@ the symbolic derivations and the display forms sympy proves equal to them, the
 certified phase diagram, the claims with their evidence (decided in
 :mod:`verify.suite`), the effective-dynamics record and its figure spec, the 40-digit
 quadrature table of the diffusion section, the priors table (certificates and pole
-alphas) and the reproduction. ``verify.render`` only typesets an :class:`AppendixData`,
-so editing the prose re-runs nothing.
+alphas), the reproduction and the signal-subspace section (:mod:`._appendix_subspace`).
+``verify.render`` only typesets an :class:`AppendixData`, so editing the prose re-runs nothing.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from ...theory import (
 )
 from ..suite import PAPER_MEAN_FINAL_ALIGNMENT, claims
 from ._evidence import Evidence
+from ._appendix_subspace import SubspaceData, subspace_data
 from ._phase import PhaseDiagram, phase_diagram
 from ._reproduce import PROTOCOL
 
@@ -153,6 +154,8 @@ class AppendixData:
     protocol: object = PROTOCOL
     paper_mean: float = PAPER_MEAN_FINAL_ALIGNMENT
     priors_theta: float = PRIORS_THETA
+    #: the section on the signal subspace (``verify.studies._appendix_subspace``), or ``None``
+    subspace: SubspaceData | None = None
 
 
 def derivations() -> Derivations:
@@ -294,4 +297,5 @@ def appendix_data(result=None, reproduction=None, schedule=None) -> AppendixData
         effective_figure=figure,
         robbins_monro=None if schedule is None else bool(schedule.robbins_monro().holds),
         reproduction=None if reproduction is None else tuple(reproduction),
+        subspace=subspace_data(),
     )

@@ -25,6 +25,7 @@ from ._priors import priors_section
 from ._regions import regions_section
 from ._recursion import filtering_section, stability_section, tracking_section
 from ._setting import lemma_section, limit_section, model_section
+from ._subspace import subspace_section
 
 __all__ = ["TEXT_FILES", "build", "compare", "write_notes"]
 
@@ -52,6 +53,7 @@ def build(out: Path, data, extra_sections=()) -> Document:
     diffusion_section(doc, data)
     priors_section(doc, data)
     regions_section(doc, data)
+    subspace_section(doc, data, out)
     for fn in extra_sections:
         fn(doc, out)
     if data.reproduction is not None:

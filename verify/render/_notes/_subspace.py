@@ -1,0 +1,213 @@
+"""Appendix section: the signal subspace (k-dimensional signal, one query and several heads).
+
+Only prints the section's data (``verify.studies.appendix_data().subspace``): the display
+forms checked by sympy against ``theory.derive_subspace``, the certified transition brackets
+(``theory.certify_transition``), the certified weak-signal range, and the two figures'
+arrays. Bracket ends are rounded outwards, so a printed bracket still contains the certified one.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from pathlib import Path
+
+from ....theory import tex
+
+from .._subspace_figure import plot_heads_angles, plot_subspace_flow
+from ._format import NAMES, _g, _num
+
+#: decimals of the printed transition brackets (the certified width is about 1e-10)
+DIGITS = 13
+
+
+def outward(lo: float, hi: float, digits: int = DIGITS) -> tuple[str, str]:
+    """``[lo, hi]`` printed with ``digits`` decimals, ``lo`` rounded down and ``hi`` up (exactly,
+    from the binary floats), so that the printed bracket contains the certified one."""
+    q = Decimal(1).scaleb(-digits)
+    return (str(Decimal(lo).quantize(q, rounding=ROUND_FLOOR)), str(Decimal(hi).quantize(q, rounding=ROUND_CEILING)))
+
+
+def _pair(x: float, y: float) -> str:
+    return f"({x:.3f},\\,{y:.3f})"
+
+
+def subspace_section(doc, data, out: Path) -> None:
+    """The model, the limit objective and its gradient, the projected flow, ``k = 1``, the mixture
+    and its certified transition, the weak signal, the heads, and the two figures."""
+    s = data.subspace
+    if s is None:
+        return
+    f = s.forms
+    names = dict(NAMES)
+    r1, r2 = f["r"]
+    m1, m2 = f["m_symbols"]
+    doc.section("The signal subspace")
+    doc.para(
+        "Informative tokens may carry a $k$-dimensional signal. Let $U=[\\xi_1\\cdots\\xi_k]$ have orthonormal "
+        "columns in $\\mathbb{R}^{d}$; an informative token is $x_i=\\theta Us_i+z_i$ with $s_i$ drawn from a law on "
+        "$\\mathbb{R}^{k}$, a nuisance token is $x_i=z_i$, $z_i\\sim N(0,\\sigma^{2}I_d)$, and a fraction $\\alpha$ "
+        "of the tokens is informative; scores, softmax and the objective $\\|f\\|^{2}$ are those of the model "
+        "section, and $k=1$ is that model. The law studied here is `onehot(k)`: $s=e_j$ with probability $1/k$ "
+        "each, the signal one of $k$ orthonormal directions. For $k=2$ its moment generating function is "
+        f"$M_s(t)={tex(f['mgf'])}$."
+    )
+    doc.derivation("The limit objective")
+    doc.para(
+        "The Gaussian tilting of the limit section, applied coordinate by coordinate, gives with the overlaps "
+        "$r=U^{\\top}q\\in\\mathbb{R}^{k}$ ($\\|r\\|\\le1$) and $t=br$, $b=\\beta\\theta$: "
+        f"$f={tex(f['c_q'])}\\,q+\\theta\\,U m(r)$, where the coefficient of $q$ is free of $r$ (checked by sympy) and "
+        "$m=\\alpha\\nabla M_s(t)/(\\alpha M_s(t)+1-\\alpha)$. For `onehot(2)` sympy finds"
+    )
+    doc.eq(f"m_1 = {tex(f['m'][0], names)},\\qquad m_2 = {tex(f['m'][1], names)},")
+    doc.para("and the objective, a function of $r$ alone, and its gradient $g=\\nabla_r j$ are, through $m_1,m_2$,")
+    doc.eq(f"j(r) = {tex(f['j'], names)},")
+    doc.eq(f"g_1 = {tex(f['g1'], names)},")
+    doc.para(
+        "and $g_2$ with the indices exchanged. Each display is the derived object of sympy once $m$ is substituted "
+        "(checked for $k=2$ and, with sums over three indices, for $k=3$); in general "
+        "$j=\\beta^{2}\\sigma^{4}+\\theta^{2}\\|m\\|^{2}+2b\\sigma^{2}\\langle r,m\\rangle$."
+    )
+    doc.end_derivation()
+    doc.para(
+        "**The projected flow.** Gradient ascent of the query on the unit sphere closes in the overlaps: "
+        "multiplying $\\dot q=(I-qq^{\\top})\\nabla_q j(U^{\\top}q)$ by $U^{\\top}$ gives"
+    )
+    doc.eq("\\dot r = g(r)-\\langle r,g\\rangle\\,r,\\qquad "
+           "\\frac{d\\|r\\|^{2}}{dt} = 2\\langle r,g\\rangle\\left(1-\\|r\\|^{2}\\right),")
+    doc.para(
+        "so the unit sphere $\\|r\\|=1$ ($q$ inside the span) is invariant and, for $d>k$, the flow runs on the "
+        "closed ball. An equilibrium on the sphere has a radial eigenvalue $-2\\langle r,g\\rangle$ (whether $q$ is "
+        "pulled into the span) and $k-1$ tangent ones; inside the ball it needs $g=0$. **One dimension is the "
+        "scalar theory.** For $k=1$ and the law `fixed` the objective $j(r_1)$ with $r_1=\\rho$ is the $j(\\rho)$ of the limit "
+        "section (sympy: the difference is 0), and $\\dot r_1=(1-\\rho^{2})j'(\\rho)=F(\\rho)$."
+    )
+    _flow_figure(doc, s, out)  # early in the text, so that the figure and the table float apart
+    _mixture(doc, s)
+    _flow_text(doc, s)
+    _transition(doc, s)
+    _heads(doc, s, out)
+
+
+def _mixture(doc, s) -> None:
+    f = s.forms
+    names = {**NAMES, f["w"]: "w", f["k"]: "k"}
+    doc.para(
+        "**The mixture.** $j$ is invariant under permutations of $r$, so the mixture "
+        "$r^{*}=(1,\\dots,1)/\\sqrt{k}$, the query $(\\xi_1+\\dots+\\xi_k)/\\sqrt{k}$, is an equilibrium for every "
+        "parameter. With the informative mass $w$ there, its radial eigenvalue is $-2\\lambda$ and its tangent "
+        "eigenvalue $E$ (multiplicity $k-1$) is"
+    )
+    doc.eq(f"w = {tex(f['w_of'], names)},\\qquad \\lambda = {tex(f['lam'], names)},")
+    doc.eq(f"E = {tex(f['tangent'], names)} - \\lambda,")
+    doc.para(
+        "which sympy finds equal to $H_{11}-H_{12}-\\lambda$ and $\\lambda=\\langle r^{*},g\\rangle$ from the Hessian "
+        "$H$ of the derived $j$ ($k=2,3$). As $\\lambda>0$, the mixture is stable exactly while $E<0$. Its root "
+        "$\\theta_c$ in $\\theta$ is certified by interval arithmetic (`certify_transition`): the sign of $E$ is "
+        "certified on a range of $\\theta$ outside one bracket holding exactly one simple root, and $\\lambda>0$ on "
+        "the whole range."
+    )
+
+
+def _transition(doc, s) -> None:
+    tr = s.transitions
+    doc.statement(
+        "proposition", "the certified transition",
+        "Law `onehot(k)`, $\\beta=\\sigma^{2}=1$. For each row of the table below the mixture "
+        "$(\\xi_1+\\dots+\\xi_k)/\\sqrt{k}$ is a stable equilibrium of the one-query flow for every $\\theta$ in the "
+        "column *stable on* (tangent and radial eigenvalues negative), and for $\\theta$ above the bracket of "
+        "$\\theta_c$ (up to $2\\theta_c$) it has $k-1$ positive tangent eigenvalues: the query specialises. "
+        f"In particular at the paper's $\\theta={_g(s.weak[0].bracket.theta_min)}$ the mixture, with overlap "
+        "$1/\\sqrt{k}$ with every $\\xi_j$, is locally attracting: a query near it does not pick one $\\xi_j$."
+    )
+    rows = []
+    for t, w in zip(tr, s.weak):
+        if not (t.certified and w.bracket.certified):
+            rows.append([str(t.k), _g(t.alpha), "not certified", "—", "—"])
+            continue
+        lo, hi = outward(t.lo, t.hi)
+        stable_end = outward(w.bracket.lo, w.bracket.hi, 6)[0]
+        rows.append([f"${t.k}$", f"${_g(t.alpha)}$", f"$[{lo},\\,{hi}]$",
+                     f"$[{_g(w.bracket.theta_min)},\\,{stable_end}]$", f"${_num(w.tangent, 3)}$"])
+    doc.table(["$k$", "$\\alpha$", "$\\theta_c\\in$ (certified)", "stable on (certified)", "$E$ at $\\theta=0.25$"],
+              rows, caption="The mixture/specialisation transition of `onehot(k)`, $\\beta=\\sigma^{2}=1$. Brackets "
+              "rounded outwards; the tangent eigenvalue $E$ at $\\theta=0.25$ is the closed form in floating point.",
+              align="cclcr")
+
+
+def _flow_figure(doc, s, out: Path) -> None:
+    plot_subspace_flow(s.flow, out / "subspace_flow.png")
+    doc.figure("subspace_flow",
+               "The one-query flow $\\dot r=g-\\langle r,g\\rangle r$ on the disk of overlaps, `onehot(2)`, "
+               "$\\beta=\\sigma^{2}=1$, below ($\\theta=" + _g(s.flow[0].theta) + "$) and above ($\\theta="
+               + _g(s.flow[-1].theta) + "$) the transition: streamlines (grey), ODE paths from six starts (blue), "
+               "the certified equilibria filled when stable and open when unstable.")
+
+
+def _flow_text(doc, s) -> None:
+    parts = []
+    for p in s.flow:
+        stable = [e for e in p.equilibria if e[2]]
+        unstable = [e for e in p.equilibria if not e[2]]
+        where = "on the circle" if all(e[3] == "circle" for e in p.equilibria) else "on the disk"
+        parts.append(
+            f"at $\\theta={_g(p.theta)}$ {'exactly ' if p.complete else ''}{len(p.equilibria)} equilibria {where}, "
+            + (", ".join(f"${_pair(e[0], e[1])}$" for e in stable) + " stable" if stable else "none stable")
+            + ("; " + ", ".join(f"${_pair(e[0], e[1])}$" for e in unstable) + " unstable" if unstable else ""))
+    complete = all(p.complete for p in s.flow)
+    doc.para(
+        "For $k=2$ the whole disk is certified (`certify_circle` isolates every zero of the tangential field on the "
+        "circle, `certify_disk` every zero of $g$ inside). "
+        + ("Every angle and box was decided: " if complete else "Some angles or boxes are undecided: ")
+        + "; ".join(parts) + ". So on the two sides of $\\theta_c$ the stable states are the mixture alone, then "
+        "two specialised states with the mixture between them, now unstable."
+    )
+
+
+def _heads(doc, s, out: Path) -> None:
+    doc.para(
+        "**Several heads.** $H$ orthonormal queries $Q=[q_1\\cdots q_H]$ with the objective "
+        "$\\sum_h j(U^{\\top}q_h)$ and Riemannian gradient ascent on the Stiefel manifold (embedded metric): "
+        "the flow closes in $M=U^{\\top}Q$ ($k\\times H$, columns $m_h$),"
+    )
+    doc.eq("\\dot M = \\Gamma - M\\,\\mathrm{sym}\\left(M^{\\top}\\Gamma\\right),\\qquad "
+           "\\Gamma=[g(m_1)\\cdots g(m_H)],")
+    doc.para(
+        "with $\\mathrm{sym}(A)=(A+A^{\\top})/2$; the cosines of the principal angles between "
+        "$\\operatorname{span}Q$ and $\\operatorname{span}U$ are the "
+        "singular values of $M$. The findings below are **numerical evidence** (floating-point ODE and "
+        "eigenvalues of the Jacobian, not interval certificates), `onehot(2)`, $\\beta=\\sigma^{2}=1$, "
+        "from random orthonormal starting frames:"
+    )
+    plot_heads_angles(s.heads, out / "subspace_heads.png")
+    doc.figure("subspace_heads",
+               "Principal angles between $\\operatorname{span}Q$ and $\\operatorname{span}U$ along the heads' flow "
+               "($H=k=2$, `onehot(2)`, $\\beta=\\sigma^{2}=1$) from random starting frames: recovery at "
+               f"$\\theta={_g(s.heads[0].theta)}$, $\\alpha={_g(s.heads[0].alpha)}$; at $\\theta={_g(s.heads[-1].theta)}$, "
+               f"$\\alpha={_g(s.heads[-1].alpha)}$ the runs end " + " and ".join(dict.fromkeys(s.heads[-1].ends)) + ".")
+    items = []
+    for p in s.heads:
+        kinds = list(dict.fromkeys(p.ends))
+        parts = []
+        for e in kinds:
+            runs = [i for i, x in enumerate(p.ends) if x == e]
+            tops = dict.fromkeys(_num(p.top_eigenvalue[i], 3) for i in runs)
+            state = ("stable" if all(p.stable[i] for i in runs) else "not stable") + \
+                ", largest real part of an eigenvalue " + ", ".join(f"${x}$" for x in tops)
+            parts.append(f"{len(runs)} of {len(p.ends)} runs end {e} (objective ${_g(p.objectives[runs[0]], 4)}$; "
+                         f"{state})")
+        items.append(f"$H=k=2$, $\\theta={_g(p.theta)}$, $\\alpha={_g(p.alpha)}$: " + "; ".join(parts) + ".")
+    items.append(
+        "*Recovered*: both principal angles tend to 0, $\\operatorname{span}Q=\\operatorname{span}U$. "
+        "*Shared direction*: the angles end at $(0,\\pi/2)$, both heads keep the same overlap with the span and "
+        "$\\operatorname{span}Q$ misses one direction of the signal. Where both occur, the shared state is a "
+        "stable equilibrium with a lower objective: at strong signal, recovery by two heads is not universal.")
+    e = s.extra
+    err = max(e.span_error)
+    same_end = all(max(abs(a - b) for a, b in zip(n, e.norms[0])) < 1e-6 for n in e.norms)
+    norms = ", ".join(_g(x) for x in e.norms[0])
+    items.append(
+        f"$H=3>k=2$, $\\theta={_g(e.theta)}$, $\\alpha={_g(e.alpha)}$, {len(e.seeds)} runs: every run ends with "
+        f"$\\operatorname{{span}}U$ inside $\\operatorname{{span}}Q$ ($\\max|MM^{{\\top}}-I|={_num(err, 2)}$), "
+        f"the heads' overlap norms $\\|m_h\\|$ ending at {norms}" + (" in every run" if same_end else " in the first run")
+        + ": two heads specialise, the extra one keeps a small overlap and has no direction of its own.")
+    doc.items(items)
