@@ -31,7 +31,7 @@ def _group_features(W, u, lo, hi, k1, k2, rows):
     V = np.concatenate([np.ones_like(W[:, :1, lo:hi]), W[:, :rows, lo:hi]], axis=1)  # (runs, 1 + rows, n)
     n = hi - lo
     e1 = np.exp(u[:, lo:hi] - k1)
-    e2 = np.exp(2.0 * u[:, lo:hi] - k2)
+    e2 = e1 * e1 * np.exp(2.0 * k1 - k2)  # exp(2u - k2)
     M = np.matmul(V * e1[:, None, :], np.swapaxes(V, 1, 2)) / n  # (runs, K, K)
     iu = np.triu_indices(V.shape[1])
     first = M[:, iu[0], iu[1]]
