@@ -44,9 +44,10 @@ RATE_CONCENTRATION = 0.05
 RATE_TOP_BIAS = 0.04
 #: draws per size in the first pass, at least
 MIN_DRAWS = 200
-#: draws per size of the pilot that measures the control variate's variance reduction (each fold
-#: of the cross-fit then has ~17 draws per feature), when the budget allows (else MIN_DRAWS)
-PILOT_DRAWS = 1000
+#: draws per size of the pilot that measures the controlled variance (each fold of the cross-fit
+#: then has the 20 draws per feature that numerics.CrossFitMean needs to use the control variate),
+#: when the budget allows (else MIN_DRAWS, and the plain mean until enough draws are in)
+PILOT_DRAWS = 1200
 #: the largest size the ladder draws at (one draw holds a few L-vectors in memory)
 MAX_LADDER_L = 10**6
 
@@ -104,8 +105,9 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     leading-order theory of the bias (``theory.effective_drift``: ``E X = F + C/L``, per-draw
     variance ``v1/L`` without the control variate, so ``n_L = 3.5^2 v1 L / C^2`` resolves it at
     3.5 standard errors: the budget gate and what an undrawn ladder would need), with the per-draw
-    variance of the controlled mean measured on a pilot of 1000 draws per size in place of ``v1/L``
-    (at ``d ~ L`` the theory's ``v1`` overestimates even the plain variance), with
+    variance of the controlled mean measured on a pilot of 1200 draws per size in place of ``v1/L``
+    (at ``d ~ L`` the theory's ``v1`` overestimates even the plain variance) at the sizes where the
+    plain plan needs more than the pilot, the plain mean and plan elsewhere, with
     at most a third of the budget (``Preset.finite_budget``); then, since that theory is only asymptotic
     (at ``d/L`` of order one the measured bias can be half of it), in up to three more passes
     from the ``C`` (one standard error below its estimate) and variances measured so far,
@@ -170,6 +172,12 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
             model=m0.as_dict(), seconds=time.perf_counter() - t0)]
     cfgs = {L: scaled_problem(problem, L) for L in Ls}
     acc = {L: [None, 0.0, 0, 0.0] for L in Ls}  # cross-fitted mean, -, count, seconds
+    # the control variate where the theory's plan for the plain mean needs more than a pilot; where
+    # it needs less, the plain mean and the draws the plan asks for (the power is then the plain
+    # plan's: a pilot of controlled draws would resolve such a size far beyond it, and resolve the
+    # O(1/L^2) curvature of a ladder that starts pre-asymptotically). Decided from the theory only,
+    # before anything is drawn, so the choice cannot bias the mean.
+    controlled = {L: n > PILOT_DRAWS for L, n in zip(Ls, desired)}
 
     def draw(L, n, stage):
         n = int(n)
@@ -179,7 +187,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         x, h = controlled_draws(cfgs[L], rho, n, ctx.seed_for(case.name, "finite_size.rate", L, repr(rho), stage))
         a = acc[L]
         if a[0] is None:
-            a[0] = CrossFitMean(h.shape[1])
+            a[0] = CrossFitMean(h.shape[1], min_fold=None if controlled[L] else 2**62)
         a[0].add(x, h)
         a[2] += n
         a[3] += time.perf_counter() - t1
@@ -197,18 +205,24 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     # The theory's variance v1 / L is that of the plain mean; the control variate divides it by
     # the reduction measured on the first MIN_DRAWS draws of each size (pass 1a), so pass 1b
     # draws only what the controlled mean needs
-    pilot = PILOT_DRAWS if 3 * PILOT_DRAWS * sum(Ls) <= budget / 3 else MIN_DRAWS
-    for L in Ls:
+    cv = [L for L in Ls if controlled[L]]
+    pilot = PILOT_DRAWS if 3 * PILOT_DRAWS * sum(cv) <= budget / 3 else MIN_DRAWS
+    for L in cv:
         draw(L, pilot, 1)
     # the pilot's controlled per-draw variance replaces the theory's v1 / L (the variance of the
     # plain mean, and at d ~ L an overestimate: 12-fold on the paper's weak-signal model at d = 100)
-    pilots = {L: acc[L][0].result() for L in Ls}
-    plan[rho]["variance_reduction_pilot"] = {str(L): pilots[L].reduction for L in Ls}
-    planned = [SIGMAS**2 * pilots[L].variance * L**2 / max(C_pred**2, 1e-300) for L in Ls]
+    pilots = {L: acc[L][0].result() for L in cv}
+    plan[rho]["controlled_sizes"] = cv
+    plan[rho]["variance_reduction_pilot"] = {str(L): pilots[L].reduction for L in cv}
+    planned = [SIGMAS**2 * pilots[L].variance * L**2 / max(C_pred**2, 1e-300) if controlled[L] else n
+               for L, n in zip(Ls, desired)]
     plan[rho]["normals_to_resolve_3_controlled"] = 3 * sum(L * n for L, n in zip(Ls[:3], planned[:3]))
-    first = [max(pilot, n) for n in spend([max(float(pilot), n) for n in planned], budget / 3)]
+    first = [max(MIN_DRAWS, n) for n in spend([max(float(MIN_DRAWS), n) for n in planned], budget / 3)]
     for L, n in zip(Ls, first):
-        draw(L, n - pilot, 11)
+        if controlled[L]:
+            draw(L, n - pilot, 11)
+        else:
+            draw(L, n, 1)  # the plain plan's first pass, draw for draw
     Fs = {L: float(evaluate(cfgs[L].model, rho).field) for L in Ls}
 
     def stats(L):

@@ -79,7 +79,7 @@ def test_cross_fitting_is_unbiased_where_the_in_sample_fit_is_not():
     for r in range(reps):
         h = rng.standard_t(5, size=(n, K)) * math.sqrt(3 / 5)
         x = h[:, 0] ** 2 - 1 + 0.5 * rng.standard_normal(n) + h @ np.linspace(1, 0.2, K)
-        acc = CrossFitMean(K)
+        acc = CrossFitMean(K, min_fold=K + 2)  # the smallest folds the fit allows
         acc.add(x[:10], h[:10])
         acc.add(x[10:], h[10:])
         est[r] = acc.result().mean
@@ -97,6 +97,12 @@ def test_too_few_draws_fall_back_to_the_plain_mean():
     acc.add(x, h)
     r = acc.result()
     assert not r.controlled and r.mean == pytest.approx(x.mean()) and r.reduction == 1.0
+    # 20 draws per feature in each fold are needed by default: 199 draws of 5 features are too few
+    acc = CrossFitMean(5)
+    acc.add(rng.standard_normal(199), rng.standard_normal((199, 5)))
+    assert not acc.result().controlled
+    acc.add(rng.standard_normal(1), rng.standard_normal((1, 5)))
+    assert acc.result().controlled
     with pytest.raises(ValueError, match="draws"):
         CrossFitMean(2).result()
 
