@@ -16,7 +16,7 @@ from scipy.stats import ks_2samp
 from ...numerics import CrossFitMean, Problem, Schedule, gradient_features, simulate, spawn_generators
 from ...theory import effective_drift, evaluate, validity
 
-from ._common import _CHUNK_NORMALS, loglog_fit, scaled_problem
+from ._common import _CHUNK_NORMALS, loglog_fit, one_step_increments, scaled_problem
 from ._context import CheckContext, derive_seed
 from ._figures import finite_size_figure
 from ._record import CheckRecord
@@ -184,7 +184,12 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         if n <= 0:
             return
         t1 = time.perf_counter()
-        x, h = controlled_draws(cfgs[L], rho, n, ctx.seed_for(case.name, "finite_size.rate", L, repr(rho), stage))
+        seed = ctx.seed_for(case.name, "finite_size.rate", L, repr(rho), stage)
+        if controlled[L]:
+            x, h = controlled_draws(cfgs[L], rho, n, seed)
+        else:  # the plain mean: no features to compute
+            x, _ = one_step_increments(cfgs[L], rho, n, seed)
+            h = np.zeros((n, 0))
         a = acc[L]
         if a[0] is None:
             a[0] = CrossFitMean(h.shape[1], min_fold=None if controlled[L] else 2**62)

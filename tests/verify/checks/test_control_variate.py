@@ -119,20 +119,46 @@ def test_the_reduction_is_large_at_a_finite_instance():
     assert abs(r.mean - r.plain_mean) < 4 * r.plain_se
 
 
-def test_builtin_finite_size_case_at_the_paper_preset():
-    """The built-in ``finite-size`` case (theta 3, R/L = 1/4, d 3) passes at the paper preset, its
-    fitted ``C`` within 3 standard errors of the leading-order theory's (what the plain estimator
-    found before: -40.7 +- 2 against -38.8), and at every size the controlled mean agrees with the
-    plain mean of the same draws (an independent estimator of the same expectation)."""
+def _agree_with_the_plain_mean(rec):
+    for p in rec.details["points"]:
+        assert abs(p["mean"] - p["plain_mean"]) < 4 * p["plain_se"], p
+
+
+def test_random_model_controlled_sizes():
+    """Random model 1 of the ladder tests (fixed prior, beta 0.56, L = 207..828, quick preset): the
+    plain plan needs more than a pilot at every size, so every size is controlled; the plain mean
+    of the same draws left the bias unresolved (inconclusive), the controlled one resolves it and
+    the rate passes; at each size the controlled and plain means agree."""
+    from sigrec.verify.checks import QUICK, REGISTRY, CheckContext
+
+    from ..suite.test_random_models import cases
+
+    case = cases(7, 2)[1]
+    (rec,) = REGISTRY["finite_size.rate"].run(case, CheckContext(seed=20261201, preset=QUICK))
+    (plan,) = rec.details["draw_plan"].values()
+    assert len(plan["controlled_sizes"]) == 5, plan
+    assert rec.status == "pass", rec.message
+    assert all(p["variance_reduction"] > 20 for p in rec.details["points"]), rec.details["points"]
+    pts = rec.details["points"]
+    assert sum(abs(p["err"]) > 3 * p["se"] for p in pts) >= 3
+    assert not any(abs(p["plain_mean"] - p["F"]) > 3 * p["plain_se"] for p in pts)  # the plain mean resolves none
+    _agree_with_the_plain_mean(rec)
+
+
+@pytest.mark.slow
+def test_paper_weak_case_at_the_paper_preset():
+    """The paper's weak-signal case (d = 100) at the paper preset: passes with every size
+    controlled (reduction > 10), its fitted C within 3 standard errors of the leading-order
+    theory's 0.651 (the plain estimator found 0.735 +- 0.092 with 3.3e9 normals), and the
+    controlled and plain means of the same draws agree at every size. About 15 CPU seconds."""
     from sigrec.verify.checks import PAPER, REGISTRY, CheckContext
     from sigrec.verify.suite._cases import CASES
 
-    case = next(c for c in CASES if c.name == "finite-size")
+    case = next(c for c in CASES if c.name == "paper-weak")
     (rec,) = REGISTRY["finite_size.rate"].run(case, CheckContext(seed=20260606, preset=PAPER))
     assert rec.status == "pass", rec.message
     (C,) = rec.details["C_over_L"].values()
     (plan,) = rec.details["draw_plan"].values()
-    assert abs(C["C"] - plan["C_predicted"]) < 3 * C["se"] + 0.05 * abs(plan["C_predicted"]), (C, plan)
-    for p in rec.details["points"]:
-        assert abs(p["mean"] - p["plain_mean"]) < 4 * p["plain_se"], p
-        assert p["variance_reduction"] > 5, p
+    assert abs(C["C"] - plan["C_predicted"]) < 3 * C["se"], (C, plan)
+    assert all(p["variance_reduction"] > 10 for p in rec.details["points"])
+    _agree_with_the_plain_mean(rec)
