@@ -101,7 +101,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     span holds the linear influence term of ``X``; the mean ``mean(X - c h)`` is cross-fitted
     (``c`` fitted on the other half of the draws, :class:`sigrec.numerics.CrossFitMean`), so it
     estimates ``E X`` without bias, with the per-draw variance divided by the measured
-    ``variance_reduction`` (20-35 on the built-in cases). Draws are planned in two passes: first from the
+    ``variance_reduction`` (17-108 on the paper's weak-signal ladder). Draws are planned in two passes: first from the
     leading-order theory of the bias (``theory.effective_drift``: ``E X = F + C/L``, per-draw
     variance ``v1/L`` without the control variate, so ``n_L = 3.5^2 v1 L / C^2`` resolves it at
     3.5 standard errors: the budget gate and what an undrawn ladder would need), with the per-draw
