@@ -206,10 +206,10 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
             left -= 3 * L * k
         return out
 
-    # pass 1: the theory's plan, with at most a third of the budget (at least 200 draws per L).
-    # The theory's variance v1 / L is that of the plain mean; the control variate divides it by
-    # the reduction measured on the first MIN_DRAWS draws of each size (pass 1a), so pass 1b
-    # draws only what the controlled mean needs
+    # pass 1: the plan, with at most a third of the budget (at least 200 draws per L): at the
+    # controlled sizes a pilot first (pass 1a), then what the controlled variance it measured needs
+    # (pass 1b); at the others the theory's plain plan. (Where the budget allows only a 200-draw
+    # pilot, a controlled size keeps the plain mean until its folds hold 20 draws per feature.)
     cv = [L for L in Ls if controlled[L]]
     pilot = PILOT_DRAWS if 3 * PILOT_DRAWS * sum(cv) <= budget / 3 else MIN_DRAWS
     for L in cv:
