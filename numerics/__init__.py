@@ -29,6 +29,8 @@ from ._diffusion import (
     splitting_probability,
 )
 from ._executor import Executor, current_executor, describe, executor
+from ._crossfit import CrossFitMean
+from ._influence import gradient_features
 from ._init import initial_rho, spawn_generators
 from ._machine import available_memory, machine_workers
 from ._ode import basins, flow_map, integrate, time_to_alignment
@@ -51,6 +53,8 @@ __all__ = [
     "kernel_floats",
     "spawn_generators",
     "initial_rho",
+    "gradient_features",
+    "CrossFitMean",
     "start_law",
     # the limit ODE
     "integrate",

@@ -58,6 +58,7 @@ from ._heads import heads_equilibrium, heads_flow, heads_jacobian, integrate_hea
 from ._priors import RangedPrior, parse_ranged_prior
 from ._region_proposition import DEFAULT_REGION, RegionProposition, region_proposition
 from ._basin import Basin, certified_basin
+from ._token_moments import token_feature_means
 from ._ode_time import TimeEnclosure, certified_time
 
 __all__ = [
@@ -81,6 +82,7 @@ __all__ = [
     "gradient_second_moment",
     "stationary_alignment",
     "validity",
+    "token_feature_means",
     "alignment_variance",
     "central_difference",
     # the sign of the field: certificates and criteria

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.stats import ks_2samp
 
-from ...numerics import Problem, Schedule, simulate
+from ...numerics import CrossFitMean, Problem, Schedule, gradient_features, simulate, spawn_generators
 from ...theory import effective_drift, evaluate, validity
 
-from ._common import loglog_fit, one_step_increments, scaled_problem
-from ._context import CheckContext
+from ._common import _CHUNK_NORMALS, loglog_fit, one_step_increments, scaled_problem
+from ._context import CheckContext, derive_seed
 from ._figures import finite_size_figure
 from ._record import CheckRecord
 
@@ -44,8 +44,29 @@ RATE_CONCENTRATION = 0.05
 RATE_TOP_BIAS = 0.04
 #: draws per size in the first pass, at least
 MIN_DRAWS = 200
+#: draws per size of the pilot that measures the controlled variance (each fold of the cross-fit
+#: then has the 20 draws per feature that numerics.CrossFitMean needs to use the control variate),
+#: when the budget allows (else MIN_DRAWS, and the plain mean until enough draws are in)
+PILOT_DRAWS = 1200
 #: the largest size the ladder draws at (one draw holds a few L-vectors in memory)
 MAX_LADDER_L = 10**6
+
+
+def controlled_draws(cfg: Problem, rho: float, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` draws of ``x = <P_q g, xi>`` and of its centred token features ``h`` (``E h = 0``).
+
+    The token collections are those of :func:`._common.one_step_increments` with the same
+    ``seed`` (same chunks, same streams); ``x`` is its ``eta -> 0`` limit, exactly
+    (:func:`sigrec.numerics.gradient_features`). Returns ``x`` (n,) and ``h`` (n, K).
+    """
+    xs, hs = [], []
+    chunk = int(max(1, min(n, _CHUNK_NORMALS // (3 * cfg.L))))
+    for i, lo in enumerate(range(0, n, chunk)):
+        gens = spawn_generators(derive_seed(seed, "one-step", i), min(chunk, n - lo))
+        x, h, _ = gradient_features(cfg, rho, gens)
+        xs.append(x)
+        hs.append(h)
+    return np.concatenate(xs), np.concatenate(hs)
 
 
 def sizes(problem: Problem, A2: float = 0.0, C: float = 0.0, Fmax: float = math.inf) -> list[int]:
@@ -74,10 +95,19 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     below that the error is pre-asymptotic, flat in ``L``)
     at (as nearly as integers allow) the same ``alpha``, at the ``rho`` of :data:`RHO_GRID`
     where the leading-order theory makes the bias cheapest to resolve (largest ``C^2/v1``).
-    Samples: one step of the exact reduced chain with a tiny step
-    (:func:`._common.one_step_increments`). Draws are planned in two passes: first from the
+    Samples: ``X = <P_q g, xi>`` on token collections of the exact reduced chain
+    (:func:`controlled_draws`), averaged with a control variate: the token features of
+    :func:`sigrec.theory.token_feature_means` minus their exact means (``E h = 0``), whose linear
+    span holds the linear influence term of ``X``; the mean ``mean(X - c h)`` is cross-fitted
+    (``c`` fitted on the other half of the draws, :class:`sigrec.numerics.CrossFitMean`), so it
+    estimates ``E X`` without bias, with the per-draw variance divided by the measured
+    ``variance_reduction`` (17-108 on the paper's weak-signal ladder). Draws are planned in two passes: first from the
     leading-order theory of the bias (``theory.effective_drift``: ``E X = F + C/L``, per-draw
-    variance ``v1/L``, so ``n_L = 3.5^2 v1 L / C^2`` resolves it at 3.5 standard errors), with
+    variance ``v1/L`` without the control variate, so ``n_L = 3.5^2 v1 L / C^2`` resolves it at
+    3.5 standard errors: the budget gate and what an undrawn ladder would need), with the per-draw
+    variance of the controlled mean measured on a pilot of 1200 draws per size in place of ``v1/L``
+    (at ``d ~ L`` the theory's ``v1`` overestimates even the plain variance) at the sizes where the
+    plain plan needs more than the pilot, the plain mean and plan elsewhere, with
     at most a third of the budget (``Preset.finite_budget``); then, since that theory is only asymptotic
     (at ``d/L`` of order one the measured bias can be half of it), in up to three more passes
     from the ``C`` (one standard error below its estimate) and variances measured so far,
@@ -141,17 +171,29 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                      "normals_needed": need, "d": problem.d, "points": [], "figures": []},
             model=m0.as_dict(), seconds=time.perf_counter() - t0)]
     cfgs = {L: scaled_problem(problem, L) for L in Ls}
-    acc = {L: [0.0, 0.0, 0, 0.0] for L in Ls}  # sum, sum of squares, count, seconds
+    acc = {L: [None, 0.0, 0, 0.0] for L in Ls}  # cross-fitted mean, -, count, seconds
+    # the control variate where the theory's plan for the plain mean needs more than a pilot; where
+    # it needs less, the plain mean and the draws the plan asks for (the power is then the plain
+    # plan's: a pilot of controlled draws would resolve such a size far beyond it, and resolve the
+    # O(1/L^2) curvature of a ladder that starts pre-asymptotically). Decided from the theory only,
+    # before anything is drawn, so the choice cannot bias the mean.
+    controlled = {L: n > PILOT_DRAWS for L, n in zip(Ls, desired)}
 
     def draw(L, n, stage):
         n = int(n)
         if n <= 0:
             return
         t1 = time.perf_counter()
-        x, _ = one_step_increments(cfgs[L], rho, n, ctx.seed_for(case.name, "finite_size.rate", L, repr(rho), stage))
+        seed = ctx.seed_for(case.name, "finite_size.rate", L, repr(rho), stage)
+        if controlled[L]:
+            x, h = controlled_draws(cfgs[L], rho, n, seed)
+        else:  # the plain mean: no features to compute
+            x, _ = one_step_increments(cfgs[L], rho, n, seed)
+            h = np.zeros((n, 0))
         a = acc[L]
-        a[0] += float(x.sum())
-        a[1] += float((x * x).sum())
+        if a[0] is None:
+            a[0] = CrossFitMean(h.shape[1], min_fold=None if controlled[L] else 2**62)
+        a[0].add(x, h)
         a[2] += n
         a[3] += time.perf_counter() - t1
 
@@ -164,17 +206,33 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
             left -= 3 * L * k
         return out
 
-    # pass 1: the theory's plan, with at most a third of the budget (at least 200 draws per L)
-    first = [max(MIN_DRAWS, n) for n in spend([max(float(MIN_DRAWS), n) for n in desired], budget / 3)]
+    # pass 1: the plan, with at most a third of the budget (at least 200 draws per L): at the
+    # controlled sizes a pilot first (pass 1a), then what the controlled variance it measured needs
+    # (pass 1b); at the others the theory's plain plan. (Where the budget allows only a 200-draw
+    # pilot, a controlled size keeps the plain mean until its folds hold 20 draws per feature.)
+    cv = [L for L in Ls if controlled[L]]
+    pilot = PILOT_DRAWS if 3 * PILOT_DRAWS * sum(cv) <= budget / 3 else MIN_DRAWS
+    for L in cv:
+        draw(L, pilot, 1)
+    # the pilot's controlled per-draw variance replaces the theory's v1 / L (the variance of the
+    # plain mean, and at d ~ L an overestimate: 12-fold on the paper's weak-signal model at d = 100)
+    pilots = {L: acc[L][0].result() for L in cv}
+    plan[rho]["controlled_sizes"] = cv
+    plan[rho]["variance_reduction_pilot"] = {str(L): pilots[L].reduction for L in cv}
+    planned = [SIGMAS**2 * pilots[L].variance * L**2 / max(C_pred**2, 1e-300) if controlled[L] else n
+               for L, n in zip(Ls, desired)]
+    plan[rho]["normals_to_resolve_3_controlled"] = 3 * sum(L * n for L, n in zip(Ls[:3], planned[:3]))
+    first = [max(MIN_DRAWS, n) for n in spend([max(float(MIN_DRAWS), n) for n in planned], budget / 3)]
     for L, n in zip(Ls, first):
-        draw(L, n, 1)
+        if controlled[L]:
+            draw(L, n - pilot, 11)
+        else:
+            draw(L, n, 1)  # the plain plan's first pass, draw for draw
     Fs = {L: float(evaluate(cfgs[L].model, rho).field) for L in Ls}
 
     def stats(L):
-        s1, s2, n, _ = acc[L]
-        mean = s1 / n
-        var = max(s2 / n - mean * mean, 0.0) * n / (n - 1)
-        return mean, math.sqrt(var / n), var
+        r = acc[L][0].result()
+        return r.mean, r.se, r.variance
 
     # passes 2-4: the leading-order theory is only asymptotic (at d/L of order one the measured
     # bias can be half of it): re-plan from what was measured (C at one standard error below its
@@ -206,9 +264,10 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         L * SIGMAS**2 * stats(L)[2] / max((C_first / L) ** 2, 1e-300) for L in Ls[:3])
     rows = []
     for L in Ls:
-        mean, se, _ = stats(L)
-        rows.append({"rho": rho, "L": L, "R": cfgs[L].R, "n": acc[L][2], "mean": mean, "F": Fs[L],
-                     "err": mean - Fs[L], "se": se, "predicted_err": C_pred / L, "seconds": acc[L][3]})
+        r = acc[L][0].result()
+        rows.append({"rho": rho, "L": L, "R": cfgs[L].R, "n": acc[L][2], "mean": r.mean, "F": Fs[L],
+                     "err": r.mean - Fs[L], "se": r.se, "predicted_err": C_pred / L, "seconds": acc[L][3],
+                     "plain_mean": r.plain_mean, "plain_se": r.plain_se, "variance_reduction": r.reduction})
     Larr = np.array([r["L"] for r in rows], float)
     err = np.array([r["err"] for r in rows])
     se = np.array([r["se"] for r in rows])
@@ -239,7 +298,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     # nothing measured is never a pass: with fewer than three resolved points the rate is untested
     decided = slope is not None
     status = ("pass" if ok else "fail") if decided else ("fail" if not ok else "inconclusive")
-    need = max(max(plan[r]["normals_to_resolve_3"], plan[r]["normals_to_resolve_3_measured"]) for r in rhos)
+    need = max(max(plan[r]["normals_to_resolve_3_controlled"], plan[r]["normals_to_resolve_3_measured"]) for r in rhos)
     rate_s = sum(r["seconds"] for r in rows) / max(1.0, 3 * sum(r["L"] * r["n"] for r in rows))
     figs, specs = [], ()
     path = ctx.figure("finite_size", case)

@@ -68,7 +68,7 @@ PAPER = Preset(
     # ~1.1e10 is the flagship weak-signal case at d = 100, about 3 minutes on 2 cores
     sga_plan_budget=1.5e10, sga_drag_samples=800,
     tracking_runs=32, tracking_budget=1.5e9, tracking_pilot=1600, tracking_snr=10.0,
-    finite_budget=4.0e9, reduced_exact_runs=2000,
+    finite_budget=8.0e8, reduced_exact_runs=2000,
     effective_runs=60, effective_weak_steps=3000, effective_weak_plateau=True,
     # 160 runs put a coverage fraction within +-0.032 (1 SE) and keep the two checks on the
     # reproduction case near 3 minutes on 2 cores

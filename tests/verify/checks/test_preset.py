@@ -13,13 +13,13 @@ def test_the_presets_hold_the_former_tables():
     assert (PAPER.sga_runs, PAPER.sga_sim_budget, PAPER.sga_plan_budget) == (20, 1.2e9, 1.5e10)
     assert (QUICK.tracking_runs, QUICK.tracking_budget, PAPER.tracking_runs, PAPER.tracking_budget) == (
         16, 5.0e7, 32, 1.5e9)
-    assert (QUICK.finite_budget, PAPER.finite_budget) == (4.0e7, 4.0e9)
+    assert (QUICK.finite_budget, PAPER.finite_budget) == (4.0e7, 8.0e8)
     assert budget(QUICK) == Budget(100, 4000, 400) and budget(PAPER) == Budget(160, 12_000, 300)
     assert len(PAPER.reproduce_configs) == 16 and QUICK.reproduce_configs == ((0.25, 500, 10_000),)
 
 
 def test_larger_fits_names_what_the_paper_preset_affords():
-    assert QUICK.larger_fits("finite_budget", 4.0e9) and not QUICK.larger_fits("finite_budget", 4.1e9)
+    assert QUICK.larger_fits("finite_budget", 8.0e8) and not QUICK.larger_fits("finite_budget", 8.1e8)
     assert not PAPER.larger_fits("finite_budget", 1.0)
 
 
