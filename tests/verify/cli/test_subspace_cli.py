@@ -1,0 +1,87 @@
+"""The subspace model in the CLI: field, certify, simulate, predict, phase (docs/guide/subspace.md).
+
+Every number the CLI prints is compared with an independent route: the scalar evaluator
+(k = 1), the quadrature of theory.subspace_quadrature (k = 2), the numerical equilibria of
+find_subspace_equilibria, the full simulator, the certified transition."""
+
+import json
+
+import numpy as np
+import pytest
+
+from sigrec.theory import Model, SubspaceModel, evaluate, evaluate_subspace, subspace_quadrature
+from sigrec.verify.cli._main import main
+
+
+def _json(capsys, argv):
+    rc = main(argv + ["--json"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    assert out.err == ""
+    return json.loads(out.out)
+
+
+def _error(capsys, argv):
+    rc = main(argv)
+    out = capsys.readouterr()
+    assert rc == 2 and out.out == ""
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in out.err
+    return lines[0]
+
+
+# ------------------------------------------------------------------------------------------
+# field
+
+
+@pytest.mark.parametrize("prior,params", [("fixed", (1.5, 0.05, 1.0, 1.0)), ("rademacher", (0.8, 0.3, 1.3, 0.7)),
+                                          ("gaussian(mu=0.5, tau=0.7)", (1.2, 0.2, 0.8, 1.6))])
+def test_field_k1_subspace_route_equals_the_scalar_field(capsys, prior, params):
+    theta, alpha, beta, sigma2 = params
+    flags = ["field", "--theta", str(theta), "--alpha", str(alpha), "--beta", str(beta), "--sigma2", str(sigma2),
+             "--prior", prior]
+    rhos = ["-0.9", "-0.2", "0.35", "0.8"]
+    sub = _json(capsys, flags + ["--r", *rhos])
+    scalar = _json(capsys, flags + ["--rho", *rhos])
+    assert sub["model"]["k"] == 1
+    for a, b in zip(sub["points"], scalar["points"]):
+        assert a["r"] == [b["rho"]]
+        assert a["objective"] == pytest.approx(b["objective"], rel=1e-12)
+        assert a["gradient"][0] == pytest.approx(b["slope"], rel=1e-10, abs=1e-14)
+        assert a["field"][0] == pytest.approx(b["field"], rel=1e-10, abs=1e-14)
+
+
+def test_field_onehot2_against_the_evaluator_and_the_quadrature(capsys):
+    theta, alpha, beta, sigma2 = 1.3, 0.2, 1.4, 0.6
+    pts = [(0.6, 0.3), (0.1, -0.2), (-0.5, 0.45)]
+    doc = _json(capsys, ["field", "--prior", "onehot(k=2)", "--theta", str(theta), "--alpha", str(alpha),
+                         "--beta", str(beta), "--sigma2", str(sigma2), "--r", *(f"{a},{b}" for a, b in pts)])
+    assert doc["model"] == {"law": "onehot(k=2)", "k": 2, "theta": theta, "alpha": alpha, "beta": beta,
+                            "sigma2": sigma2}
+    model = SubspaceModel("onehot(k=2)", theta, alpha, beta, sigma2)
+    for r, pt in zip(pts, doc["points"]):
+        assert set(pt) == {"r", "objective", "gradient", "field"} and pt["r"] == list(r)
+        v = evaluate_subspace(model, r)
+        assert pt["objective"] == v.objective and pt["gradient"] == v.gradient.tolist()
+        q = subspace_quadrature(model, r, dps=20)  # independent: tanh-sinh moments, not the MGF route
+        g = np.array(q.gradient[1])
+        rr = np.array(r)
+        assert pt["objective"] == pytest.approx(q.objective[1], rel=1e-12)
+        assert np.allclose(pt["gradient"], g, rtol=1e-11, atol=1e-13)
+        assert np.allclose(pt["field"], g - (rr @ g) * rr, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("argv,word", [
+    (["--prior", "onehot(k=2)", "--r", "0.9,0.9"], "`r` must satisfy |r| <= 1"),
+    (["--prior", "onehot(k=2)", "--r", "0.5"], "`r` must have 2 entries"),
+    (["--prior", "onehot(k=3)", "--r", "0.5,0.1"], "`r` must have 3 entries"),
+    (["--prior", "onehot(k=2)", "--rho", "0.5"], "overlap vectors `r`"),
+    (["--prior", "onehot(k=2)", "--r", "0.5,x"], "--r"),
+    (["--r", "1.5"], "`r` must satisfy"),
+    (["--rho", "0.5", "--r", "0.5"], "one of the two"),
+    ([], "one of the two"),
+    (["--r", "0.5", "--heads", "2"], "`heads` must be 1"),
+])
+def test_field_refusals_name_the_flag(capsys, argv, word):
+    line = _error(capsys, ["field", "--theta", "1", "--alpha", "0.3"] + argv)
+    assert word in line
