@@ -85,3 +85,74 @@ def test_field_onehot2_against_the_evaluator_and_the_quadrature(capsys):
 def test_field_refusals_name_the_flag(capsys, argv, word):
     line = _error(capsys, ["field", "--theta", "1", "--alpha", "0.3"] + argv)
     assert word in line
+
+
+# ------------------------------------------------------------------------------------------
+# certify
+
+#: the certified transition of onehot(k=2) at alpha = 0.05 (docs/subspace-certificates.md section 2)
+THETA_C = (0.8556559364730, 0.8556559365449)
+
+
+def _certify(capsys, theta, alpha, beta=1.0, sigma2=1.0, law="onehot(k=2)"):
+    return _json(capsys, ["certify", "--prior", law, "--theta", str(theta), "--alpha", str(alpha),
+                          "--beta", str(beta), "--sigma2", str(sigma2)])
+
+
+def _matches_numerical(doc, theta, alpha, beta=1.0, sigma2=1.0, law="onehot(k=2)"):
+    """Every numerical equilibrium (find_subspace_equilibria, another seed and start count) lies in
+    exactly one certified box of its location, with the same stability; the counts agree."""
+    from sigrec.theory import find_subspace_equilibria
+
+    eqs = find_subspace_equilibria(SubspaceModel(law, theta, alpha, beta, sigma2), n_random=12, seed=7)
+    assert len(eqs) == len(doc["equilibria"])
+    for e in eqs:
+        hits = [b for b in doc["equilibria"] if b["location"] == e.kind
+                and all(lo - 1e-12 <= x <= hi + 1e-12 for x, (lo, hi) in zip(e.r, b["r"]))]
+        assert len(hits) == 1, e
+        assert hits[0]["certified"] and hits[0]["stability"] == ("stable" if e.stable else "unstable")
+
+
+@pytest.mark.parametrize("theta", [0.8, 0.9])
+def test_certify_onehot2_on_both_sides_of_the_certified_transition(capsys, theta):
+    doc = _certify(capsys, theta, 0.05)
+    assert doc["complete"] is True and doc["certified"] is True
+    for eq in doc["equilibria"]:
+        assert set(eq) >= {"r", "kind", "stability", "certified"} and len(eq["r"]) == 2
+        assert all(lo <= hi for lo, hi in eq["r"])
+    mixture = [e for e in doc["equilibria"] if e["kind"] == "mixture+"]
+    assert len(mixture) == 1 and all(lo <= 2 ** -0.5 <= hi for lo, hi in mixture[0]["r"])
+    stable = sorted(e["kind"] for e in doc["equilibria"] if e["stability"] == "stable")
+    if theta < THETA_C[0]:  # below: the mixture is the one stable state (certified bracket, another route)
+        assert stable == ["mixture+"] and len(doc["equilibria"]) == 2
+    else:  # above: it has turned unstable, two specialised states are stable
+        assert stable == ["specialised(1)", "specialised(2)"] and mixture[0]["stability"] == "unstable"
+    _matches_numerical(doc, theta, 0.05)
+
+
+def test_certify_onehot2_away_from_beta_sigma2_one(capsys):
+    doc = _certify(capsys, 1.4, 0.2, beta=1.3, sigma2=0.6)
+    assert doc["complete"] is True and doc["model"]["beta"] == 1.3 and doc["model"]["sigma2"] == 0.6
+    _matches_numerical(doc, 1.4, 0.2, 1.3, 0.6)
+
+
+@pytest.mark.slow
+def test_certify_human_output_says_complete_or_not(capsys):
+    assert main(["certify", "--prior", "onehot(k=2)", "--theta", "3", "--alpha", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "7 equilibria" in out and "COMPLETE" in out and "NOT" not in out
+    assert out.count(" stable ") == 3  # two specialised and the anti-mixture (docs/subspace-certificates.md)
+
+
+@pytest.mark.parametrize("argv,word", [
+    (["--theta", "0.8:1"], "ranges LO:HI (in --theta) are for scalar priors"),
+    (["--theta", "1", "--alpha", "0.1:0.2"], "ranges LO:HI (in --alpha)"),
+    (["--theta", "1", "--figure", "x.png"], "--figure is for scalar priors"),
+    (["--theta", "1", "--time-to", "0.5", "--rho0", "0.1"], "--time-to is for scalar priors"),
+    (["--theta", "1", "--heads", "2"], "`heads` must be 1"),
+])
+def test_certify_subspace_refusals(capsys, argv, word):
+    argv = ["certify", "--prior", "onehot(k=2)"] + argv
+    if "--alpha" not in argv:
+        argv += ["--alpha", "0.05"]
+    assert word in _error(capsys, argv)
