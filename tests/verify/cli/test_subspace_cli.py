@@ -156,3 +156,80 @@ def test_certify_subspace_refusals(capsys, argv, word):
     if "--alpha" not in argv:
         argv += ["--alpha", "0.05"]
     assert word in _error(capsys, argv)
+
+
+# ------------------------------------------------------------------------------------------
+# simulate
+
+SIM = ["simulate", "--prior", "onehot(k=2)", "--theta", "1.5", "--R", "10", "--L", "40", "--d", "30",
+       "--beta", "1.5", "--sigma2", "0.8", "--eta0", "0.8", "--k0", "2", "--power", "0.6"]
+
+
+@pytest.mark.parametrize("simulator", ["reduced", "full"])
+def test_simulate_same_seed_same_numbers(capsys, simulator):
+    argv = SIM + ["--steps", "30", "--runs", "3", "--seed", "5", "--simulator", simulator]
+    a, b = _json(capsys, argv), _json(capsys, argv)
+    c = _json(capsys, argv[:-4] + ["--seed", "6", "--simulator", simulator])
+    assert a["final_r"] == b["final_r"] and a["initial_r"] == b["initial_r"]
+    assert np.array(a["final_r"]).shape == (3, 2) and a["final_r"] != c["final_r"]
+    h = _json(capsys, argv + ["--heads", "2"])
+    assert h["final_M"] == _json(capsys, argv + ["--heads", "2"])["final_M"]
+    assert np.array(h["final_M"]).shape == (3, 2, 2) and np.array(h["final_principal_angles"]).shape == (3, 2)
+    # the angles are those of the reported M (arccos of its singular values)
+    for M, ang in zip(h["final_M"], h["final_principal_angles"]):
+        assert np.allclose(np.sort(np.arccos(np.clip(np.linalg.svd(M, compute_uv=False), -1, 1))), ang, atol=1e-6)
+
+
+def test_simulate_reduced_and_full_agree_in_law(capsys):
+    from scipy import stats
+
+    argv = SIM + ["--steps", "5", "--runs", "500", "--heads", "2", "--r0", "0.5,0.1,-0.2,0.4"]
+    red = _json(capsys, argv + ["--seed", "11"])
+    full = _json(capsys, argv + ["--seed", "12", "--simulator", "full"])
+    assert red["simulator"] == "reduced" and full["simulator"] == "full"
+    assert red["initial_M"][0] == [[0.5, 0.1], [-0.2, 0.4]]
+    A, B = np.array(red["final_M"]), np.array(full["final_M"])
+    samples = [(A[:, i, j], B[:, i, j]) for i in range(2) for j in range(2)]
+    samples += [(np.array(red["final_principal_angles"])[:, i], np.array(full["final_principal_angles"])[:, i])
+                for i in range(2)]
+    for a, b in samples:
+        assert stats.ks_2samp(a, b).pvalue > 1e-3
+        assert abs(a.mean() - b.mean()) < 4.5 * np.sqrt(a.var() / a.size + b.var() / b.size)
+    # the comparison can fail: five steps move the overlaps away from the start
+    assert stats.ks_2samp(A[:, 0, 0], np.full(A.shape[0], 0.5) + 1e-3 * np.arange(A.shape[0]) / A.shape[0]).pvalue < 1e-3
+
+
+def test_simulate_save_writes_the_trajectories(capsys, tmp_path):
+    doc = _json(capsys, SIM + ["--steps", "10", "--runs", "2", "--seed", "1", "--heads", "2", "--stride", "5",
+                               "--save", str(tmp_path / "traj")])
+    with np.load(tmp_path / "traj.npz") as z:
+        assert z["overlaps"].shape == (2, 3, 2, 2) and list(z["record_steps"]) == [0, 5, 10]
+        assert np.allclose(z["overlaps"][:, -1], doc["final_M"])
+
+
+def test_simulate_heads_with_a_scalar_prior_is_k1(capsys):
+    doc = _json(capsys, ["simulate", "--theta", "1.5", "--R", "10", "--L", "40", "--d", "30", "--steps", "20",
+                         "--runs", "2", "--seed", "2", "--heads", "3"])
+    M = np.array(doc["final_M"])
+    assert doc["model"]["k"] == 1 and M.shape == (2, 1, 3)
+    assert np.all(np.linalg.norm(M, axis=2) <= 1 + 1e-12)  # one signal direction: |M| <= 1 over the heads
+
+
+@pytest.mark.parametrize("argv,word", [
+    (["--r0", "0.3"], "`r0` must have 2 entries"),
+    (["--r0", "0.9,0.9"], "`r0` must satisfy |r| <= 1"),
+    (["--heads", "2", "--r0", "0.9,0,0,0.9,0.1"], "k x H = 4 entries"),
+    (["--heads", "2", "--r0", "1,1,0,0"], "operator norm"),
+    (["--rho0", "0.3"], "`rho0` is the scalar start"),
+    (["--workers", "2"], "--workers"),
+    (["--heads", "20"], "`d` must be"),
+    (["--heads", "0"], "--heads"),
+])
+def test_simulate_subspace_refusals(capsys, argv, word):
+    assert word in _error(capsys, SIM + ["--steps", "5", "--runs", "2"] + argv)
+
+
+def test_simulate_scalar_refuses_r0(capsys):
+    line = _error(capsys, ["simulate", "--theta", "1", "--R", "2", "--L", "10", "--d", "5", "--steps", "2",
+                           "--r0", "0.3"])
+    assert "`r0`" in line
