@@ -233,3 +233,60 @@ def test_simulate_scalar_refuses_r0(capsys):
     line = _error(capsys, ["simulate", "--theta", "1", "--R", "2", "--L", "10", "--d", "5", "--steps", "2",
                            "--r0", "0.3"])
     assert "`r0`" in line
+
+
+# ------------------------------------------------------------------------------------------
+# predict
+
+PRED = ["predict", "--prior", "onehot(k=2)", "--R", "5", "--L", "100", "--d", "50", "--steps", "400",
+        "--stride", "100", "--eta0", "0.7", "--power", "0.6"]
+
+
+def test_predict_one_head_path_and_certified_limit(capsys):
+    from sigrec.theory import integrate_subspace_flow
+
+    doc = _json(capsys, PRED + ["--theta", "1.5", "--beta", "1.2", "--sigma2", "0.8", "--r0", "0.3,0.1"])
+    model = SubspaceModel("onehot(k=2)", 1.5, 0.05, 1.2, 0.8)
+    assert doc["step"] == [0, 100, 200, 300, 400] and doc["r"][0] == [0.3, 0.1]
+    eta = 0.7 / (np.arange(400) + 10.0) ** 0.6  # the schedule, written out here
+    assert np.allclose(doc["time"], np.concatenate([[0], np.cumsum(eta)])[doc["step"]], rtol=1e-12)
+    for t, r in zip(doc["time"][1:], doc["r"][1:]):  # the one-query flow, integrated in one piece
+        assert np.allclose(r, integrate_subspace_flow(model, [0.3, 0.1], t_max=t)[0], atol=1e-7)
+    eq = doc["limit"]["equilibrium"]
+    assert doc["limit"]["settled"] and eq["certified"] and eq["stability"] == "stable"
+    assert eq["kind"] == "specialised(1)" and eq["location"] == "sphere" and eq["distance"] < 1e-8
+    assert all(lo - 1e-8 <= x <= hi + 1e-8 for x, (lo, hi) in zip(doc["limit"]["r"], eq["r"]))
+    assert "k = 1" in doc["note"]
+
+
+def test_predict_below_the_transition_ends_at_the_mixture(capsys):
+    doc = _json(capsys, PRED + ["--theta", "0.8", "--r0", "-0.3,0.1"])
+    eq = doc["limit"]["equilibrium"]
+    assert eq["kind"] == "mixture+" and eq["stability"] == "stable" and eq["certified"]
+    assert all(lo <= 2 ** -0.5 <= hi for lo, hi in eq["r"])
+
+
+def test_predict_two_heads_recover_the_span(capsys):
+    doc = _json(capsys, PRED + ["--theta", "1.5", "--heads", "2", "--r0", "0.3,0.1,-0.2,0.4"])
+    assert np.array(doc["M"]).shape == (5, 2, 2) and len(doc["principal_angles"]) == 5
+    lim = doc["limit"]
+    assert lim["settled"] and max(lim["principal_angles"]) < 1e-6  # docs/subspace-certificates.md section 3
+    assert lim["equilibrium"]["stability"] == "stable" and lim["equilibrium"]["certified"] is False
+    M = np.array(lim["M"])
+    assert np.allclose(M.T @ M, np.eye(2), atol=1e-8)
+
+
+@pytest.mark.parametrize("argv,word", [
+    (["--r0", "0.3,0.1", "--rho0", "0.2"], "`rho0` is the scalar start"),
+    ([], "`r0` is required"),
+    (["--r0", "0.3,0.1", "--band-runs", "100"], "--band-runs"),
+    (["--r0", "0.3,0.1", "--seed", "1"], "--seed"),
+    (["--r0", "0.3,0.1,0.2"], "`r0` must have 2 entries"),
+])
+def test_predict_subspace_refusals(capsys, argv, word):
+    assert word in _error(capsys, PRED + ["--theta", "1.5"] + argv)
+
+
+def test_predict_scalar_needs_rho0(capsys):
+    assert "`rho0` is required" in _error(capsys, ["predict", "--theta", "1", "--R", "2", "--L", "10", "--d", "5",
+                                                  "--steps", "2"])
