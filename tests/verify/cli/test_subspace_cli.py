@@ -290,3 +290,35 @@ def test_predict_subspace_refusals(capsys, argv, word):
 def test_predict_scalar_needs_rho0(capsys):
     assert "`rho0` is required" in _error(capsys, ["predict", "--theta", "1", "--R", "2", "--L", "10", "--d", "5",
                                                   "--steps", "2"])
+
+
+# ------------------------------------------------------------------------------------------
+# phase
+
+
+def test_phase_onehot2_brackets_the_closed_form_and_the_float_root(capsys, tmp_path):
+    from sigrec.theory import critical_thetas
+
+    beta, sigma2 = 1.3, 0.7
+    doc = _json(capsys, ["phase", "--prior", "onehot(k=2)", "--n-alpha", "2", "--alpha-min", "1e-6", "--beta",
+                         str(beta), "--sigma2", str(sigma2), "--out", str(tmp_path / "ph")])
+    assert doc["all_certified"] and [b["alpha"] for b in doc["brackets"]] == pytest.approx([1e-6, 1.0])
+    small, one = doc["brackets"]
+    # alpha -> 0: beta theta_c = sqrt(k) (sqrt 5 - 1)/2, independent of sigma2 (docs/subspace.md section 4)
+    assert beta * small["lo"] == pytest.approx(np.sqrt(2) * (np.sqrt(5) - 1) / 2, rel=1e-5)
+    # alpha = 1: the float bisection of the closed-form eigenvalue (another route) lies in the bracket
+    tc = float(critical_thetas(2, 1.0, beta, sigma2)[0])
+    assert one["lo"] <= tc <= one["hi"] and one["hi"] - one["lo"] < 1e-9
+    assert (tmp_path / "ph" / "phase.png").stat().st_size > 1000
+    saved = json.loads((tmp_path / "ph" / "phase-subspace.json").read_text())
+    assert saved["brackets"] == doc["brackets"]
+
+
+@pytest.mark.parametrize("argv,word", [
+    (["--prior", "gaussian(k=2, tau=1)"], "onehot(k) with equal probabilities"),
+    (["--prior", "onehot(k=2, probs=[0.6, 0.4])"], "onehot(k) with equal probabilities"),
+    (["--prior", "onehot(k=2)", "--grid"], "--grid"),
+    (["--prior", "onehot(k=2)", "--heads", "2"], "`heads` must be 1"),
+])
+def test_phase_subspace_refusals(capsys, tmp_path, argv, word):
+    assert word in _error(capsys, ["phase", "--out", str(tmp_path / "x")] + argv)
