@@ -322,3 +322,16 @@ def test_phase_onehot2_brackets_the_closed_form_and_the_float_root(capsys, tmp_p
 ])
 def test_phase_subspace_refusals(capsys, tmp_path, argv, word):
     assert word in _error(capsys, ["phase", "--out", str(tmp_path / "x")] + argv)
+
+
+# ------------------------------------------------------------------------------------------
+# scalar-only commands
+
+
+@pytest.mark.parametrize("argv", [
+    ["critical", "--theta", "1"],
+    ["complexity", "--theta", "1", "--R", "5", "--L", "100", "--d", "50"],
+])
+def test_scalar_only_commands_refuse_a_k_dimensional_law(capsys, argv):
+    line = _error(capsys, argv + ["--prior", "onehot(k=2)"])
+    assert "k-dimensional signal law" in line and f"`sigrec {argv[0]}` takes only scalar priors" in line
