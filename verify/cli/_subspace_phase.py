@@ -60,12 +60,13 @@ def run(args, law) -> int:
     if args.json:
         emit_json(doc)
         return 0
-    print(f"certified transition of one query, {law.spec}, beta={args.beta:g}, sigma2={args.sigma2:g}: "
-          "the mixture is stable for theta below theta_c(alpha), unstable above")
-    print(f"{'alpha':>12} {'theta_c in [lo, hi]':>40}  certified")
+    print(f"certified transition of one query, {law.spec}, beta={args.beta:g}, sigma2={args.sigma2:g}: the mixture "
+          "is certified stable for every theta in [theta_min, lo], unstable in [hi, theta_max]")
+    print(f"{'alpha':>12} {'theta_c in [lo, hi]':>38}  {'[theta_min, theta_max]':>22}  certified")
     for b in brackets:
         if b["certified"]:
-            print(f"{b['alpha']:>12.6g}   [{b['lo']:.13f}, {b['hi']:.13f}]  yes")
+            lo, hi = b["theta_range"]
+            print(f"{b['alpha']:>12.6g}   [{b['lo']:.13f}, {b['hi']:.13f}]  [{lo:.4f}, {hi:.4f}]  yes")
         else:
             print(f"{b['alpha']:>12.6g}   {'-':>38}  NO {b.get('reason', '')}")
     print(f"Wrote {json_path} and {png_path}.")
