@@ -52,8 +52,11 @@ def run(args, law) -> int:
     if H == 1:
         r = path.M_limit[:, 0]
         limit["r"] = r.tolist()
-        if settled:
-            box = certify_equilibrium(model, r, prec=128)
+        try:
+            box = certify_equilibrium(model, r, prec=128) if settled else None
+        except ValueError as exc:  # theta = 0 (every r an equilibrium), or the end is no equilibrium
+            box, limit["not_certified"] = None, str(exc)
+        if box is not None:
             limit["equilibrium"] = {"r": [list(x) for x in box.bounds()], "kind": box.label, "location": box.kind,
                                     "stability": box.status, "certified": box.certified,
                                     "distance": _distance(box, r)}
@@ -91,6 +94,8 @@ def run(args, law) -> int:
     print(f"long-time limit (t <= {path.t_limit:g}): {end}, |dM/dt| = {path.speed:.2g}"
           + ("" if settled else " -- NOT settled"))
     eq = limit.get("equilibrium")
+    if "not_certified" in limit:
+        print(f"  no certified equilibrium: {limit['not_certified']}")
     if eq is not None and H == 1:
         word = "certified" if eq["certified"] else "NOT certified"
         print(f"  equilibrium: {eq['kind']} ({eq['location']}), {eq['stability']} ({word}: a box of radius "

@@ -335,3 +335,9 @@ def test_phase_subspace_refusals(capsys, tmp_path, argv, word):
 def test_scalar_only_commands_refuse_a_k_dimensional_law(capsys, argv):
     line = _error(capsys, argv + ["--prior", "onehot(k=2)"])
     assert "k-dimensional signal law" in line and f"`sigrec {argv[0]}` takes only scalar priors" in line
+
+
+def test_predict_at_theta_zero_says_why_nothing_is_certified(capsys):
+    doc = _json(capsys, PRED + ["--theta", "0", "--r0", "0.1,0.2"])
+    assert doc["limit"]["r"] == [0.1, 0.2] and "equilibrium" not in doc["limit"]
+    assert "every r is an equilibrium" in doc["limit"]["not_certified"]
