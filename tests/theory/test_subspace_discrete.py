@@ -31,7 +31,8 @@ def test_the_onehot_atoms_give_the_onehot_model():
 
 
 @pytest.mark.parametrize("spec", ["discrete(vectors=[[1, 1], [1, -1], [0, 0.5]], probs=[1/2, 1/4, 1/4])",
-                                  "discrete(vectors=[[1, 0, 0], [0, 1, 0], [0.5, 0.5, 0.5]], probs=[0.3, 0.3, 0.4])"])
+                                  pytest.param("discrete(vectors=[[1, 0, 0], [0, 1, 0], [0.5, 0.5, 0.5]], "
+                                               "probs=[0.3, 0.3, 0.4])", marks=pytest.mark.slow)])
 def test_derivation_agrees_with_the_quadrature(spec):
     """The MGF route (sum_j p_j exp(<t, v_j>) through the sympy derivation) against the tanh-sinh
     quadrature summed over the atoms, at a random point of the ball."""
