@@ -40,6 +40,7 @@ from ._schedule import Schedule
 from ._simulate import LONG_CONTEXT, Problem, Simulation, kernel_floats, simulate
 from ._start import start_law
 from ._subspace_simulate import SubspaceProblem, SubspaceSimulation, simulate_subspace
+from ._subspace_path import SubspacePath, subspace_path
 from ._region_tasks import certify_region_tasks
 from ._certified_time import CrossingStep, crossing_step, ode_time_ball
 
@@ -95,6 +96,8 @@ __all__ = [
     "SubspaceProblem",
     "SubspaceSimulation",
     "simulate_subspace",
+    "subspace_path",
+    "SubspacePath",
     # region certificates on the executor
     "certify_region_tasks",
     # the step at which a schedule crosses a certified ODE time

@@ -54,6 +54,8 @@ from ._region import RegionBox, RegionCertificate, certify_region
 from ._subspace_certify import SubspaceBox, SubspaceCertificate, certify_subspace
 from ._subspace_transition import TransitionBracket, certify_transition
 from ._subspace_circle import CircleCertificate, DiskCertificate, certify_circle, certify_disk
+from ._subspace_complete import SubspaceCompleteness, subspace_completeness
+from ._subspace_near import certify_equilibrium
 from ._heads import heads_equilibrium, heads_flow, heads_jacobian, integrate_heads, principal_angles
 from ._priors import RangedPrior, parse_ranged_prior
 from ._region_proposition import DEFAULT_REGION, RegionProposition, region_proposition
@@ -128,6 +130,9 @@ __all__ = [
     "CircleCertificate",
     "certify_disk",
     "DiskCertificate",
+    "subspace_completeness",
+    "SubspaceCompleteness",
+    "certify_equilibrium",
     # several orthonormal heads on the signal subspace (docs/subspace-certificates.md)
     "heads_flow",
     "heads_jacobian",

@@ -8,6 +8,8 @@ spec                                        law of ``s``
 ==========================================  ==================================================
 ``onehot(k=2)``, ``onehot(k=3, probs=[..])``  ``s = e_j`` with probability ``p_j`` (equal by default)
 ``gaussian(k=2, tau=1/2)``                   ``N(mu, tau^2 I_k)``, ``mu = 0`` unless ``mu=[...]``
+``discrete(vectors=[[1, 0], [0, 1]],``       ``s = v_j`` with probability ``p_j`` (``k`` = the
+``probs=[1/2, 1/2])``                         vectors' length; ``k = 1`` is the scalar ``discrete``)
 any scalar prior spec (``rademacher``, ...)  ``k = 1``, the scalar prior of :mod:`theory._priors`
 ==========================================  ==================================================
 
@@ -28,7 +30,7 @@ import sympy as sp
 from ._priors import Prior, parse_prior
 
 #: the k-dimensional families (a scalar prior is the family ``scalar``)
-SUBSPACE_FAMILIES = ("onehot", "gaussian", "scalar")
+SUBSPACE_FAMILIES = ("onehot", "gaussian", "discrete", "scalar")
 #: the largest k a law may have (the sympy derivation grows with k)
 MAX_K = 8
 
@@ -54,6 +56,8 @@ class SubspaceLaw:
         ``gaussian``: the mean vector.
     prior : Prior or None
         ``scalar``: the scalar prior (``k = 1``).
+    vectors : tuple of tuple of Fraction
+        ``discrete``: the atoms ``v_j`` (with ``probs`` their probabilities).
     """
 
     family: str
@@ -62,12 +66,16 @@ class SubspaceLaw:
     tau: Fraction = Fraction(0)
     mu: tuple = ()
     prior: Prior | None = None
+    vectors: tuple = ()
 
     @property
     def spec(self) -> str:
         """Canonical spec (default arguments left out)."""
         if self.family == "scalar":
             return str(self.prior)
+        if self.family == "discrete":
+            vecs = ", ".join("[" + ", ".join(map(str, v)) + "]" for v in self.vectors)
+            return f"discrete(vectors=[{vecs}], probs=[{', '.join(map(str, self.probs))}])"
         if self.family == "onehot":
             if all(p == Fraction(1, self.k) for p in self.probs):
                 return f"onehot(k={self.k})"
@@ -87,6 +95,9 @@ class SubspaceLaw:
             return self.prior.mgf(t[0])
         if self.family == "onehot":
             return sp.Add(*(sp.Rational(p) * sp.exp(tj) for p, tj in zip(self.probs, t)))
+        if self.family == "discrete":  # M(t) = sum_j p_j exp(<t, v_j>)
+            return sp.Add(*(sp.Rational(p) * sp.exp(sum(sp.Rational(x) * tj for x, tj in zip(v, t)))
+                            for p, v in zip(self.probs, self.vectors)))
         tau = sp.Rational(self.tau)
         return sp.exp(sum(sp.Rational(m) * tj + tau**2 * tj**2 / 2 for m, tj in zip(self.mu, t)))
 
@@ -96,6 +107,8 @@ class SubspaceLaw:
         if self.family == "onehot":
             return tuple((p, tuple(Fraction(int(i == j)) for i in range(self.k)))
                          for j, p in enumerate(self.probs) if p)
+        if self.family == "discrete":
+            return tuple((p, v) for p, v in zip(self.probs, self.vectors) if p)
         if self.family == "scalar" and self.prior.support is not None:
             return tuple((q, (v,)) for v, q in self.prior.support)
         return None
@@ -158,6 +171,9 @@ def parse_subspace_law(spec) -> SubspaceLaw:
         return SubspaceLaw("scalar", 1, prior=spec)
     if not isinstance(spec, str) or len(spec) > 2000:
         raise ValueError(f"`law` must be a spec such as 'onehot(k=2)' or 'gaussian(k=2, tau=1)', got {spec!r}")
+    discrete = re.fullmatch(r"\s*discrete\s*\((.*)\)\s*", spec, flags=re.S | re.I)
+    if discrete and re.search(r"\bvectors\s*=", discrete.group(1)):
+        return _discrete(discrete.group(1), spec)
     match = re.fullmatch(r"\s*(onehot|gaussian)\s*\((.*)\)\s*", spec, flags=re.S | re.I)
     if not match or (match.group(1).lower() == "gaussian" and not re.search(r"\bk\s*=", match.group(2))):
         return SubspaceLaw("scalar", 1, prior=parse_prior(spec))
@@ -178,3 +194,34 @@ def parse_subspace_law(spec) -> SubspaceLaw:
     if not isinstance(mu, tuple) or len(mu) != k:
         raise ValueError(f"`law` gaussian mu must have k = {k} entries, got {spec!r}")
     return SubspaceLaw("gaussian", k, tau=tau, mu=mu)
+
+
+_VECTORS = re.compile(r"\bvectors\s*=\s*\[((?:\s*\[[^\[\]]*\]\s*,?)*)\s*\]")
+_PROBS = re.compile(r"\bprobs\s*=\s*\[([^\[\]]*)\]")
+
+
+def _discrete(body: str, spec: str) -> SubspaceLaw:
+    """``discrete(vectors=[[..], ..], probs=[..])``, read without ``eval``; ``k = 1`` gives the
+    scalar ``discrete`` prior."""
+    vm, pm = _VECTORS.search(body), _PROBS.search(body)
+    if vm is None or pm is None:
+        raise ValueError(f"`law` discrete needs vectors=[[...], ...] and probs=[...], got {spec!r}")
+    rest = body[:min(vm.start(), pm.start())] + body[min(vm.end(), pm.end()):max(vm.start(), pm.start())] + \
+        body[max(vm.end(), pm.end()):]
+    if rest.replace(",", "").strip():
+        raise ValueError(f"`law` discrete takes only vectors=[[...], ...] and probs=[...], got {spec!r}")
+    vectors = tuple(tuple(_number(x, spec) for x in inner.split(","))
+                    for inner in re.findall(r"\[([^\[\]]*)\]", vm.group(1)))
+    probs = tuple(_number(x, spec) for x in pm.group(1).split(","))
+    if not vectors:
+        raise ValueError(f"`law` discrete needs at least one vector, got {spec!r}")
+    k = len(vectors[0])
+    if any(len(v) != k for v in vectors) or not 1 <= k <= MAX_K:
+        raise ValueError(f"`law` discrete vectors must all have the same length k in [1, {MAX_K}], got {spec!r}")
+    if len(probs) != len(vectors) or min(probs) < 0 or sum(probs) != 1:
+        raise ValueError(f"`law` discrete probs must be {len(vectors)} non-negative numbers (one per vector) "
+                         f"summing to 1, got {spec!r}")
+    if k == 1:
+        values = ", ".join(str(v[0]) for v in vectors)
+        return SubspaceLaw("scalar", 1, prior=parse_prior(f"discrete(values=[{values}], probs=[{', '.join(map(str, probs))}])"))
+    return SubspaceLaw("discrete", k, probs=probs, vectors=vectors)

@@ -67,7 +67,8 @@ def resolve_sizes(args) -> None:
 #: the help text of every --prior flag
 PRIOR_HELP = ("signal prior: fixed (default), rademacher or rademacher(p), bernoulli(p), gaussian(mu, tau), "
               "discrete(values=[...], probs=[...]); or a k-dimensional signal law onehot(k=2), "
-              "onehot(k=3, probs=[...]), gaussian(k=2, tau=1) (the subspace model); quote it in the shell")
+              "onehot(k=3, probs=[...]), gaussian(k=2, tau=1), discrete(vectors=[[1,0],[0,1]], probs=[1/2,1/2]) "
+              "(the subspace model); quote it in the shell")
 
 
 def prior_arg(text: str) -> str:

@@ -7,7 +7,8 @@ whose numeric parameters are ranges (``--prior 'gaussian(mu=0.5:1, tau=0.2)'``):
 of the fractions proved monotone, bistable or undecided, and with ``--figure`` the leaf
 boxes coloured by status under the closed-form boundary. The subtrees of the box run on
 the executor (``--workers``, ``--scheduler``; :func:`numerics.certify_region_tasks`): the
-same certificate either way.
+same certificate either way. With a k-dimensional law (``--prior 'onehot(k=2)'``) it certifies
+the equilibria of the subspace flow instead (:mod:`._subspace_certify`; point values only).
 """
 
 from __future__ import annotations
@@ -21,14 +22,16 @@ from rich.console import Console
 from rich.table import Table
 
 from ...numerics import certify_region_tasks
-from ...theory import RangedPrior, certify, parse_ranged_prior, pole_exponents_mp, pole_signs
+from ...theory import RangedPrior, certify, parse_ranged_prior, parse_subspace_law, pole_exponents_mp, pole_signs
 
 from ._args import (PRIOR_HELP, add_executor_arguments, add_json_flag, add_size_arguments, executor_from_args,
-                    model_from_args)
+                    model_from_args, prior_arg)
 from ._certify_time import add_time_arguments, check_time_flags, print_time, time_doc
 from ._limits import count, finite_float, limits_text
 from ._output import emit_json
 from ._region_figure import draw_region, figure_path
+from . import _subspace_certify
+from ._subspace import add_heads_argument, refuse_heads
 
 #: the model flags that take a range ``LO:HI``
 RANGED = ("theta", "alpha", "beta", "sigma2")
@@ -42,7 +45,9 @@ def register(sub) -> None:
         "certify",
         help="certify monotonicity of the field by interval arithmetic",
         description="Certify the sign of j' on [-1, 1] with python-flint ball arithmetic; "
-        "isolate interior equilibria in certified brackets with their stability.",
+        "isolate interior equilibria in certified brackets with their stability. With a k-dimensional "
+        "law (--prior 'onehot(k=2)'): every equilibrium of the overlap flow in a certified box with its "
+        "stability, and for k = 2 whether the list is proved complete.",
         epilog=limits_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--theta", type=_point_or_range, required=True, help="signal strength (>= 0), or a range LO:HI")
@@ -58,6 +63,7 @@ def register(sub) -> None:
                    f"{MIN_WIDTH_LIMITS[0]:g} .. {MIN_WIDTH_LIMITS[1]:g})")
     p.add_argument("--figure", type=str, default=None, metavar="PATH",
                    help="ranges only: draw the leaf boxes coloured by status (PNG, and a PDF next to it)")
+    add_heads_argument(p)
     add_executor_arguments(p, default_workers=1)
     add_time_arguments(p)
     add_json_flag(p)
@@ -78,7 +84,10 @@ def _point_or_range(text: str):
 
 
 def _prior_or_range(text: str) -> str:
-    """argparse type of ``--prior``: the canonical spec, ranges ``LO:HI`` allowed, or one clear message."""
+    """argparse type of ``--prior``: the canonical spec, ranges ``LO:HI`` allowed, a k-dimensional
+    law (``onehot(k=2)``), or one clear message."""
+    if ":" not in text:
+        return prior_arg(text)
     try:
         return parse_ranged_prior(text).spec
     except ValueError as exc:
@@ -86,7 +95,11 @@ def _prior_or_range(text: str) -> str:
 
 
 def run(args) -> int:
+    refuse_heads(args, "certify")
     ranges = [name for name in RANGED if isinstance(getattr(args, name), tuple)]
+    if ":" not in args.prior and parse_subspace_law(args.prior).k > 1:
+        _subspace_certify.refuse_flags(args, ranges)
+        return _subspace_certify.run(args, args.prior)
     ranged_prior = isinstance(parse_ranged_prior(args.prior), RangedPrior)
     check_time_flags(args, ranges + (["prior"] if ranged_prior else []))
     if ranges or ranged_prior:

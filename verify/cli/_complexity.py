@@ -13,7 +13,7 @@ from ...numerics import (Schedule, basins, complexity, corrected_drift, crossing
                          optimize_schedule, scaling_exponents, start_law, time_to_alignment)
 from ...theory import certified_basin, certified_time, certify
 
-from ._args import add_json_flag, add_model_arguments, add_size_arguments, finite_float, problem_and_schedule
+from ._args import add_json_flag, add_model_arguments, add_size_arguments, finite_float, problem_and_schedule, scalar_only
 from ._guard import quiet_numerics
 from ._limits import bounded, count
 from ._output import emit_json
@@ -221,6 +221,7 @@ def _ode_steps(schedule, t: float):
 
 
 def run(args) -> int:
+    scalar_only(args, "complexity")
     with _converged_quadrature(args):
         return _run(args)
 

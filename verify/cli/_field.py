@@ -1,4 +1,9 @@
-"""``sigrec field``: the limit objective, slope, field and nuisance mass at given alignments."""
+"""``sigrec field``: the limit objective, slope, field and nuisance mass at given alignments.
+
+``--rho`` evaluates the scalar model (:func:`theory.evaluate`). ``--r`` takes overlap vectors
+(``--r 0.6,0.3 0.1,0.2``) and evaluates the subspace model of a k-dimensional law
+(:mod:`._subspace_field`); with a scalar prior ``--r x`` is that route at ``k = 1`` (``r = rho``).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,10 @@ from rich.table import Table
 
 from ...theory import evaluate
 
-from ._args import add_json_flag, add_model_arguments, finite_float, model_from_args
+from . import _subspace_field
+from ._args import add_json_flag, add_model_arguments, finite_float, model_from_args, subspace_law
 from ._output import emit_json
+from ._subspace import add_heads_argument, overlap_vector, refuse_heads
 
 
 def register(sub) -> None:
@@ -16,15 +23,31 @@ def register(sub) -> None:
         "field",
         help="evaluate j(rho), j'(rho), F(rho) and the nuisance mass",
         description="Evaluate the limit objective j, its slope j', the alignment field "
-        "F = (1 - rho^2) j' and the limit nuisance attention mass at the given alignments.",
+        "F = (1 - rho^2) j' and the limit nuisance attention mass at the given alignments (--rho). "
+        "With a k-dimensional law (--prior 'onehot(k=2)') give overlap vectors r = U^T q instead "
+        "(--r 0.6,0.3 0.1,0.2): the objective j(r), its gradient g and the flow g - <r, g> r.",
     )
     add_model_arguments(p)
-    p.add_argument("--rho", type=finite_float, nargs="+", required=True, help="alignments in [-1, 1]")
+    p.add_argument("--rho", type=finite_float, nargs="+", default=None, help="alignments in [-1, 1] (scalar prior)")
+    p.add_argument("--r", type=overlap_vector, nargs="+", default=None, metavar="R1,..,Rk",
+                   help="overlap vectors r = U^T q, comma-separated, one per point, |r| <= 1 (k entries for a "
+                   "k-dimensional law; with a scalar prior one entry: the subspace route at k = 1)")
+    add_heads_argument(p)
     add_json_flag(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
+    refuse_heads(args, "field")
+    law = subspace_law(args)
+    if (args.rho is None) == (args.r is None):
+        raise ValueError("give the points as `rho` (alignments, scalar prior) or `r` (overlap vectors), "
+                         "one of the two")
+    if args.r is not None:
+        return _subspace_field.run(args, law or args.prior)
+    if law is not None:
+        raise ValueError(f"`rho` is the scalar alignment; with the {law.k}-dimensional law {law.spec} give "
+                         "overlap vectors `r` (--r 0.6,0.3 ...)")
     model = model_from_args(args)
     bad = [r for r in args.rho if not -1.0 <= r <= 1.0]
     if bad:

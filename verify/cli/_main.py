@@ -28,9 +28,11 @@ COMMANDS = ("field", "certify", "critical", "phase", "simulate", "predict", "com
 
 
 #: argument strings that are values, not options: negative numbers (also ``-1e-3``,
-#: ``-.5``, ``-5.``) and ``-inf``/``-nan``, so that a type check can refuse them by name
+#: ``-.5``, ``-5.``), ``-inf``/``-nan``, so that a type check can refuse them by name, and
+#: comma-separated vectors starting with a negative number (``--r -0.5,0.4``)
+_NUM = r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
 _NEGATIVE_NUMBER = re.compile(
-    r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
+    rf"^-{_NUM}(,\s*[-+]?{_NUM})*$|^-(inf|infinity|nan)$", re.IGNORECASE)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -6,7 +6,9 @@ executor through :func:`numerics.certify_region_tasks`) of ``theta in [0, theta_
 for all its parameters, drawn coloured by status with the closed-form boundary, and
 checked box by box against the closed-form criterion (:func:`theory.region_proposition`).
 ``--grid`` (or giving ``--n-theta`` / ``--n-alpha``) certifies a grid of points instead
-(:func:`verify.studies.phase_diagram`, a CSV), as before.
+(:func:`verify.studies.phase_diagram`, a CSV), as before. With a k-dimensional law
+(``--prior 'onehot(k=2)'``) it certifies the mixture/specialisation transition
+``theta_c(alpha)`` of one query instead (:mod:`._subspace_phase`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ import math
 from rich.console import Console
 
 
-from ._args import PRIOR_HELP, add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, prior_arg
+from ._args import (PRIOR_HELP, add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, prior_arg,
+                    subspace_law)
+from . import _subspace_phase
+from ._subspace import add_heads_argument, refuse_heads
 from ._atomic import atomic_folder
 from ._certify import MIN_WIDTH, MIN_WIDTH_LIMITS
 from ._limits import bounded, check_grid, count, finite_float, limits_text
@@ -36,7 +41,9 @@ def register(sub) -> None:
         "phase",
         help="certified monotone/bistable phase diagram over (theta, alpha)",
         description="Certify the landscape on a (theta, alpha) grid (alpha log-spaced down to "
-        "--alpha-min) and draw it with the closed-form boundary and the sparse threshold.",
+        "--alpha-min) and draw it with the closed-form boundary and the sparse threshold. With "
+        "--prior 'onehot(k=2)': the certified transition theta_c(alpha) of one query from the mixture "
+        "to a specialised state, on --n-alpha values of alpha (default 8) in [--alpha-min, 1].",
         epilog=limits_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--beta", type=bounded("beta"), default=1.0)
@@ -49,10 +56,12 @@ def register(sub) -> None:
                    help="certify a grid of points (--n-theta x --n-alpha, written as phase.csv) instead of the "
                    "region certificate; giving --n-theta or --n-alpha selects it")
     p.add_argument("--n-theta", type=count("n-theta"), default=None, help="grid only: theta columns (default 48)")
-    p.add_argument("--n-alpha", type=count("n-alpha"), default=None, help="grid only: alpha rows (default 48)")
+    p.add_argument("--n-alpha", type=count("n-alpha"), default=None,
+                   help="grid only: alpha rows (default 48); onehot(k): alphas of the transition (default 8)")
     p.add_argument("--min-width", type=finite_float, default=MIN_WIDTH,
                    help="region only: boxes narrower than this fraction of both ranges are not split further "
                    "(default 2^-10)")
+    add_heads_argument(p)
     add_out_argument(p, "sigrec-report", "output folder")
     add_executor_arguments(p, default_workers=1)
     add_json_flag(p)
@@ -64,6 +73,10 @@ MAX_BETA_THETA = 50.0
 
 
 def run(args) -> int:
+    refuse_heads(args, "phase")
+    law = subspace_law(args)
+    if law is not None:
+        return _subspace_phase.run(args, law)
     if not (args.grid or args.n_theta is not None or args.n_alpha is not None):
         return _run_region(args)
     args.n_theta = 48 if args.n_theta is None else args.n_theta

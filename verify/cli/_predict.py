@@ -10,6 +10,9 @@ from ._args import add_json_flag, add_problem_arguments, finite_float, problem_a
 from ._guard import quiet_numerics, require_finite
 from ._limits import check_prediction, count, limits_text
 from ._output import emit_json
+from . import _subspace_predict
+from ._args import subspace_law
+from ._subspace import add_heads_argument, overlap_vector
 
 
 def register(sub) -> None:
@@ -20,20 +23,35 @@ def register(sub) -> None:
         "d rho/dt = F + F_1/L - (eta(t)/2) rho E|P g|^2 on the time axis t_k = sum_{j<k} eta_j of the "
         "recursion (same schedule conventions as `sigrec simulate`, k from 0) and report both at "
         "iterations 0, S, 2S, ..., K, with the 10-90% band of rho_k from the diffusion approximation "
-        "(docs/design.md section 1.1).",
+        "(docs/design.md section 1.1). With a k-dimensional law (--prior 'onehot(k=2)') or --heads H > 1: "
+        "the limit ODE of the overlaps M = U^T Q from --r0 and the equilibrium it settles at (one head: "
+        "certified with its stability); no finite-step corrections there (derived for k = 1 only).",
         epilog=limits_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_problem_arguments(p)
-    p.add_argument("--rho0", type=finite_float, required=True, help="start alignment in [-1, 1]")
+    p.add_argument("--rho0", type=finite_float, default=None, help="start alignment in [-1, 1] (scalar prior)")
+    add_heads_argument(p)
+    p.add_argument("--r0", type=overlap_vector, default=None, metavar="M11,..,MkH",
+                   help="subspace model: start overlaps U^T Q_0, k x H numbers row-major (one head: r0 = U^T q_0)")
     p.add_argument("--stride", type=count("stride"), default=1, help="report every S steps (and the last), default 1")
-    p.add_argument("--band-runs", type=count("runs"), default=2000,
+    p.add_argument("--band-runs", type=count("runs"), default=None,
                    help="diffusion paths for the 10-90%% band (>= 10), default 2000")
-    p.add_argument("--seed", type=count("seed"), default=0, help="seed of the band's diffusion paths, default 0")
+    p.add_argument("--seed", type=count("seed"), default=None, help="seed of the band's diffusion paths, default 0")
     add_json_flag(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
+    law = subspace_law(args)
+    if law is not None:
+        return _subspace_predict.run(args, law)
+    if args.r0 is not None:
+        raise ValueError("`r0` is the start of the subspace model (a k-dimensional law or --heads > 1); "
+                         "a scalar prior starts at `rho0`")
+    if args.rho0 is None:
+        raise ValueError("`rho0` is required: the start alignment in [-1, 1]")
+    args.band_runs = 2000 if args.band_runs is None else args.band_runs
+    args.seed = 0 if args.seed is None else args.seed
     problem, schedule = problem_and_schedule(args)
     check_prediction(steps=args.steps, stride=args.stride)
     with quiet_numerics():

@@ -15,6 +15,9 @@ from ._atomic import atomic_file
 from ._guard import quiet_numerics, require_finite
 from ._limits import check_simulation, count, limits_text
 from ._output import emit_json
+from . import _subspace_simulate
+from ._args import subspace_law
+from ._subspace import add_heads_argument, overlap_vector
 
 #: show a progress bar (stderr, TTY only) when a run has at least this many run-steps
 _BAR_MIN_RUN_STEPS = 2000
@@ -25,13 +28,19 @@ def register(sub) -> None:
         "simulate",
         help="simulate projected stochastic gradient ascent (full or exact reduced chain)",
         description="Run independent copies of the projected SGA recursion of docs/design.md section 1, "
-        "with the full d-dimensional simulator or the exact reduced alignment chain (section 2).",
+        "with the full d-dimensional simulator or the exact reduced alignment chain (section 2). With a "
+        "k-dimensional law (--prior 'onehot(k=2)') or --heads H > 1: the H-head recursion on the Stiefel "
+        "manifold (docs/subspace-simulation.md), reporting the overlaps M = U^T Q and the principal angles.",
         epilog=limits_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--simulator", choices=("reduced", "full"), default="reduced", help="default reduced")
     add_problem_arguments(p)
     p.add_argument("--runs", type=count("runs"), default=30, help="independent runs, default 30")
     p.add_argument("--rho0", type=finite_float, default=None, help="fixed start; default uniform on the sphere")
+    add_heads_argument(p)
+    p.add_argument("--r0", type=overlap_vector, default=None, metavar="M11,..,MkH",
+                   help="subspace model: fixed start overlaps U^T Q_0, k x H numbers row-major (one head: r0 = U^T q_0); "
+                   "default Q_0 uniform on the Stiefel manifold")
     p.add_argument("--seed", type=count("seed"), default=None, help="seed (default: fresh entropy, reported)")
     p.add_argument("--stride", type=count("stride"), default=1, help="record rho every STRIDE steps, default 1")
     p.add_argument("--save", metavar="FILE", type=npz_file, default=None,
@@ -54,6 +63,12 @@ def _progress(total: int, show: bool):
 
 
 def run(args) -> int:
+    law = subspace_law(args)
+    if law is not None:
+        return _subspace_simulate.run(args, law)
+    if args.r0 is not None:
+        raise ValueError("`r0` is the start of the subspace model (a k-dimensional law or --heads > 1); "
+                         "a scalar prior starts at `rho0`")
     problem, schedule = problem_and_schedule(args)
     check_simulation(simulator=args.simulator, runs=args.runs, steps=args.steps, stride=args.stride,
                      L=args.L, d=args.d, batch=args.batch)

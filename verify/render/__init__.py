@@ -13,9 +13,10 @@ from ._report import markdown, report_dict, write_report
 from ._reproduce_figure import plot_reproduction
 from ._reproduce_text import reproduce_markdown, reproduce_summary
 from ._sweep_figure import plot_sweep
+from ._subspace_phase_figure import plot_subspace_phase
 from ._validate_text import pass_table as validate_pass_table
 from ._validate_text import validate_markdown
 
-__all__ = ["Document", "compare_notes", "figures", "markdown", "plot_phase", "plot_reproduction", "plot_sweep",
+__all__ = ["Document", "compare_notes", "figures", "markdown", "plot_phase", "plot_reproduction", "plot_subspace_phase", "plot_sweep",
            "report_dict", "reproduce_markdown", "reproduce_summary", "style", "to_json", "validate_markdown",
            "validate_pass_table", "write_notes", "write_report"]
