@@ -21,12 +21,13 @@ from ._figures import (
 )
 from ._preset import PAPER, PRESETS, QUICK, Preset, preset_named
 from ._record import KINDS, STATUSES, CheckRecord
-from ._registry import REGISTRY, SCOPES, Check, select
+from ._registry import MODELS, REGISTRY, SCOPES, Check, select
 from ._schedule import RECOVERY_LEVEL, default_schedule
 from ._sga import RECOVERY_FRACTION
 
 __all__ = [
     "KINDS",
+    "MODELS",
     "PAPER",
     "PRESETS",
     "QUICK",
