@@ -367,11 +367,17 @@ def _tangent_rate(model, r) -> float:
 
 
 def _settle_time(gap, near: float, t_cap: float = 4096.0) -> float:
-    """The first ``t`` of ``1, 2, 4, ...`` (up to ``t_cap``) with ``gap(t) <= near``."""
+    """A time ``t`` (up to ``t_cap``) with ``gap(t) <= near``: the first of ``1, 2, 4, ...``, then
+    three bisection steps towards the first such time (within 1/8 of the doubling)."""
     t = 1.0
     while t < t_cap and gap(t) > near:
         t *= 2
-    return t
+    lo, hi = t / 2, t
+    if t > 1.0 and t < t_cap:
+        for _ in range(3):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if gap(mid) <= near else (mid, hi)
+    return hi
 
 
 def _design(case: Case, ctx: CheckContext, check: str, heads: int):
