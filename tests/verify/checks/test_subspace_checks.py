@@ -126,7 +126,8 @@ def test_equilibria_away_from_unit_beta_sigma2():
 
 @pytest.mark.parametrize("theta", [0.5, 1.3])
 def test_tracking_passes_on_both_sides(theta):
-    r = _run("subspace.tracking", _case(theta))
+    # below theta_c the flow is slow (D = 0.3 by t = 8): the quick budget is marginal there
+    r = _run("subspace.tracking", _case(theta), budget=1e8)
     assert r.status == "pass", r.message
     d = r.details
     assert d["token_steps"] <= d["budget"] and d["runs"] == 16
