@@ -98,18 +98,18 @@ def model_of(case) -> str:
     return f"scalar ({case.prior} prior)"
 
 
-def applied(config: SuiteConfig) -> list[dict]:
+def applied(config: SuiteConfig, steps=None) -> list[dict]:
     """Which checks ran on each case and which were left out because they are for the other
     model (scalar vs subspace): ``{"case", "model", "run", "other_model"}``, ids in registry
-    order (``run`` as planned: selected, and applying to the case)."""
-    ctx = context(config)
+    order (``run`` as planned: the steps of :func:`plan`, or ``steps`` when given)."""
+    steps = plan(config) if steps is None else steps
     chosen = select(config.checks)
     out = []
     for case in config.cases:
         wanted = {c.id for c in select(case.checks)}
         per = [c for c in chosen if c.scope != "once" and c.id in wanted]
         out.append({"case": case.name, "model": model_of(case),
-                    "run": [c.id for c in per if c.applies(case, ctx)],
+                    "run": [c.id for _, c, k in steps if k is case],
                     "other_model": [c.id for c in per if not c.for_case(case)]})
     return out
 
@@ -248,7 +248,7 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
     figures = tuple(dict.fromkeys(f for r in records for f in r.details.get("figures", [])))
     summary = summarize(records)
     skipped = not_applicable(config)
-    per_case = applied(config)
+    per_case = applied(config, steps)
     summary["applied"] = per_case
     if any(c["model"].startswith("subspace") for c in per_case):
         # say it where the report and the command already list what was not run
