@@ -34,8 +34,7 @@ import numpy as np
 from ....numerics import Schedule, SubspaceProblem, simulate_subspace
 from ....theory import SubspaceModel, certify_transition, parse_subspace_law
 from ....theory.validate import integer, real
-from ...checks import derive_seed
-from ...checks._subspace import subspace_certificate
+from ...checks import derive_seed, subspace_certificate
 
 #: specialisation index above which a run counts as specialised
 SPECIALISED = 0.1
