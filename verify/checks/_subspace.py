@@ -493,6 +493,7 @@ def check_heads_angles(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     t0 = time.perf_counter()
     m, problem, H = case.model, case.problem, case.heads
     starts, preds, schedule, K, per, info = _design(case, ctx, "heads.angles", H)
+    preds = [np.asarray(p, float).reshape(m.k, H) for p in preds]  # H = 1: the overlaps r as a column
     pred_states = [_state(principal_angles(p)) for p in preds]
     runs = per * len(starts)
     cost = runs * K * problem.L

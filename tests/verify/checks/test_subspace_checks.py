@@ -230,3 +230,13 @@ def test_verify_cli_refuses_bad_heads(tmp_path, capsys):
     rc = main(["verify", "--theta", "1", "--alpha", "0.3", "--heads", "0", "--out", str(tmp_path / "r")])
     err = capsys.readouterr().err
     assert rc == 2 and err.startswith("error:") and "--heads" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("heads, what", [(1, "q in span(U)"), (3, "span U inside span Q")])
+def test_heads_fewer_or_more_than_k(heads, what):
+    # H < k: the one query lies in span U at the end; H > k: span U lies inside span Q (the extra head
+    # has no direction of its own, docs/subspace-certificates.md); min(k, H) angles either way
+    r = _run("heads.angles", _case(3.0, heads=heads, sizes={"L": 1000, "d": 10}), budget=4e7)
+    assert what in r.message and r.status in ("holds", "fails")
+    assert all(len(a) == min(2, heads) for a in r.details["final_angles"])
+    assert len(r.details["predicted_states"]) == _subspace.STARTS
