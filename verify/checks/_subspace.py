@@ -354,9 +354,10 @@ def check_subspace_tracking(case: Case, ctx: CheckContext) -> list[CheckRecord]:
 
 # ---------------------------------------------------------------- subspace.convergence
 
-def _tangent_rate(model, r) -> float:
+def _tangent_rate(model, r, both: bool = False):
     """The slowest contraction rate at the equilibrium ``r`` of the one-query flow (float):
-    ``min |eigenvalues|`` of the tangent block ``T^T (H - lam I) T`` and the radial ``2 |lam|``."""
+    ``min |eigenvalues|`` of the tangent block ``T^T (H - lam I) T`` and the radial ``2 |lam|``
+    (with ``both``: ``(slowest, fastest)``)."""
     v = evaluate_subspace(model, np.asarray(r, float))
     r = np.asarray(r, float)
     lam = float(r @ np.asarray(v.gradient, float))
@@ -365,7 +366,7 @@ def _tangent_rate(model, r) -> float:
         Qm, _ = np.linalg.qr(np.column_stack([r, np.eye(model.k)]))
         T = Qm[:, 1:model.k]
         rates += list(np.abs(np.linalg.eigvalsh(T.T @ (np.asarray(v.hessian, float) - lam * np.eye(model.k)) @ T)))
-    return float(min(rates))
+    return (float(min(rates)), float(max(rates))) if both else float(min(rates))
 
 
 def _settle_time(gap, near: float, t_cap: float = 4096.0) -> float:
@@ -387,28 +388,37 @@ def _design(case: Case, ctx: CheckContext, check: str, heads: int):
     ``heads.angles``: ``STARTS`` uniform starts, each run ``runs_per_start`` times."""
     m, problem = case.model, case.problem
     starts = _uniform_starts(m.k, case.d, heads, STARTS, ctx.seed_for(case.name, check, "starts"))
-    preds, t_need, rates = [], 0.0, []
+    preds, t_need, rates, fast = [], 0.0, [], []
     for M0 in starts:
         if heads == 1:
             end = integrate_subspace_flow(m, M0[:, 0], t_max=4096.0)[0]
             t_s = _settle_time(lambda t, M0=M0, end=end: np.linalg.norm(
                 integrate_subspace_flow(m, M0[:, 0], t_max=t)[0] - end), NEAR / 2)
             preds.append(end)
-            rates.append(_tangent_rate(m, end))
+            slow, quick = _tangent_rate(m, end, both=True)
+            rates.append(slow)
+            fast.append(quick)
         else:
             end = integrate_heads(m, M0, t_max=4096.0).M
             t_s = _settle_time(lambda t, M0=M0, end=end: np.linalg.norm(
                 integrate_heads(m, M0, t_max=t).M - end), NEAR / 2)
             preds.append(end)
             eq = heads_equilibrium(m, end)
-            rates.append(float(abs(np.max(np.real(eq.eigenvalues)))) if eq.stable else 0.0)
+            # H > k: the flow does not see some directions of the frame (neutral eigenvalues, which
+            # leave the angles alone); the rate is that of the others
+            ev = np.sort(np.real(np.asarray(eq.eigenvalues)))[::-1][int(eq.neutral):]
+            rates.append(float(-ev[0]) if ev.size and ev[0] < 0 else 0.0)
+            fast.append(float(np.max(np.abs(np.real(np.asarray(eq.eigenvalues))))))
         t_need = max(t_need, t_s)
     rate = max(min(rates), 1e-3)
     v = gradient_noise(problem, np.full(m.k, 0.5 / math.sqrt(m.k)), ctx.seed_for(case.name, check, "pilot"))
-    schedule, K = _schedule_for(rate, 1.5 * t_need, v * heads)
+    # the first step resolves the fastest contraction (eta |lambda| <= 0.2): a larger one leaves the
+    # limit ODE's path from the start, and with it the basin it predicts
+    eta_first = min(0.5, 0.2 / max(max(fast), 1e-12))
+    schedule, K = _schedule_for(rate, 1.5 * t_need, v * heads, eta_first)
     runs_per_start = max(3, int(ctx.preset.sga_runs) // 5)
     return starts, preds, schedule, K, runs_per_start, {"t_need": t_need, "slowest_rate": rate,
-                                                         "pilot_noise": v}
+                                                         "fastest_rate": max(fast), "pilot_noise": v}
 
 
 def check_subspace_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
