@@ -21,12 +21,14 @@ from ._figures import (
 )
 from ._preset import PAPER, PRESETS, QUICK, Preset, preset_named
 from ._record import KINDS, STATUSES, CheckRecord
-from ._registry import REGISTRY, SCOPES, Check, select
+from ._registry import MODELS, REGISTRY, SCOPES, Check, select
 from ._schedule import RECOVERY_LEVEL, default_schedule
 from ._sga import RECOVERY_FRACTION
+from ._subspace import subspace_certificate
 
 __all__ = [
     "KINDS",
+    "MODELS",
     "PAPER",
     "PRESETS",
     "QUICK",
@@ -61,6 +63,7 @@ __all__ = [
     "preset_named",
     "scaled_problem",
     "select",
+    "subspace_certificate",
     "tracking_figure",
     "trajectories_figure",
 ]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...numerics import Problem
-from ...theory import Model, canonical_prior, validate
+from ...numerics import Problem, SubspaceProblem
+from ...theory import Model, SubspaceModel, canonical_prior, parse_subspace_law, validate
 from ._registry import select
 
 
@@ -18,6 +18,13 @@ class Case:
     for a finite instance. ``checks`` selects which checks run on it: check ids or
     families (``"field.*"``); ``("*",)`` is every check that applies (see
     :data:`verify.checks.REGISTRY`).
+
+    A **subspace case** (docs/subspace.md) is one whose ``prior`` is a k-dimensional signal law
+    (``"onehot(k=2)"``, ``k >= 2``) or that asks for ``heads >= 2`` orthonormal queries: its
+    :attr:`model` is a :class:`theory.SubspaceModel` (proportional regime, ``alpha > 0``), its
+    :attr:`problem` a :class:`numerics.SubspaceProblem`, and only the checks registered for the
+    subspace model (``subspace.*``, ``heads.*``) apply to it; the scalar checks apply only to
+    scalar cases (``heads = 1`` and a scalar prior).
 
     A case validates itself when it is made (the one place its fields are checked): a
     ``ValueError`` names the field. Numbers are stored as ``int``/``float``, the prior in
@@ -35,8 +42,17 @@ class Case:
     d: int | None = None
     description: str = ""
     checks: tuple[str, ...] = ("*",)
+    heads: int = 1
 
     def __post_init__(self):
+        heads = validate.integer("heads", self.heads, 1)
+        try:
+            law = parse_subspace_law(self.prior)
+        except ValueError:  # not a law the subspace model reads: the scalar prior's own message
+            law = None
+        prior = law.spec if law is not None and law.k > 1 else canonical_prior(self.prior)
+        self._set(heads=heads, prior=prior)
+        k = law.k if law is not None else 1
         sizes = {"R": self.R, "L": self.L, "d": self.d}
         if any(v is not None for v in sizes.values()):
             missing = [k for k, v in sizes.items() if v is None]
@@ -56,7 +72,10 @@ class Case:
         select(checks)  # unknown ids are refused here, with the list of known ones
         self._set(checks=checks, theta=float(validate.real("theta", self.theta)),
                   alpha=float(validate.real("alpha", self.alpha)), beta=float(validate.real("beta", self.beta)),
-                  sigma2=float(validate.real("sigma2", self.sigma2)), prior=canonical_prior(self.prior))
+                  sigma2=float(validate.real("sigma2", self.sigma2)))
+        if self.subspace and self.simulated and self.d < k + 2 * heads:
+            raise ValueError(f"`d` must be >= k + 2 heads = {k + 2 * heads} for a subspace case (the exact "
+                             f"reduced chain), got d = {self.d}")
         self.model  # validates theta, alpha, beta, sigma2, prior together
 
     def _set(self, **values) -> None:
@@ -69,8 +88,16 @@ class Case:
         return cls(name, theta, R / (R + N), R=R, L=R + N, d=d, description=description, **kw)
 
     @property
-    def model(self) -> Model:
-        """The limit model ``(theta, alpha, beta, sigma2, prior)``."""
+    def subspace(self) -> bool:
+        """True for a subspace case: a k-dimensional law (``k >= 2``) or ``heads >= 2``."""
+        return self.heads > 1 or parse_subspace_law(self.prior).k > 1
+
+    @property
+    def model(self) -> Model | SubspaceModel:
+        """The limit model ``(theta, alpha, beta, sigma2, prior)``: a :class:`theory.SubspaceModel`
+        for a subspace case, else a :class:`theory.Model`."""
+        if self.subspace:
+            return SubspaceModel(self.prior, self.theta, self.alpha, self.beta, self.sigma2)
         return Model(self.theta, self.alpha, self.beta, self.sigma2, self.prior)
 
     @property
@@ -79,9 +106,12 @@ class Case:
         return self.R is not None
 
     @property
-    def problem(self) -> Problem:
-        """The finite instance (``ValueError`` for a theory-only case)."""
+    def problem(self) -> Problem | SubspaceProblem:
+        """The finite instance (``ValueError`` for a theory-only case); a
+        :class:`numerics.SubspaceProblem` for a subspace case."""
         if not self.simulated:
             raise ValueError(f"case {self.name!r} is theory-only: it has no finite instance (R, L, d)")
+        if self.subspace:
+            return SubspaceProblem(self.prior, self.theta, self.R, self.L, self.d, beta=self.beta, sigma2=self.sigma2)
         return Problem(theta=self.theta, R=self.R, L=self.L, d=self.d, beta=self.beta, sigma2=self.sigma2,
                        prior=self.prior)

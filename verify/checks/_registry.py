@@ -27,10 +27,15 @@ from ._finite import check_finite_size, check_reduced_exact
 from ._lyapunov import check_lyapunov
 from ._sga import check_convergence, check_filtering, filtering_expansion
 from ._schedule import check_robbins_monro
+from ._subspace import (check_heads_angles, check_subspace_convergence, check_subspace_equilibria,
+                        check_subspace_quadrature, check_subspace_tracking)
 from ._theory import check_endpoints, check_quadrature
 from ._tracking import check_tracking, tracking_expansion
 
 SCOPES = ("once", "model", "instance")
+#: the model a check is for: ``"scalar"`` (the alignment ``rho`` of one query, a scalar prior) or
+#: ``"subspace"`` (a k-dimensional law and/or several heads, :attr:`Case.subspace`)
+MODELS = ("scalar", "subspace")
 #: what a check may need of a case: ``"unstable equilibrium"`` (an interior equilibrium that
 #: repels, e.g. to split basins) or ``"expansion validity"`` (its prediction is a finite-step /
 #: finite-``L`` expansion, accurate only inside :func:`theory.validity` at the instance and steps
@@ -79,10 +84,14 @@ class Check:
     #: instances and largest steps its prediction uses (``steps=False``: the instances alone, the
     #: steps may then be 0, so that nothing costly runs)
     expansion: Callable | None = None
+    #: the model the check is for (:data:`MODELS`): it runs only on cases of that model
+    model: str = "scalar"
 
     def __post_init__(self):
         if self.scope not in SCOPES:
             raise ValueError(f"`scope` must be one of {SCOPES}, got {self.scope!r}")
+        if self.model not in MODELS:
+            raise ValueError(f"`model` must be one of {MODELS}, got {self.model!r}")
         if self.id not in self.records:
             raise ValueError(f"check {self.id!r} must emit a record with its own id")
         needs = (self.needs,) if isinstance(self.needs, str) else tuple(self.needs or ())
@@ -92,6 +101,10 @@ class Check:
         if ("expansion validity" in needs) != (self.expansion is not None):
             raise ValueError(f"check {self.id!r}: `expansion` goes with `needs` 'expansion validity', and only with it")
         object.__setattr__(self, "needs", needs)
+
+    def for_case(self, case) -> bool:
+        """Whether ``case`` is of the model this check is for (a subspace case or a scalar one)."""
+        return (self.model == "subspace") == bool(getattr(case, "subspace", False))
 
     def reason(self, case, ctx: CheckContext | None = None) -> str | None:
         """Why the check does not apply to ``case`` (``None``: it applies, or the case is of a
@@ -119,11 +132,14 @@ class Check:
 
     def applies(self, case, ctx: CheckContext | None = None) -> bool:
         """Whether the check runs on ``case`` (``once`` checks take no case; ``instance``
-        checks need a finite instance; and what :attr:`needs` asks, see :meth:`reason`).
-        A check that does not apply is not run, and so not counted."""
+        checks need a finite instance; the case must be of the check's :attr:`model`; and what
+        :attr:`needs` asks, see :meth:`reason`). A check that does not apply is not run, and so
+        not counted."""
         if self.scope == "once":
             return case is None
         if case is None or (self.scope == "instance" and not case.simulated):
+            return False
+        if not self.for_case(case):
             return False
         return self.reason(case, ctx) is None
 
@@ -165,6 +181,17 @@ REGISTRY: dict[str, Check] = _entries(
     Check("sga.splitting", check_splitting, "instance", ("sga.splitting",),
           "scale-function splitting probability vs the exact chain (bistable models)",
           ("unstable equilibrium", "expansion validity"), splitting_expansion),
+    # the subspace model (a k-dimensional law and/or H heads): docs/subspace*.md
+    Check("subspace.quadrature", check_subspace_quadrature, "model", ("subspace.quadrature",),
+          "float evaluator of the subspace limit vs quadrature at random overlaps", model="subspace"),
+    Check("subspace.equilibria", check_subspace_equilibria, "model", ("subspace.equilibria",),
+          "certified equilibria and stability: does the query specialise?", model="subspace"),
+    Check("subspace.tracking", check_subspace_tracking, "instance", ("subspace.tracking",),
+          "mean overlaps of the exact chain vs the limit ODE", model="subspace"),
+    Check("subspace.convergence", check_subspace_convergence, "instance", ("subspace.convergence",),
+          "runs end at the certified attractor predicted from their start", model="subspace"),
+    Check("heads.angles", check_heads_angles, "instance", ("heads.angles",),
+          "principal angles between span(Q) and span(U) of H heads", model="subspace"),
 )
 
 

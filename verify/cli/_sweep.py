@@ -7,7 +7,8 @@ import sys
 
 from ...numerics import describe
 from ..render import plot_sweep
-from ..studies import SWEEP_PRESETS, run_sweep, sweep_figure_data, sweep_spec
+from ...theory import parse_subspace_law
+from ..studies import SWEEP_PRESETS, SubspaceSweepSpec, run_subspace_sweep, run_sweep, sweep_figure_data, sweep_spec
 from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, prior_arg
 from ._limits import bounded, count, finite_float
 from ._output import emit_json, stderr_progress
@@ -36,7 +37,10 @@ def register(sub) -> None:
         "--store as soon as it finishes. Rerunning the same command resumes: finished cells whose data match "
         "their checksum are skipped, damaged ones recomputed; a store made by other flags is refused, and so "
         "is a second sweep while one writes the store (its lock file STORE.lock). Read the store with "
-        "xarray.open_zarr.",
+        "xarray.open_zarr. With a k-dimensional law (--prior 'onehot(k=2)') the sweep maps the "
+        "mixture/specialisation transition over --theta instead: per cell the fraction of runs of one query "
+        "that specialise on one xi_j, against the certified equilibria and the certified theta_c; its --store is "
+        "a folder of JSON cells (resumed the same way).",
     )
     p.add_argument("--preset", choices=SWEEP_PRESETS, default=None,
                    help="quick: 4 small cells (under a minute on 2 cores); paper: the paper's grid at d = 3, 10; "
@@ -82,7 +86,84 @@ def resume_message(store, status, spec) -> str | None:
     return f"resuming {store}: " + "; ".join(parts) if parts else None
 
 
+def _subspace_prior(args) -> bool:
+    """True when ``--prior`` names a k-dimensional law (``k >= 2``): the subspace route."""
+    laws = [parse_subspace_law(p) for p in (args.prior or ())]
+    if any(law.k > 1 for law in laws):
+        if len(laws) > 1:
+            raise ValueError("`prior`: a subspace sweep takes one k-dimensional law (a grid over theta), "
+                             f"got {len(laws)} priors")
+        return True
+    return False
+
+
+def _one(args, name):
+    """The single value of the list flag ``name`` (``None`` when not given)."""
+    values = getattr(args, name)
+    if values is None:
+        return None
+    if len(values) != 1:
+        raise ValueError(f"`{name}`: a subspace sweep takes one value (its grid is over theta), got {len(values)}")
+    return values[0]
+
+
+def subspace_spec_from_args(args) -> SubspaceSweepSpec:
+    """The :class:`SubspaceSweepSpec` of the flags (``--theta`` a list; one ``R``/``L``/``N``/``alpha``,
+    ``d``, ``beta``, ``sigma2``; defaults of the spec for runs, steps and the schedule)."""
+    if args.preset is not None:
+        raise ValueError("`preset`: the subspace sweep has no preset; give --theta, --R with --L or --N "
+                         "(or --alpha with --L) and --d")
+    if not args.theta:
+        raise ValueError("`theta`: a subspace sweep needs --theta (its grid)")
+    N, alpha, R, L = _one(args, "N"), _one(args, "alpha"), args.R, args.L
+    if alpha is not None:
+        if L is None or N is not None or R is not None:
+            raise ValueError("give --alpha with --L (R = round(alpha L)), or --R with --L or --N")
+        R = round(alpha * L)
+    elif N is not None:
+        if R is None or L is not None:
+            raise ValueError("give --N with --R (L = R + N), not with --L")
+        L = R + N
+    if R is None or L is None:
+        raise ValueError("a subspace sweep needs --R with --L or --N (or --alpha with --L)")
+    d = _one(args, "d")
+    if d is None:
+        raise ValueError("`d`: a subspace sweep needs --d")
+    kw = {name: getattr(args, name) for name in ("runs", "steps", "eta0", "k0", "power", "seed")
+          if getattr(args, name) is not None}
+    for name in ("beta", "sigma2"):
+        v = _one(args, name)
+        if v is not None:
+            kw[name] = v
+    return SubspaceSweepSpec(args.prior[0], tuple(args.theta), R=R, L=L, d=d, **kw)
+
+
+def run_subspace(args) -> int:
+    spec = subspace_spec_from_args(args)
+    with executor_from_args(args), stderr_progress() as bar:
+        task = bar.add_task("cells", total=None)
+        result = run_subspace_sweep(spec, args.store, progress=lambda d, n: bar.update(task, completed=d, total=n))
+    doc = result.as_dict()
+    if args.json:
+        emit_json(doc)
+        return 0
+    tc = ("certified theta_c in [" + ", ".join(f"{x:.13f}" for x in result.theta_c) + "]"
+          if result.theta_c else "; ".join(result.notes))
+    print(f"subspace sweep, {spec.prior}, alpha = {spec.alpha:.4g}, beta = {spec.beta:g}, sigma2 = {spec.sigma2:g}, "
+          f"R = {spec.R}, L = {spec.L}, d = {spec.d}; {spec.runs} runs x {spec.steps} steps per cell, "
+          f"eta_k = {spec.eta0:g}/(k + {spec.k0:g})^{spec.power:g}; {tc}")
+    print(f"{'theta':>8}  {'specialised':>11}  {'certified prediction':<20}  attractors")
+    for c in result.cells:
+        print(f"{c['theta']:>8.4g}  {c['fraction_specialised']:>11.2f}  {c['predicted']:<20}  "
+              f"{', '.join(c['certified_attractors'])}")
+    print(f"{len(result.cells)} cells: {result.computed} computed, {result.skipped} skipped (already in the store), "
+          f"{result.seconds:.1f} s; store {result.store}")
+    return 0
+
+
 def run(args) -> int:
+    if _subspace_prior(args):
+        return run_subspace(args)
     spec = spec_from_args(args)
 
     def on_resume(status):

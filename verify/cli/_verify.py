@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 
 from rich.console import Console
 from rich.markup import escape
@@ -18,10 +19,25 @@ from ..render import write_report
 from ..suite import PRESETS, SuiteConfig, cases_from_toml, check_selection, make_case, run_suite
 
 #: the flags that define one case of the user's own
-_CASE_FLAGS = ("theta", "alpha", "R", "L", "N", "d", "beta", "sigma2", "prior", "name")
+_CASE_FLAGS = ("theta", "alpha", "R", "L", "N", "d", "beta", "sigma2", "prior", "heads", "name")
 
 _STYLE = {"pass": "green", "holds": "green", "fail": "bold red", "fails": "yellow", "undecided": "magenta",
           "inconclusive": "magenta", "partial": "yellow"}
+
+
+#: most heads a case of the command line may ask for (each adds k + 2 overlaps per token and step)
+MAX_HEADS = 16
+
+
+def _heads(text: str) -> int:
+    """argparse type of ``--heads``: an integer in ``[1, MAX_HEADS]``."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    if not 1 <= value <= MAX_HEADS:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_HEADS}, got {value}")
+    return value
 
 
 def register(sub) -> None:
@@ -43,11 +59,14 @@ def register(sub) -> None:
     own.add_argument("--d", type=count("d"), help="dimension of a simulated case (>= 2)")
     own.add_argument("--beta", type=finite_float, help="inverse temperature (> 0), default 1")
     own.add_argument("--sigma2", type=finite_float, help="noise variance (> 0), default 1")
-    own.add_argument("--prior", type=prior_arg, metavar="PRIOR", help=PRIOR_HELP)
+    own.add_argument("--prior", type=prior_arg, metavar="PRIOR", help=PRIOR_HELP + "; a k-dimensional law such as "
+                     "'onehot(k=2)' makes a subspace case (the subspace.* and heads.* checks run on it)")
+    own.add_argument("--heads", type=_heads, metavar="H",
+                     help="H orthonormal queries (default 1; H >= 2 makes a subspace case)")
     own.add_argument("--name", help="the case's name in the report and in figure file names (default: mine; "
                      f"printable, at most {NAME_CHARS} characters, none of / \\ : * ? \" < > |)")
     p.add_argument("--cases", metavar="FILE.toml", help="several cases of your own: one [[case]] table each "
-                   "(keys name, theta, R, L or N, d or alpha, beta, sigma2, prior, checks, description)")
+                   "(keys name, theta, R, L or N, d or alpha, beta, sigma2, prior, heads, checks, description)")
     p.add_argument("--budget", type=finite_float, metavar="TOKEN_STEPS",
                    help="token-steps (runs x steps x L) a planned, decisive simulation may cost "
                    "(default: the preset's; the report says what an undecided check needs)")

@@ -23,10 +23,12 @@ from ._sweep import PRESETS as SWEEP_PRESETS
 from ._sweep import figure_data as sweep_figure_data
 from ._sweep import load as load_sweep
 from ._sweep import spec_from as sweep_spec
+from ._sweep import SubspaceSweep, SubspaceSweepSpec, run_subspace_sweep
 from ._validate import PROFILES as VALIDATE_PROFILES
 from ._validate import Validation, draw_models, run_validation
 
 __all__ = [
+    "run_subspace_sweep",
     "AppendixData",
     "EVIDENCE_FILE",
     "Evidence",
@@ -38,6 +40,8 @@ __all__ = [
     "REPRODUCE_PRESETS",
     "SWEEP_PRESETS",
     "ScalingReport",
+    "SubspaceSweep",
+    "SubspaceSweepSpec",
     "SweepFigure",
     "SweepResult",
     "SweepSpec",

@@ -15,7 +15,8 @@ _BASINS = ("field.*", "ode.lyapunov", "sga.convergence", "sga.filtering")
 #: the diffusion checks (docs/design.md section 1.1); splitting only where the model is bistable
 _DIFFUSION = ("sga.fluctuations", "sga.hitting_time")
 #: every check except the diffusion ones (selected per case in the paper preset, see _with_diffusion)
-_ALL_BUT_DIFFUSION = tuple(k for k in REGISTRY if k not in (*_DIFFUSION, "sga.splitting"))
+_ALL_BUT_DIFFUSION = tuple(k for k, c in REGISTRY.items()
+                           if c.model == "scalar" and k not in (*_DIFFUSION, "sga.splitting"))
 
 #: the paper's models (docs/design.md section 5) and the regimes around them
 CASES = (

@@ -57,8 +57,12 @@ def plan(config: SuiteConfig) -> list[tuple[str, object, object]]:
     chosen = select(config.checks)
     order = list(REGISTRY.values())
     first_case_check = next(i for i, c in enumerate(order) if c.scope != "once")
-    before = [c for c in chosen if c.scope == "once" and order.index(c) < first_case_check]
-    after = [c for c in chosen if c.scope == "once" and order.index(c) > first_case_check]
+    # the model-independent checks are of the scalar model: a run whose cases are all subspace
+    # cases does not run them (and a run without cases runs them)
+    scalar = not config.cases or any(not getattr(c, "subspace", False) for c in config.cases)
+    once = [c for c in chosen if c.scope == "once" and (scalar or c.model == "subspace")]
+    before = [c for c in once if order.index(c) < first_case_check]
+    after = [c for c in once if order.index(c) > first_case_check]
     steps = [(c.id, c, None) for c in before]
     for case in config.cases:
         wanted = {c.id for c in select(case.checks)}
@@ -79,10 +83,34 @@ def not_applicable(config: SuiteConfig) -> list[dict]:
     for case in config.cases:
         wanted = {c.id for c in select(case.checks)}
         for c in chosen:
-            if c.needs and c.id in wanted and c.scope != "once" and (c.scope == "model" or case.simulated):
+            if (c.needs and c.id in wanted and c.scope != "once" and (c.scope == "model" or case.simulated)
+                    and c.for_case(case)):
                 reason = c.reason(case, ctx)
                 if reason is not None:
                     out.append({"check": c.id, "case": case.name, "reason": reason})
+    return out
+
+
+def model_of(case) -> str:
+    """``"subspace (onehot(k=2), H = 2 heads)"`` or ``"scalar (fixed prior)"``: the model a case is of."""
+    if getattr(case, "subspace", False):
+        return f"subspace ({case.prior}, H = {case.heads} head{'s' if case.heads > 1 else ''})"
+    return f"scalar ({case.prior} prior)"
+
+
+def applied(config: SuiteConfig, steps=None) -> list[dict]:
+    """Which checks ran on each case and which were left out because they are for the other
+    model (scalar vs subspace): ``{"case", "model", "run", "other_model"}``, ids in registry
+    order (``run`` as planned: the steps of :func:`plan`, or ``steps`` when given)."""
+    steps = plan(config) if steps is None else steps
+    chosen = select(config.checks)
+    out = []
+    for case in config.cases:
+        wanted = {c.id for c in select(case.checks)}
+        per = [c for c in chosen if c.scope != "once" and c.id in wanted]
+        out.append({"case": case.name, "model": model_of(case),
+                    "run": [c.id for _, c, k in steps if k is case],
+                    "other_model": [c.id for c in per if not c.for_case(case)]})
     return out
 
 
@@ -220,6 +248,14 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
     figures = tuple(dict.fromkeys(f for r in records for f in r.details.get("figures", [])))
     summary = summarize(records)
     skipped = not_applicable(config)
+    per_case = applied(config, steps)
+    summary["applied"] = per_case
+    if any(c["model"].startswith("subspace") for c in per_case):
+        # say it where the report and the command already list what was not run
+        skipped = skipped + [{"check": "the checks of the other model", "case": c["case"],
+                              "reason": f"({', '.join(c['other_model'])}): the case is {c['model']}; "
+                                        f"run on it: {', '.join(c['run']) or 'none'}"}
+                             for c in per_case if c["other_model"]]
     if skipped:
         summary["not_applicable"] = skipped
     return SuiteResult(config, tuple(records), time.perf_counter() - t0, summary, figures, claims(records))

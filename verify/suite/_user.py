@@ -12,6 +12,8 @@ TOML schema: one ``[[case]]`` table per case::
     beta = 1.0             # optional, default 1
     sigma2 = 1.0           # optional, default 1
     prior = "fixed"        # optional: fixed, rademacher, "gaussian(mu=1, tau=0.5)", ...
+                           # or a k-dimensional law "onehot(k=2)" (a subspace case)
+    heads = 2              # optional, default 1: H orthonormal queries (H >= 2: a subspace case)
     checks = ["field.*"]   # optional, not empty: ids or families; default every applicable check
     description = "..."    # optional
 
@@ -37,7 +39,7 @@ from pathlib import Path
 from ...theory import validate
 from ..checks import Case
 
-_KEYS = {"name", "theta", "alpha", "R", "L", "N", "d", "beta", "sigma2", "prior", "checks", "description"}
+_KEYS = {"name", "theta", "alpha", "R", "L", "N", "d", "beta", "sigma2", "prior", "heads", "checks", "description"}
 
 #: at most this many characters in a case name: figures are written to
 #: ``<figure>-<name>.png`` (and ``.pdf``; the longest ``<figure>`` has 19 characters), a file
@@ -100,7 +102,7 @@ def check_selection(items, where: str = "") -> tuple[str, ...]:
 
 
 def make_case(name: str | None = None, *, theta, alpha=None, R=None, L=None, N=None, d=None, beta=1.0,
-              sigma2=1.0, prior="fixed", checks=("*",), description="", where: str = "") -> Case:
+              sigma2=1.0, prior="fixed", heads=1, checks=("*",), description="", where: str = "") -> Case:
     """One :class:`Case` (which validates its fields): a finite instance (``R``, ``L`` or
     ``N``, ``d``) or, with ``alpha`` alone, a theory-only case. Checked here what the
     input forms add: the name (:func:`case_name`; ``None`` gives ``"case"``), a non-empty
@@ -127,7 +129,7 @@ def make_case(name: str | None = None, *, theta, alpha=None, R=None, L=None, N=N
             if N is not None:  # L = R + N; the case checks R, L and d itself
                 L = validate.integer("R", R, 0) + validate.integer("N", N, 0)
         case = Case(name, theta, alpha, beta=beta, sigma2=sigma2, prior=prior, R=R, L=L, d=d,
-                    description=description, checks=checks)
+                    description=description, checks=checks, heads=heads)
     except ValueError as exc:
         raise ValueError(f"{pre}{exc}") from None
     return case
@@ -243,6 +245,7 @@ def cases_from_toml(path, *, max_bytes: int | None = None, max_depth: int | None
                              "(names equal up to case share figure files on some systems)")
         names[key] = i
         checks = check_selection(t.get("checks", ["*"]), where)
-        kw = {k: t[k] for k in ("alpha", "R", "L", "N", "d", "beta", "sigma2", "prior", "description") if k in t}
+        kw = {k: t[k] for k in ("alpha", "R", "L", "N", "d", "beta", "sigma2", "prior", "heads", "description")
+              if k in t}
         out.append(make_case(name, theta=t["theta"], checks=checks, where=where, **kw))
     return tuple(out)

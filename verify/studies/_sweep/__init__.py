@@ -44,8 +44,11 @@ from ._lock import store_lock
 from ._repair import StoreStatus
 from ._spec import PARAMETERS, PRESETS, SweepSpec, _relevant, make_spec, preset, spec_from
 from ._store import load, open_store, write_cell
+from ._subspace import (SPECIALISED, SubspaceSweep, SubspaceSweepSpec, compute_subspace_cell, run_subspace_sweep,
+                        specialisation_index)
 
 __all__ = ["CONFIDENCE", "LANDSCAPES", "PARAMETERS", "PRESETS", "QUANTILES", "RECOVERED", "SETTLED",
-           "STORE_FORMAT", "VARIABLES", "StoreStatus", "SweepFigure", "SweepResult", "SweepSpec", "cell_digest",
+           "SPECIALISED", "STORE_FORMAT", "SubspaceSweep", "SubspaceSweepSpec", "VARIABLES", "StoreStatus", "SweepFigure", "SweepResult", "SweepSpec", "cell_digest",
            "compute_cell", "corrected_prediction", "figure_data", "load", "make_spec", "open_store", "preset",
-           "run_sweep", "spec_from", "store_lock", "write_cell"]
+           "compute_subspace_cell", "run_subspace_sweep", "run_sweep", "spec_from", "specialisation_index", "store_lock",
+           "write_cell"]
