@@ -77,8 +77,11 @@ def markdown(report: dict) -> str:
         lines += ["", "## Cases", ""]
         for c in cases:
             counts = f", R={c['R']}, L={c['L']}, d={c['d']}" if c.get("R") is not None else ""
-            lines.append(f"* **{c['name']}** ({c['prior']} prior, theta={c['theta']:g}, alpha={c['alpha']:.4g}, "
-                         f"beta={c['beta']:g}, sigma2={c['sigma2']:g}{counts}): {c['description']}")
+            heads = f", {c['heads']} heads" if c.get("heads", 1) > 1 else ""
+            # a `$` in a user's name or description would open a formula in Markdown readers with math
+            name, text = (str(c[k]).replace("$", "\\$") for k in ("name", "description"))
+            lines.append(f"* **{name}** ({c['prior']} prior, theta={c['theta']:g}, alpha={c['alpha']:.4g}, "
+                         f"beta={c['beta']:g}, sigma2={c['sigma2']:g}{counts}{heads}): {text}")
     if report.get("figures"):
         lines += ["", "## Figures", ""]
         for f in report["figures"]:

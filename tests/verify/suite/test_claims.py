@@ -102,6 +102,21 @@ def test_report_markdown_keeps_absolute_value_bars_and_renders_claims():
     assert "## The paper's claims" in md and "| 2. " in md
 
 
+def test_report_cases_list_heads_and_escape_dollars_in_user_text():
+    from dataclasses import asdict
+
+    cases = [Case("cost $5", 1.3, R=500, L=10500, d=10, prior="onehot(k=2)", heads=2, description="a $x$ case"),
+             Case("plain", 0.5, 0.1)]
+    report = {"checks": [], "claims": [], "summary": {"checks": 0, "seconds": 0.1, "ok": True},
+              "config": {"preset": "quick", "seed": 1, "cases": [asdict(c) for c in cases]},
+              "environment": {"python": "3", "platform": "x", "git_commit": None, "packages": {}}}
+    md = markdown(json.loads(json.dumps(report)))
+    line = next(x for x in md.splitlines() if x.startswith("* **cost"))
+    assert line.startswith("* **cost \\$5** (onehot(k=2) prior") and ", 2 heads)" in line and "a \\$x\\$ case" in line
+    plain = next(x for x in md.splitlines() if x.startswith("* **plain"))
+    assert "heads" not in plain
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_builtin_cases_are_valid(case):
     assert case.model is not None
