@@ -139,13 +139,21 @@ class RecoveryPlan:
         if not self.feasible:
             return f"no decisive plan: {self.message}"
         cost = f", ~{self.seconds / 60:.3g} CPU-min" if self.seconds is not None else ""
-        return (f"{self.steps:,} steps x {self.runs} runs of eta_k = {self.schedule.eta0:.4g}/(k + "
-                f"{self.schedule.k0:.4g}) ({self.token_steps:.2g} token-steps{cost}); corrected ODE ends at "
+        return (f"{self.steps:,} steps x {self.runs} runs of {schedule_text(self.schedule)} "
+                f"({self.token_steps:.2g} token-steps{cost}); corrected ODE ends at "
                 f"|rho| >= {self.predicted_end:.4f} from every planned start and the diffusion approximation "
                 f"{self.predicted_fraction:.1%} of runs past {self.target}; last-step plateau "
                 f"{self.plateau:.4f} +- {self.plateau_spread:.4f}"
                 + ("" if self.validity is None or self.validity.inside else
                    f"; the plan is a guess: {self.validity.message}"))
+
+
+def schedule_text(schedule: Schedule) -> str:
+    """``"eta_k = c/(k + k0)"``, or ``"a constant step eta = c"`` when the plan's first step is already
+    its last (``Schedule.constant``: printing ``c/(k + 1)`` would describe a decaying schedule)."""
+    if schedule.power == 0.0:
+        return f"a constant step eta = {schedule.eta0:.4g}"
+    return f"eta_k = {schedule.eta0:.4g}/(k + {schedule.k0:.4g})"
 
 
 def measure_rate(problem: Problem, *, runs: int = 4, steps: int = 10, seed: int = 0) -> float:
