@@ -90,13 +90,14 @@ PAPER = Preset(
 #: on paper-weak and of 3,297 steps (5.5e8) on paper-bistable, about 11 and 15 CPU-seconds at the
 #: measured 3.8e7 token-steps per CPU-second (at d = 3: 4.8e8 and 7.8e8 at 2.6e7/s; the paper's
 #: d = 100 needs 5.3e9, the paper preset's budget). ``sga_plan_budget`` admits both plans.
-#: ``tracking_budget`` (1.5e8, ~4 CPU-s at d = 2) puts the signal-to-noise of ``sga.tracking`` near 3.7:
-#: the eta and 1/L trends are measured with about twice the power of the former 5e7, and the absolute
-#: bound D/4, which noise alone exceeds below snr ~ 7 (the sup over seven start times), stays untested.
+#: ``sga.tracking`` at d = 2: its steps are capped by ``|F'| eta <= 0.05``, so only runs add power; with
+#: 16 runs the 1/L exponent was 0.29 +- 0.17 (fails its 2-SE test), with 32 runs 0.52 +- 0.12 (the
+#: sqrt(eta / L) noise predicts 0.5). The absolute bound D/4 stays untested (snr < 4; noise alone
+#: exceeds it below snr ~ 7, the sup over seven start times), as before.
 QUICK = Preset(
     name="quick", quadrature_points=2, lyapunov_starts=7,
     sga_runs=16, sga_sim_budget=4.0e7, sga_plan_budget=6.0e8, sga_drag_samples=200,
-    tracking_runs=16, tracking_budget=1.5e8, tracking_pilot=400, tracking_snr=6.0,
+    tracking_runs=32, tracking_budget=1.5e8, tracking_pilot=400, tracking_snr=6.0,
     finite_budget=4.0e7, reduced_exact_runs=400,
     effective_runs=30, effective_weak_steps=800, effective_weak_plateau=False,
     diffusion_runs=100, diffusion_max_steps=4000, diffusion_split_runs=400,
