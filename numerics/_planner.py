@@ -41,10 +41,8 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..theory import (
-    central_difference,
     certify,
     effective_drift,
     evaluate,
@@ -52,7 +50,7 @@ from ..theory import (
     validate,
     validity,
 )
-from ._corrected import corrected_drift, predict
+from ._corrected import corrected_drift, integrate_corrected
 from ._diffusion import diffusion_tables, simulate_diffusion
 from ._schedule import Schedule
 from ._simulate import Problem, simulate
@@ -141,13 +139,21 @@ class RecoveryPlan:
         if not self.feasible:
             return f"no decisive plan: {self.message}"
         cost = f", ~{self.seconds / 60:.3g} CPU-min" if self.seconds is not None else ""
-        return (f"{self.steps:,} steps x {self.runs} runs of eta_k = {self.schedule.eta0:.4g}/(k + "
-                f"{self.schedule.k0:.4g}) ({self.token_steps:.2g} token-steps{cost}); corrected ODE ends at "
+        return (f"{self.steps:,} steps x {self.runs} runs of {schedule_text(self.schedule)} "
+                f"({self.token_steps:.2g} token-steps{cost}); corrected ODE ends at "
                 f"|rho| >= {self.predicted_end:.4f} from every planned start and the diffusion approximation "
                 f"{self.predicted_fraction:.1%} of runs past {self.target}; last-step plateau "
                 f"{self.plateau:.4f} +- {self.plateau_spread:.4f}"
                 + ("" if self.validity is None or self.validity.inside else
                    f"; the plan is a guess: {self.validity.message}"))
+
+
+def schedule_text(schedule: Schedule) -> str:
+    """``"eta_k = c/(k + k0)"``, or ``"a constant step eta = c"`` when the plan's first step is already
+    its last (``Schedule.constant``: printing ``c/(k + 1)`` would describe a decaying schedule)."""
+    if schedule.power == 0.0:
+        return f"a constant step eta = {schedule.eta0:.4g}"
+    return f"eta_k = {schedule.eta0:.4g}/(k + {schedule.k0:.4g})"
 
 
 def measure_rate(problem: Problem, *, runs: int = 4, steps: int = 10, seed: int = 0) -> float:
@@ -178,22 +184,53 @@ def _bracket_grid(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return grid, table.A(grid), table.B(grid)
 
 
+def _exact_drift(problem: Problem, rho, eta: float):
+    """``(F_eta, Var X)`` at the alignments ``rho`` (one vectorised call of
+    ``theory.effective_drift``: the self-normalised second moment on the whole array at once)."""
+    e = effective_drift(problem.model, np.asarray(rho, float), eta, problem.d, problem.L, problem.batch)
+    return e.drift, e.noise
+
+
+#: points per refinement of a bracket in :func:`_stable_zero` and the number of refinements:
+#: a bracket of the 401-point table (width 0.005) shrinks to 0.005 / 32^4 ~ 5e-9, and the
+#: secant through its ends is then exact to rounding (the drift is smooth on that scale)
+_REFINE_POINTS, _REFINE_ROUNDS = 33, 4
+
+
+def _stable_zero(problem: Problem, eta: float, lo: float, hi: float) -> float:
+    """The zero of ``F_eta`` in ``[lo, hi]`` where it crosses from ``+`` to ``-`` (``F_eta(lo) > 0 >=
+    F_eta(hi)``): each round evaluates ``F_eta`` on :data:`_REFINE_POINTS` points of the bracket
+    in one call and keeps the last ``+ -> -`` cell; the secant through the final cell's ends gives
+    the root (the scalar ``brentq`` this replaces asked ~10 single-point evaluations per root)."""
+    flo = fhi = None
+    for _ in range(_REFINE_ROUNDS):
+        x = np.linspace(lo, hi, _REFINE_POINTS)
+        v, _ = _exact_drift(problem, x, eta)
+        cross = np.flatnonzero((v[:-1] > 0) & (v[1:] <= 0))
+        if cross.size == 0:  # rounding at the bracket's ends: keep the last bracket
+            break
+        i = cross[-1]
+        lo, hi, flo, fhi = float(x[i]), float(x[i + 1]), float(v[i]), float(v[i + 1])
+    if flo is None or not math.isfinite(flo) or not math.isfinite(fhi) or flo == fhi:
+        return 0.5 * (lo + hi)
+    return lo + (hi - lo) * flo / (flo - fhi)
+
+
 def _plateaus(problem: Problem, eta: float) -> list[tuple[float, float]]:
     """``(rho_eta, spread)`` of each attractor the runs can reach at constant step ``eta``.
 
     The attractors of the limit field are ``+1`` and, when ``F'(-1) < 0``, ``-1``; at a
     finite step each becomes the stable zero of the corrected drift ``F_eta`` nearest to
     it (``theory.effective_drift``), with the linearised spread ``sqrt(eta Var X / (2 |F_eta'|))``.
-    An attractor whose zero disappears gives ``(0, inf)``.
+    An attractor whose zero disappears gives ``(0, inf)``. The zero is bracketed on the
+    corrected drift's table and refined by exact, vectorised evaluations (:func:`_stable_zero`);
+    the slope is the central difference of half-width ``1e-6`` there.
     """
     m = problem.model
     poles = [1.0] + ([-1.0] if pole_signs(m)[1] < 0 else [])
     grid, base, drag = _bracket_grid(problem)
     with np.errstate(all="ignore"):
         v = base - eta * drag  # F_eta on the grid
-
-    def drift(r):
-        return float(effective_drift(m, r, eta, problem.d, problem.L, problem.batch).drift)
 
     # stable zeros of F_eta: + to - crossings (F_eta(-1) = +drag > 0, F_eta(1) = -drag < 0)
     crossings = np.flatnonzero((v[:-1] > 0) & (v[1:] <= 0))
@@ -204,10 +241,12 @@ def _plateaus(problem: Problem, eta: float) -> list[tuple[float, float]]:
             out.append((0.0, math.inf))
             continue
         i = near[-1] if pole > 0 else near[0]
-        r = brentq(drift, grid[i], grid[i + 1], xtol=1e-13)
-        slope = central_difference(drift, r, 1e-6, lo=-1.0, hi=1.0)
-        noise = float(effective_drift(m, r, eta, problem.d, problem.L, problem.batch).noise)
-        spread = math.sqrt(eta * noise / (2 * abs(slope))) if slope != 0 else math.inf
+        r = _stable_zero(problem, eta, float(grid[i]), float(grid[i + 1]))
+        h = 1e-6
+        a, b = max(r - h, -1.0), min(r + h, 1.0)
+        f, noise = _exact_drift(problem, [a, r, b], eta)
+        slope = float((f[2] - f[0]) / (b - a))
+        spread = math.sqrt(eta * float(noise[1]) / (2 * abs(slope))) if slope != 0 else math.inf
         out.append((abs(r), spread))
     return out
 
@@ -230,19 +269,25 @@ def _largest_step(problem: Problem, target: float) -> float | None:
     return lo
 
 
+def _corrected_end(problem, schedule, steps, r0) -> float:
+    """``|rho_K|`` of the corrected-ODE mean from ``r0`` (``nan`` when the integration fails).
+
+    The corrected ODE of ``numerics.predict`` alone: the planner needs neither the plain limit
+    ODE nor the validity report ``predict`` adds to every call, and solve_ivp's steps do not
+    depend on the output times, so the end value is ``predict``'s (tested)."""
+    t_end = schedule.times(steps)[-1:]
+    rho, ok, _ = integrate_corrected(corrected_drift(problem), schedule, steps, float(r0), t_end)
+    return abs(float(rho[-1])) if ok else math.nan
+
+
 def _reaches(problem, schedule, steps, starts, need) -> bool:
     """Whether the corrected-ODE mean from every start ends with ``|rho| >= need``
     (stops at the first start that does not)."""
-    for r0 in starts:
-        pr = predict(problem, schedule, steps, r0, max(1, steps // 40))
-        if not pr.success or abs(float(pr.rho_corrected[-1])) < need:
-            return False
-    return True
+    return all(_corrected_end(problem, schedule, steps, r0) >= need for r0 in starts)
 
 
 def _end(problem, schedule, steps, starts) -> float:
-    return min(abs(float(predict(problem, schedule, steps, r0, max(1, steps // 40)).rho_corrected[-1]))
-               for r0 in starts)
+    return min(_corrected_end(problem, schedule, steps, r0) for r0 in starts)
 
 
 def _schedule(K: int, eps: float, s0: float) -> Schedule:

@@ -326,15 +326,27 @@ class Validity:
                 "limits": {"concentration": CONCENTRATION_LIMIT, "step": STEP_LIMIT, "dimension": DIMENSION_LIMIT}}
 
 
-def validity(model: Model, d, L, eta_max: float, batch: int = 1) -> Validity:
-    """The :class:`Validity` of a finite-step prediction for ``(model, d, L, batch)`` with steps
-    up to ``eta_max`` (float64; ``ValueError`` where :func:`gradient_second_moment` overflows)."""
-    eta_max = nonnegative("eta_max", eta_max)
+@lru_cache(maxsize=64)
+def _validity_grid(model: Model, d: float, L: float, batch: float) -> tuple[float, np.float64]:
+    """``(max_rho A2 / L, max_rho E |P g|^2)`` over 81 alignments: the step-independent part of
+    :func:`validity`, once per instance and process (``numerics.predict`` asks for it at every
+    call, the budget planner at every step count it tries; the answer depends on nothing else)."""
     rho = np.linspace(-1.0, 1.0, 81)
     y = gradient_second_moment(model, rho, d, L, batch).total
     with np.errstate(all="ignore"):
         conc = float(np.max(expansion_parameters(model, rho, L)["concentration"]))
-        step = float(np.float64(np.max(eta_max)) ** 2 * np.max(y))  # inf, not OverflowError, for a huge eta
+    return conc, np.max(y)
+
+
+def validity(model: Model, d, L, eta_max: float, batch: int = 1) -> Validity:
+    """The :class:`Validity` of a finite-step prediction for ``(model, d, L, batch)`` with steps
+    up to ``eta_max`` (float64; ``ValueError`` where :func:`gradient_second_moment` overflows)."""
+    eta_max = nonnegative("eta_max", eta_max)
+    _check_model(model)
+    _check_sizes(d, L, batch)
+    conc, y_max = _validity_grid(model, float(d), float(L), float(batch))
+    with np.errstate(all="ignore"):
+        step = float(np.float64(np.max(eta_max)) ** 2 * y_max)  # inf, not OverflowError, for a huge eta
     # documented JSON numbers are finite: beyond float64 the parameter is reported as its largest value
     huge = not math.isfinite(step)
     step = min(step, sys.float_info.max)

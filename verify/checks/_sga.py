@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...numerics import effective_step, flow_map, measure_rate, plan_recovery, simulate
+from ...numerics import effective_step, flow_map, measure_rate, plan_recovery, schedule_text, simulate
 from ...theory import central_difference, certified_basin, evaluate
 
 from ._common import one_step_increments
@@ -196,9 +196,8 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     rec_msg = (f"{frac:.0%} of {sim.runs} runs reach |rho| >= {RECOVERY_LEVEL} (+xi {plus:.0%}, -xi {minus:.0%}) "
                f"after {steps} steps (ODE time {info['ode_time_reached']:.3g}, needed ~{info['ode_time_needed']:.3g})")
     if info["planned"]:
-        rec_msg += f"; planned decisive run: {info['plan']['steps']:,} steps of eta_k = " \
-                   f"{sched.eta0:.4g}/(k + {sched.k0:.4g}), corrected ODE predicts |rho| >= " \
-                   f"{info['plan']['predicted_end']:.4f} from every planned start"
+        rec_msg += f"; planned decisive run: {info['plan']['steps']:,} steps of {schedule_text(sched)}, " \
+                   f"corrected ODE predicts |rho| >= {info['plan']['predicted_end']:.4f} from every planned start"
     budget_msg = ""
     if info["drag_limited"]:
         rec_msg += "; step budget forced steps above the drag-free scale"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 
 from ..checks import PRESETS as _BY_NAME
-from ..checks import QUICK, REGISTRY, Case, Preset, preset_named
+from ..checks import PAPER, QUICK, REGISTRY, Case, Preset, preset_named
 
 #: the preset names (``--preset`` choices)
 PRESETS = tuple(_BY_NAME)
@@ -18,28 +18,39 @@ _DIFFUSION = ("sga.fluctuations", "sga.hitting_time")
 _ALL_BUT_DIFFUSION = tuple(k for k, c in REGISTRY.items()
                            if c.model == "scalar" and k not in (*_DIFFUSION, "sga.splitting"))
 
-#: the paper's models (docs/design.md section 5) and the regimes around them
-CASES = (
-    Case.from_counts("paper-weak", 0.25, 500, 10_000, 100,
-                     "the paper's weak-signal setting: theta = 0.25, R = 500, N = 10,000", checks=_ALL_BUT_DIFFUSION),
-    Case.from_counts("paper-bistable", 2.0, 500, 10_000, 3,
-                     "the paper's theta = 2 with R = 500, N = 10,000: beta*theta > 1 and alpha < alpha_c, "
-                     "so -xi attracts too (d = 3 so that uniform starts reach both basins)", checks=_BASINS),
-    Case.from_counts("rademacher", 1.0, 500, 4_500, 5,
-                     "symmetric signs: rho = 0 is an unstable equilibrium, both poles attract",
-                     prior="rademacher", checks=_BASINS),
-    Case.from_counts("finite-size", 3.0, 200, 800, 3,
-                     "a strong signal at small L where the O(1/L) bias of the finite-size gradient is resolved "
-                     "(on the paper's model it is below the Monte Carlo error)",
-                     checks=("field.*", "ode.lyapunov", "finite_size.rate")),
-    Case("sparse-bistable", 2.0, 0.0, description="sparse regime alpha -> 0 with beta*theta = 2 > 1: "
-         "interior equilibrium at rho* = -1/2"),
-    Case("sparse-monotone", 0.5, 0.0, description="sparse regime with beta*theta = 0.5 <= 1: monotone"),
-)
+
+def _cases(preset: Preset) -> tuple:
+    """The paper's models (docs/design.md section 5) at the preset's dimensions (``Preset.weak_d``,
+    ``Preset.bistable_d``) and the regimes around them."""
+    return (
+        Case.from_counts("paper-weak", 0.25, 500, 10_000, preset.weak_d,
+                         "the paper's weak-signal setting: theta = 0.25, R = 500, N = 10,000"
+                         + ("" if preset.weak_d == PAPER.weak_d else
+                            f" (at d = {preset.weak_d}; the paper's d = {PAPER.weak_d} is --preset paper)"),
+                         checks=_ALL_BUT_DIFFUSION),
+        Case.from_counts("paper-bistable", 2.0, 500, 10_000, preset.bistable_d,
+                         "the paper's theta = 2 with R = 500, N = 10,000: beta*theta > 1 and alpha < alpha_c, "
+                         f"so -xi attracts too (d = {preset.bistable_d} so that uniform starts reach both basins)",
+                         checks=_BASINS),
+        Case.from_counts("rademacher", 1.0, 500, 4_500, 5,
+                         "symmetric signs: rho = 0 is an unstable equilibrium, both poles attract",
+                         prior="rademacher", checks=_BASINS),
+        Case.from_counts("finite-size", 3.0, 200, 800, 3,
+                         "a strong signal at small L where the O(1/L) bias of the finite-size gradient is resolved "
+                         "(on the paper's model it is below the Monte Carlo error)",
+                         checks=("field.*", "ode.lyapunov", "finite_size.rate")),
+        Case("sparse-bistable", 2.0, 0.0, description="sparse regime alpha -> 0 with beta*theta = 2 > 1: "
+             "interior equilibrium at rho* = -1/2"),
+        Case("sparse-monotone", 0.5, 0.0, description="sparse regime with beta*theta = 0.5 <= 1: monotone"),
+    )
+
+
+#: the default (quick) preset's cases: the paper's two models at d = 2 (``QUICK.weak_d``)
+CASES = _cases(QUICK)
 
 
 def _with_diffusion(cases: tuple) -> tuple:
-    """The paper preset's cases: the quick cases with the diffusion checks selected on the paper's
+    """The paper preset's cases: its built-in cases with the diffusion checks selected on the paper's
     weak-signal model under the reproduction's protocol (``d = 10``, ``eta_k = 45/(k + 250)``) and
     on the bistable ``theta = 2`` model. The quick preset leaves them out: each simulates the exact
     chain at ``L = 10,500`` for thousands of steps (several CPU minutes)."""
@@ -54,8 +65,8 @@ def _with_diffusion(cases: tuple) -> tuple:
     return tuple(out)
 
 
-#: the paper preset's cases (quick cases plus the diffusion checks)
-PAPER_CASES = _with_diffusion(CASES)
+#: the paper preset's cases: the paper's dimensions (d = 100 for paper-weak) plus the diffusion checks
+PAPER_CASES = _with_diffusion(_cases(PAPER))
 #: each preset's built-in cases
 _PRESET_CASES = {"quick": CASES, "paper": PAPER_CASES}
 

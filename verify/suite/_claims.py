@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 
+from ..checks import PAPER
+
 #: the mean final alignment the paper reports (claim 6)
 PAPER_MEAN_FINAL_ALIGNMENT = 0.9965
 #: verdict classes, in the order a reader should worry about them
@@ -211,6 +213,25 @@ def _claim_tracking(by) -> Claim | None:
                  quantities={k: d[k] for k in ("p_eta", "se_eta", "p_L", "se_L") if k in d})
 
 
+def dimension_note(records) -> str:
+    """``"; the paper's cases run at d = 2 here (--preset paper: ...)"`` when a record of the paper's
+    own cases (``paper-weak``, ``paper-bistable``) was simulated at a smaller ``d`` than the paper
+    preset's (:data:`verify.checks.PAPER`), else ``""``: one line that says the default's evidence is
+    on the paper's models at a smaller dimension."""
+    paper = {"paper-weak": PAPER.weak_d, "paper-bistable": PAPER.bistable_d}
+    used = {}
+    for r in records:
+        name, d = r.details.get("case"), (r.details.get("problem") or {}).get("d")
+        if name in paper and d is not None:
+            used[name] = int(d)
+    if not any(d < paper[name] for name, d in used.items()):
+        return ""
+    dims = sorted(set(used.values()))
+    here = f"d = {dims[0]}" if len(dims) == 1 else "d = " + ", ".join(f"{used[n]} ({n})" for n in sorted(used))
+    return (f"; the paper's cases ran at {here} (--preset paper: " +
+            ", ".join(f"{n} at d = {paper[n]}" for n in sorted(used)) + ")")
+
+
 def _claim_recovery(by) -> Claim | None:
     stab = by.get("field.stability", [])
     if not stab:
@@ -220,6 +241,7 @@ def _claim_recovery(by) -> Claim | None:
     rec = by.get("sga.convergence.recovery", [])
     sim = "; simulated recovery " + ", ".join(
         f"{r.details.get('case', '?')}: {r.status} ({r.value:.0%})" for r in rec) if rec else ""
+    sim += dimension_note(rec)
     if stable:
         return Claim(4, "q_k -> {+xi, -xi} almost surely (recovery up to sign).", "fails",
                      "a stable interior equilibrium traps runs" + sim, "cases with a stable interior equilibrium",

@@ -9,10 +9,11 @@ from sigrec.verify.checks._diffusion import Budget, budget
 def test_the_presets_hold_the_former_tables():
     assert tuple(PRESETS) == ("quick", "paper") and preset_named("paper") is PAPER
     assert CheckContext().preset is QUICK and QUICK.larger is PAPER and PAPER.larger is None
-    assert (QUICK.sga_runs, QUICK.sga_sim_budget, QUICK.sga_plan_budget) == (16, 4.0e7, 4.0e7)
+    assert (QUICK.sga_runs, QUICK.sga_sim_budget, QUICK.sga_plan_budget) == (16, 4.0e7, 6.0e8)
+    assert (QUICK.weak_d, QUICK.bistable_d, PAPER.weak_d, PAPER.bistable_d) == (2, 2, 100, 3)
     assert (PAPER.sga_runs, PAPER.sga_sim_budget, PAPER.sga_plan_budget) == (20, 1.2e9, 1.5e10)
     assert (QUICK.tracking_runs, QUICK.tracking_budget, PAPER.tracking_runs, PAPER.tracking_budget) == (
-        16, 5.0e7, 32, 1.5e9)
+        32, 1.5e8, 32, 1.5e9)
     assert (QUICK.finite_budget, PAPER.finite_budget) == (4.0e7, 8.0e8)
     assert budget(QUICK) == Budget(100, 4000, 400) and budget(PAPER) == Budget(160, 12_000, 300)
     assert len(PAPER.reproduce_configs) == 16 and QUICK.reproduce_configs == ((0.25, 500, 10_000),)
