@@ -6,7 +6,9 @@ module fixture counts on the test that first uses it) as JSON lines appended to
 what else the machine runs: ``time.process_time()`` of this process plus the user + system time
 of its waited-for child processes (``RUSAGE_CHILDREN``: the CLI subprocesses and the test dask
 cluster, counted when they exit). A last line ``{"session": ...}`` holds the whole process's
-CPU seconds, collection and imports included. Off by default.
+CPU seconds, collection and imports included. Off by default. Not counted: processes this one
+never waits for, such as the worker processes of the local dask cluster that ``workers=2``
+starts and keeps for the rest of the process (``verify`` without ``--workers 1``).
 """
 
 from __future__ import annotations
