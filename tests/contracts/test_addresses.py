@@ -21,7 +21,6 @@ import pytest
 from sigrec.numerics import executor
 from sigrec.verify.cli import _limits
 
-from ..numerics.test_executor import cluster  # noqa: F401  (a real dask scheduler and workers)
 
 HOST = "127.0.0.1"
 #: a cheap command that takes --scheduler
@@ -247,7 +246,7 @@ def _python(snippet: str, *args):
 # --- a real scheduler still works, a worker is not a scheduler ------------------------
 
 
-def test_real_scheduler_is_taken_and_a_worker_is_refused(cluster):  # noqa: F811
+def test_real_scheduler_is_taken_and_a_worker_is_refused(cluster):
     code, out, err = run_cli(SIMULATE + ["--scheduler", cluster.address], timeout_s="default")
     assert code == 0 and err == "", err
     assert '"final_rho"' in out

@@ -14,7 +14,6 @@ import pytest
 from sigrec.numerics import Problem, Schedule, executor, simulate
 from sigrec.verify.cli import main
 
-from .._cluster import TestCluster
 
 
 def _square_after(x):
@@ -116,15 +115,6 @@ def test_cli_refuses_bad_workers(capsys):
     code = main(["simulate", "--theta", "1", "--R", "3", "--L", "10", "--d", "3", "--steps", "2", "--workers", "0"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and err[0].startswith("error:") and "`workers`" in err[0]
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    c = TestCluster(tmp_path_factory.mktemp("dask"), workers=2)
-    try:
-        yield c
-    finally:
-        c.close()
 
 
 _PROBLEM = Problem(theta=2.0, R=20, L=300, d=3, batch=2)

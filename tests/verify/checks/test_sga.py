@@ -26,10 +26,17 @@ def _well_formed(records):
         assert r.seconds >= 0
 
 
+@pytest.fixture(scope="module")
+def figures(tmp_path_factory):
+    """One figure folder for the module: ``_convergence_run`` is cached on ``(case, context)``
+    and the context holds the folder, so tests that share it share the costly simulation."""
+    return tmp_path_factory.mktemp("figures")
+
+
 @pytest.mark.parametrize("check_id", ["ode.lyapunov", "stepsize.robbins_monro", "sga.filtering",
                                       "simulator.reduced_exact"])
-def test_records_well_formed(check_id, tmp_path):
-    recs = run(check_id, BIST, seed=3, figure_dir=tmp_path)
+def test_records_well_formed(check_id, figures):
+    recs = run(check_id, BIST, seed=3, figure_dir=figures)
     assert {r.id for r in recs} == set(REGISTRY[check_id].records)
     _well_formed(recs)
     for r in recs:
@@ -90,7 +97,8 @@ def test_convergence_that_compares_nothing_is_inconclusive(monkeypatch):
                                 "half_width": 1.5, "interval": [-1.0, 1.0]},))
 
     monkeypatch.setattr(_sga, "noise_band", everything)
-    _sga._convergence_run.cache_clear()
+    # the simulation (cached, that of test_convergence_agrees_with_basins_bistable) does not
+    # depend on the noise band: only the comparison does
     recs = run("sga.convergence", RADE, seed=2)
     cons = next(r for r in recs if r.id == "sga.convergence")
     assert cons.status == "inconclusive", cons.message
@@ -98,8 +106,8 @@ def test_convergence_that_compares_nothing_is_inconclusive(monkeypatch):
     assert "times smaller" in cons.message and "[-1, 1]" in cons.message
 
 
-def test_filtering_vanishes_condition():
-    (_, cond) = run("sga.filtering", BIST, seed=3)  # the run of test_records_well_formed (cached)
+def test_filtering_vanishes_condition(figures):
+    (_, cond) = run("sga.filtering", BIST, seed=3, figure_dir=figures)  # test_records_well_formed's run (cached)
     assert cond.id == "sga.filtering.vanishes" and cond.status == "fails"
     full = Case("full", 1.0, 1.0, R=200, L=200, d=3)
     (cons, cond) = run("sga.filtering", full)

@@ -59,8 +59,8 @@ def test_module_entry_point_no_traceback(tmp_path):
     assert p.returncode == 0 and json.loads(p.stdout)["points"][0]["rho"] == 0.0
 
 
-def test_verify_writes_report(tmp_path, capsys):
-    rc = main(["verify", "--out", str(tmp_path / "rep"), "--json"])
+def _verify_writes_report(tmp_path, capsys, *checks):
+    rc = main(["verify", "--out", str(tmp_path / "rep"), "--json", *checks])
     out = capsys.readouterr()
     doc = json.loads(out.out)
     assert rc == 0
@@ -71,6 +71,22 @@ def test_verify_writes_report(tmp_path, capsys):
     on_disk = json.loads((tmp_path / "rep" / "report.json").read_text())
     assert on_disk["checks"] == doc["checks"]
     assert "derivation.quadrature" in (tmp_path / "rep" / "report.md").read_text()
+    return ids
+
+
+def test_verify_writes_report(tmp_path, capsys):
+    """The report's contract on the built-in cases, with the checks that simulate nothing (each
+    check is run in the default test run by its own tests: tests/verify/checks, and
+    tests/verify/suite/test_random_models.py on random models)."""
+    ids = _verify_writes_report(tmp_path, capsys, "--checks", "derivation.quadrature,field.*")
+    assert {i.split(".")[0] for i in ids} == {"derivation", "field"}
+
+
+@pytest.mark.slow
+def test_verify_writes_report_with_every_check(tmp_path, capsys):
+    """Every check on every built-in case at the quick preset: nothing fails (about 90 s)."""
+    ids = _verify_writes_report(tmp_path, capsys)
+    assert {"sga.convergence", "sga.tracking", "finite_size.rate"} <= ids
 
 
 def test_verify_out_must_be_a_folder(tmp_path, capsys):

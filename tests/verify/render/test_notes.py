@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
+import sigrec.theory as theory
+import sigrec.verify.studies as studies
 from sigrec.theory import compact, derive, display, monotone_analysis, same, symbols, tex, width
 from sigrec.theory._latex import LINE_WIDTH
 from sigrec.verify.cli._main import main
 from sigrec.verify.render._document import PACKAGES, Document, _escape_text
 from sigrec.verify.render._notes import compare, write_notes
-from sigrec.verify.studies import appendix_data
+from sigrec.verify.studies import AppendixData, appendix_data
 
 REPO = Path(__file__).resolve().parents[3]
 COMMITTED = REPO / "notes"
@@ -31,9 +33,16 @@ rho, theta, alpha, beta, sigma2, m = (symbols.rho, symbols.theta, symbols.alpha,
 
 
 @pytest.fixture(scope="module")
-def notes_dir(tmp_path_factory):
+def data():
+    """The appendix's data without a suite run (theory sections only), computed once: its
+    sympy derivations are the costly part of this module."""
+    return appendix_data()
+
+
+@pytest.fixture(scope="module")
+def notes_dir(tmp_path_factory, data):
     out = tmp_path_factory.mktemp("notes")
-    write_notes(out, appendix_data())  # without a suite run: theory sections only (fast)
+    write_notes(out, data)
     return out
 
 
@@ -253,3 +262,37 @@ def test_document_renders_same_blocks():
     assert latex.count("\\midrule") == 2
     with pytest.raises(ValueError, match="kind"):
         d.statement("theorem", "", "x")
+
+
+# ------------------------------------------------------------------ rendering computes nothing
+
+#: what the appendix's data needs and its rendering must not call
+COMPUTING = {sp: ("solve", "simplify", "factor", "Poly", "together", "expand", "preorder_traversal"),
+             theory: ("certify", "derive", "derive_effective", "derive_diffusion", "derive_general",
+                      "general_criteria", "monotone_analysis", "pole_alpha", "pole_signs", "same",
+                      "sparse_threshold_prior", "variance_quadrature", "parse_prior", "evaluate", "compact"),
+             studies: ("phase_diagram", "run_config", "run_configs", "appendix_data")}
+
+
+def _broken(name):
+    def fail(*a, **k):
+        raise AssertionError(f"rendering called {name}")
+    return fail
+
+
+def _files(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_rendering_is_a_pure_function_of_the_data(data, tmp_path, monkeypatch):
+    """The appendix is typeset from its computed data: rendering certifies, solves,
+    integrates and judges nothing, so it gives the same files with every such tool broken."""
+    assert isinstance(data, AppendixData) and not data.suite and data.reproduction is None
+    write_notes(tmp_path / "a", data)
+    for module, names in COMPUTING.items():
+        for name in names:
+            monkeypatch.setattr(module, name, _broken(name))
+    write_notes(tmp_path / "b", data)
+    a, b = _files(tmp_path / "a"), _files(tmp_path / "b")
+    assert set(a) >= {"appendix.tex", "appendix.md", "phase.png", "phase.pdf"}
+    assert a == b
