@@ -94,6 +94,18 @@ def subspace_law(args):
     return law if law.k > 1 or getattr(args, "heads", 1) > 1 else None
 
 
+def subspace_route(args, runner):
+    """Run ``runner(args, law)`` for a subspace problem (:func:`subspace_law`), or refuse ``--r0``
+    on the scalar route and return ``None`` (the caller runs the scalar command)."""
+    law = subspace_law(args)
+    if law is not None:
+        return runner(args, law)
+    if args.r0 is not None:
+        raise ValueError("`r0` is the start of the subspace model (a k-dimensional law or --heads > 1); "
+                         "a scalar prior starts at `rho0`")
+    return None
+
+
 def scalar_only(args, command: str) -> None:
     """Refuse, naming ``prior``, a k-dimensional law where ``command`` only takes the scalar model."""
     if parse_subspace_law(args.prior).k > 1:

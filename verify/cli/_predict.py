@@ -6,12 +6,11 @@ import argparse
 
 from ...numerics import band, predict
 
-from ._args import add_json_flag, add_problem_arguments, finite_float, problem_and_schedule
+from ._args import add_json_flag, add_problem_arguments, finite_float, problem_and_schedule, subspace_route
 from ._guard import quiet_numerics, require_finite
 from ._limits import check_prediction, count, limits_text
 from ._output import emit_json
 from . import _subspace_predict
-from ._args import subspace_law
 from ._subspace import add_heads_argument, overlap_vector
 
 
@@ -42,12 +41,9 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    law = subspace_law(args)
-    if law is not None:
-        return _subspace_predict.run(args, law)
-    if args.r0 is not None:
-        raise ValueError("`r0` is the start of the subspace model (a k-dimensional law or --heads > 1); "
-                         "a scalar prior starts at `rho0`")
+    routed = subspace_route(args, _subspace_predict.run)
+    if routed is not None:
+        return routed
     if args.rho0 is None:
         raise ValueError("`rho0` is required: the start alignment in [-1, 1]")
     args.band_runs = 2000 if args.band_runs is None else args.band_runs

@@ -10,13 +10,12 @@ import numpy as np
 from ...numerics import simulate
 
 from ._args import (add_executor_arguments, add_json_flag, add_problem_arguments, executor_from_args, finite_float,
-                    npz_file, problem_and_schedule)
+                    npz_file, problem_and_schedule, subspace_route)
 from ._atomic import atomic_file
 from ._guard import quiet_numerics, require_finite
 from ._limits import check_simulation, count, limits_text
 from ._output import emit_json
 from . import _subspace_simulate
-from ._args import subspace_law
 from ._subspace import add_heads_argument, overlap_vector
 
 #: show a progress bar (stderr, TTY only) when a run has at least this many run-steps
@@ -63,12 +62,9 @@ def _progress(total: int, show: bool):
 
 
 def run(args) -> int:
-    law = subspace_law(args)
-    if law is not None:
-        return _subspace_simulate.run(args, law)
-    if args.r0 is not None:
-        raise ValueError("`r0` is the start of the subspace model (a k-dimensional law or --heads > 1); "
-                         "a scalar prior starts at `rho0`")
+    routed = subspace_route(args, _subspace_simulate.run)
+    if routed is not None:
+        return routed
     problem, schedule = problem_and_schedule(args)
     check_simulation(simulator=args.simulator, runs=args.runs, steps=args.steps, stride=args.stride,
                      L=args.L, d=args.d, batch=args.batch)
