@@ -130,7 +130,7 @@ def test_tracking_passes_on_both_sides(theta):
     r = _run("subspace.tracking", _case(theta), budget=1e8)
     assert r.status == "pass", r.message
     d = r.details
-    assert d["token_steps"] <= d["budget"] and d["runs"] == 16
+    assert d["token_steps"] <= d["budget"] and d["runs"] == CheckContext().preset.tracking_runs
     assert max(d["error"]) <= r.threshold + 3 * max(d["se"])
 
 
