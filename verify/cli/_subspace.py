@@ -48,20 +48,24 @@ def check_overlaps(name: str, r, k: int, heads: int = 1) -> np.ndarray:
 
 
 def add_heads_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--heads", type=heads_count, default=1,
+    parser.add_argument("--heads", type=heads_count(MAX_HEADS), default=1,
                         help="number H of orthonormal heads (queries), default 1; H > 1 runs the subspace model "
                         "(with a scalar prior: k = 1, at most one head can align)")
 
 
-def heads_count(text: str) -> int:
-    """``argparse`` type of ``--heads``: an integer in ``[1, MAX_HEADS]``."""
-    try:
-        value = int(text.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
-    if not 1 <= value <= MAX_HEADS:
-        raise argparse.ArgumentTypeError(f"must be in [1, {MAX_HEADS}], got {value}")
-    return value
+def heads_count(limit: int):
+    """``argparse`` type of ``--heads``: an integer in ``[1, limit]`` (each command sets its limit)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+        if not 1 <= value <= limit:
+            raise argparse.ArgumentTypeError(f"must be in [1, {limit}], got {value}")
+        return value
+
+    return parse
 
 
 def refuse_heads(args, command: str) -> None:

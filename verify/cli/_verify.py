@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -14,6 +12,7 @@ from ._args import PRIOR_HELP, add_executor_arguments, add_json_flag, add_out_ar
 from ._atomic import atomic_folder
 from ._limits import MAX_CASES_BYTES, MAX_TOML_DEPTH, NAME_CHARS, count
 from ._output import emit_json, stderr_progress
+from ._subspace import heads_count
 from ..checks import select
 from ..render import write_report
 from ..suite import PRESETS, SuiteConfig, cases_from_toml, check_selection, make_case, run_suite
@@ -27,17 +26,6 @@ _STYLE = {"pass": "green", "holds": "green", "fail": "bold red", "fails": "yello
 
 #: most heads a case of the command line may ask for (each adds k + 2 overlaps per token and step)
 MAX_HEADS = 16
-
-
-def _heads(text: str) -> int:
-    """argparse type of ``--heads``: an integer in ``[1, MAX_HEADS]``."""
-    try:
-        value = int(text.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
-    if not 1 <= value <= MAX_HEADS:
-        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_HEADS}, got {value}")
-    return value
 
 
 def register(sub) -> None:
@@ -61,7 +49,7 @@ def register(sub) -> None:
     own.add_argument("--sigma2", type=finite_float, help="noise variance (> 0), default 1")
     own.add_argument("--prior", type=prior_arg, metavar="PRIOR", help=PRIOR_HELP + "; a k-dimensional law such as "
                      "'onehot(k=2)' makes a subspace case (the subspace.* and heads.* checks run on it)")
-    own.add_argument("--heads", type=_heads, metavar="H",
+    own.add_argument("--heads", type=heads_count(MAX_HEADS), metavar="H",
                      help="H orthonormal queries (default 1; H >= 2 makes a subspace case)")
     own.add_argument("--name", help="the case's name in the report and in figure file names (default: mine; "
                      f"printable, at most {NAME_CHARS} characters, none of / \\ : * ? \" < > |)")
