@@ -36,6 +36,7 @@ integration never runs on.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import math
 import warnings
@@ -87,6 +88,14 @@ class CorrectedDrift:
         """``F_eta(rho)`` (broadcast)."""
         return self.A(rho) - np.asarray(eta) * self.B(rho)
 
+    def scalar(self):
+        """``F_eta(rho)`` for one float ``rho`` in ``[-1, 1]`` and one ``eta``, as a plain-Python
+        function: the same cubic pieces as ``__call__`` (the coefficients of ``A`` and ``B`` on
+        the knot interval of ``rho``, Horner's rule from the interval's left knot), without
+        numpy's per-call overhead (an ODE solve calls it thousands of times with a scalar;
+        values agree with ``__call__`` to rounding)."""
+        return _scalar_drift(self.A, self.B)
+
     def slope(self, rho, eta):
         """``d F_eta / d rho`` (broadcast), from the splines."""
         return self.A(rho, 1) - np.asarray(eta) * self.B(rho, 1)
@@ -98,6 +107,28 @@ class CorrectedDrift:
         r = np.concatenate([x, 0.5 * (x[1:] + x[:-1])])
         with np.errstate(over="ignore", invalid="ignore"):
             return float(np.max(np.abs(self.A(r, 1))) + eta_max * np.max(np.abs(self.B(r, 1))))
+
+
+def _scalar_drift(A: CubicSpline, B: CubicSpline):
+    """See :meth:`CorrectedDrift.scalar` (``A`` and ``B`` share their knots)."""
+    knots = A.x.tolist()
+    n = len(knots) - 1  # intervals
+    lo, width = knots[0], (knots[-1] - knots[0]) / n
+    pieces = [tuple(a) + tuple(b) for a, b in zip(A.c.T.tolist(), B.c.T.tolist())]
+
+    def f(r: float, eta: float) -> float:
+        i = min(max(int((r - lo) / width), 0), n - 1)
+        # the uniform guess is off by one at most near a knot (linspace rounding): settle on the
+        # interval whose left knot is <= r, as CubicSpline's search does
+        if r < knots[i] and i > 0:
+            i -= 1
+        elif i + 1 < n and r >= knots[i + 1]:
+            i += 1
+        a3, a2, a1, a0, b3, b2, b1, b0 = pieces[i]
+        x = r - knots[i]
+        return (((a3 * x + a2) * x + a1) * x + a0) - eta * (((b3 * x + b2) * x + b1) * x + b0)
+
+    return f
 
 
 def corrected_drift(problem: Problem, *, finite_L: bool = True, drag_scale: float = 1.0,
@@ -140,7 +171,22 @@ def _eta_of_t(schedule: Schedule, steps: int):
     e = schedule.eta(np.arange(steps + 1))
     if schedule.power == 0.0:
         return lambda _t: schedule.eta0
-    return lambda tt: float(np.interp(tt, t, e))
+    # np.interp's rule (clamped at both ends) in plain Python: the ODE solver calls it with
+    # one float thousands of times
+    ts, es = t.tolist(), e.tolist()
+    last = len(ts) - 1
+
+    def eta(tt: float) -> float:
+        tt = float(tt)
+        if tt <= ts[0]:
+            return es[0]
+        if tt >= ts[last]:
+            return es[last]
+        j = bisect.bisect_right(ts, tt)  # ts[j - 1] <= tt < ts[j]
+        t0, t1 = ts[j - 1], ts[j]
+        return es[j - 1] + (es[j] - es[j - 1]) * (tt - t0) / (t1 - t0) if t1 > t0 else es[j - 1]
+
+    return eta
 
 
 @dataclass(frozen=True)
@@ -212,13 +258,14 @@ def integrate_corrected(drift: CorrectedDrift, schedule: Schedule, steps: int, r
     eta_t = _eta_of_t(schedule, steps)
     t_eval = np.asarray(t_eval, dtype=float)
     calls = [0]
+    f = drift.scalar()
 
     def rhs(t, y):
         calls[0] += 1
         if calls[0] > MAX_EVALUATIONS:
             raise _TooMuchWork
-        r = min(max(y[0], -1.0), 1.0)
-        return [float(drift(r, eta_t(t)))]
+        r = min(max(float(y[0]), -1.0), 1.0)
+        return [f(r, eta_t(t))]
 
     def jac(t, y):
         if not -1.0 <= y[0] <= 1.0:

@@ -27,6 +27,7 @@ import numpy as np
 import sympy as sp
 from scipy.special import expit
 
+from ._cache import cached_lambdify
 from ._derivation import derive
 from ._model import Model
 from ._priors import Prior
@@ -86,10 +87,16 @@ def stable_forms_agree(prior: Prior | str) -> bool:
 @lru_cache(maxsize=None)
 def _polynomials(module: str):
     """The prior-free polynomial layer ``j(rho, m)``, ``j'(rho, m, m')`` (same for every prior),
-    lambdified for ``module`` (``"numpy"`` or ``"mpmath"``)."""
-    d = derive("fixed")
-    return (sp.lambdify((rho, m, *ARGS[1:]), d.objective_poly, modules=module),
-            sp.lambdify((rho, m, m1, *ARGS[1:]), d.slope_poly, modules=module))
+    lambdified for ``module`` (``"numpy"`` or ``"mpmath"``), through :func:`cached_lambdify`."""
+    def objective():
+        return (rho, m, *ARGS[1:]), derive("fixed").objective_poly, {}
+
+    def slope():
+        return (rho, m, m1, *ARGS[1:]), derive("fixed").slope_poly, {}
+
+    # from the verified disk cache when there (a process then skips the derivation, ~16 s)
+    return (cached_lambdify("objective-poly", objective, module),
+            cached_lambdify("slope-poly", slope, module))
 
 
 def _coefficients_numpy(model: Model, r: np.ndarray):

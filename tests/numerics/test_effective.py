@@ -147,9 +147,15 @@ def test_predict_non_stiff_is_the_explicit_solve_bit_for_bit():
     drift = corrected_drift(problem)
     t = sch.times(600)[::20]
     y, ok, _ = integrate_corrected(drift, sch, 600, 0.05, t)
-    ref = solve_ivp(lambda _t, u: [float(drift(min(max(u[0], -1.0), 1.0), 0.1))], (0.0, t[-1]), [0.05],
+    # the same right-hand side (the drift's plain-Python form), so the same solve, bit for bit
+    f = drift.scalar()
+    ref = solve_ivp(lambda _t, u: [f(min(max(float(u[0]), -1.0), 1.0), 0.1)], (0.0, t[-1]), [0.05],
                     method="DOP853", t_eval=t, rtol=1e-9, atol=1e-12, max_step=t[-1] / 200)
     assert ok and np.array_equal(y, ref.y[0])
+    # ... and through scipy's spline evaluation, the same solution to the solver's tolerance
+    spline = solve_ivp(lambda _t, u: [float(drift(min(max(u[0], -1.0), 1.0), 0.1))], (0.0, t[-1]), [0.05],
+                       method="DOP853", t_eval=t, rtol=1e-9, atol=1e-12, max_step=t[-1] / 200)
+    np.testing.assert_allclose(y, spline.y[0], rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize("methods", [("LSODA",), ("Radau",)])
