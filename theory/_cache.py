@@ -24,6 +24,13 @@ function is built in memory and nothing is written there. A file that fails its 
 (planted, altered, truncated) is rebuilt and rewritten; a key of the wrong length is
 replaced (which invalidates every file). A too-long path or any ``OSError`` only costs time;
 the numbers never change. Platforms without ``os.getuid`` build in memory.
+
+Shipped code. The package carries the generated code of the built-in cases' priors
+(``theory/_generated/``, :data:`SHIPPED`, written by ``python -m sigrec.theory._generate``), so
+that a first run on a fresh machine skips the derivations (minutes of sympy per prior). It is
+used only when its ``DIGEST`` equals the digest of the theory's current sources (a changed
+theory ignores it and derives, as before; ``tests/theory/test_generated.py`` fails until it is
+regenerated). It is package code, installed with the modules and as trusted as they are.
 """
 
 from __future__ import annotations
@@ -48,16 +55,64 @@ _HEADER = b"# sigrec-hmac-sha256: "
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
+#: generated code shipped inside the package (``theory/_generated/``, written by
+#: ``python -m sigrec.theory._generate``): ``<name>.code`` files and ``DIGEST``, the
+#: :func:`_source_digest` of the theory they were generated from
+SHIPPED = Path(__file__).parent / "_generated"
+
+
 @lru_cache(maxsize=None)
-def _digest() -> str:
+def _source_digest() -> str:
+    """A digest of every ``.py`` file under ``theory/`` (subpackages included): what the
+    derivations, and so the generated code, depend on."""
     h = hashlib.sha256()
     root = Path(__file__).parent
     for path in sorted(root.rglob("*.py")):  # subpackages included (e.g. _priors/)
         h.update(path.relative_to(root).as_posix().encode())
         h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+@lru_cache(maxsize=None)
+def _digest() -> str:
+    """The user cache's key: the theory's sources and the sympy and numpy versions."""
+    h = hashlib.sha256(_source_digest().encode())
     h.update(sp.__version__.encode())
     h.update(np.__version__.encode())
     return h.hexdigest()[:16]
+
+
+def _key_name(tag: str, modules: str) -> str:
+    return hashlib.sha256(f"{tag}|{modules}".encode()).hexdigest()[:20]
+
+
+#: while :func:`recording`: every function :func:`cached_lambdify` builds, ``{name: source}``
+_RECORD: dict | None = None
+
+
+def shipped_current() -> bool:
+    """True iff the shipped generated code was generated from this theory (same
+    :func:`_source_digest`); stale shipped code is never used."""
+    try:
+        return (SHIPPED / "DIGEST").read_text().strip() == _source_digest()
+    except OSError:
+        return False
+
+
+def _shipped_source(key_name: str) -> str | None:
+    """The shipped code of ``key_name`` when current (package files: as trusted as the
+    package's modules, so no HMAC), else ``None``."""
+    if _RECORD is not None or not _shipped_ok():
+        return None
+    try:
+        return (SHIPPED / f"{key_name}.code").read_text()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+@lru_cache(maxsize=None)
+def _shipped_ok() -> bool:
+    return shipped_current()
 
 
 def cache_dir() -> Path | None:
@@ -81,9 +136,19 @@ def cached_lambdify(tag: str, build, modules: str = "numpy"):
     ``build()`` returns ``(args, expr, kwargs)`` for ``sympy.lambdify`` and is called only
     on a cache miss (it may run the symbolic derivation). ``tag`` names the function
     (any string; it is hashed into the file name together with the theory's digest).
-    Cached code runs only when its HMAC checks (see the module docstring).
+    Cached code runs only when its HMAC checks (see the module docstring). Before the user's
+    cache, the code shipped with the package (:data:`SHIPPED`) is used when it is current
+    (:func:`shipped_current`).
     """
-    key_name = hashlib.sha256(f"{tag}|{modules}".encode()).hexdigest()[:20]
+    key_name = _key_name(tag, modules)
+    shipped = _shipped_source(key_name)
+    if shipped is not None:
+        try:
+            fn = _load(shipped, modules, str(SHIPPED / f"{key_name}.code"))
+            if fn is not None:
+                return fn
+        except Exception:  # noqa: BLE001 - generated under another sympy/numpy: build as usual
+            pass
     try:
         folder = cache_dir()
         secret = None if folder is None else _secret(folder)
@@ -107,6 +172,8 @@ def cached_lambdify(tag: str, build, modules: str = "numpy"):
                 pass
     args, expr, kwargs = build()
     fn = sp.lambdify(args, expr, modules=modules, **kwargs)
+    if _RECORD is not None:
+        _RECORD[key_name] = inspect.getsource(fn)
     if writable:
         try:
             body = inspect.getsource(fn).encode()

@@ -62,6 +62,7 @@ def test_the_effective_coefficients_agree_with_and_without_the_cache(tmp_path, m
 
     model = Model(0.5, 0.1)
     r = np.linspace(-0.9, 0.9, 5)
+    monkeypatch.setattr(cache, "_shipped_ok", lambda: False)  # the user cache alone
     monkeypatch.setenv("SIGREC_CACHE_DIR", "off")
     ev._numpy_functions.cache_clear()
     plain = effective_drift(model, r, 0.05, 30, 1000).drift
@@ -82,14 +83,17 @@ def test_the_digest_covers_the_subpackages(tmp_path, monkeypatch):
     (tmp_path / "sub" / "b.py").write_text("B = 1\n")
     monkeypatch.setattr(cache, "__file__", str(tmp_path / "_cache.py"))
     cache._digest.cache_clear()
+    cache._source_digest.cache_clear()
     try:
-        before = cache._digest()
+        before = cache._digest(), cache._source_digest()
         (tmp_path / "sub" / "b.py").write_text("B = 2\n")
         cache._digest.cache_clear()
-        assert cache._digest() != before
+        cache._source_digest.cache_clear()
+        assert cache._digest() != before[0] and cache._source_digest() != before[1]
     finally:
         monkeypatch.undo()
         cache._digest.cache_clear()
+        cache._source_digest.cache_clear()
     assert any(p.parent.name == "_priors" for p in Path(cache.__file__).parent.rglob("*.py"))
 
 
