@@ -4,6 +4,7 @@
 from ._case import Case
 from ._common import loglog_fit, one_step, one_step_increments, scaled_problem
 from ._context import CheckContext, certificate, derive_seed, equilibria
+from ._finite import rate_plan
 from ._figures import (
     EffectiveDriftFigure,
     FieldFigure,
@@ -61,6 +62,7 @@ __all__ = [
     "one_step",
     "one_step_increments",
     "preset_named",
+    "rate_plan",
     "scaled_problem",
     "select",
     "subspace_certificate",

@@ -87,6 +87,36 @@ def sizes(problem: Problem, A2: float = 0.0, C: float = 0.0, Fmax: float = math.
     return sorted({int(round(L0 * 2 ** (j / 2))) for j in range(5)})
 
 
+def rate_plan(problem: Problem) -> tuple[float, list[int], list[float], dict]:
+    """The leading-order plan of ``finite_size.rate`` on ``problem``, before anything is drawn:
+    ``(rho, sizes, draws, plan)``.
+
+    ``rho`` is the alignment of :data:`RHO_GRID` where the theory makes the bias easiest to
+    resolve (largest ``C^2 / v1``: ``E X = F + C(rho)/L``, per-draw variance ``v1(rho)/L``),
+    ``sizes`` the ladder (:func:`sizes`), ``draws`` the plain-mean draws per size that resolve
+    the bias at :data:`SIGMAS` standard errors, and ``plan = {rho: {...}}`` what the record
+    reports (``C_predicted``, ``variance_times_L``, ``normals_to_resolve_3``, ...).
+    """
+    m0 = problem.model
+    theory = {}
+    for r in RHO_GRID:
+        eff = effective_drift(m0, r, 1e-12, problem.d, 1.0)
+        theory[r] = (float(eff.finite_L), float(eff.noise))
+    rho = max(RHO_GRID, key=lambda r: theory[r][0] ** 2 / max(theory[r][1], 1e-300))
+    C_pred, v1 = theory[rho]
+    Fmax = float(np.max(np.abs(evaluate(m0, np.linspace(-1, 1, 401)).field)))
+    try:
+        A2 = validity(m0, problem.d, 1, 0.0).concentration  # max_rho A2 (the concentration at L = 1)
+    except ValueError:  # the moments overflow float64: the regime starts beyond any ladder
+        A2 = math.inf
+    Ls = sizes(problem, A2, C_pred, Fmax)
+    desired = [SIGMAS**2 * v1 * L / max(C_pred**2, 1e-300) for L in Ls]
+    plan = {rho: {"C_predicted": C_pred, "variance_times_L": v1, "chosen_from": sorted(RHO_GRID),
+                  "normalizer_variance_A2": A2, "A2_over_L0": A2 / Ls[0],
+                  "normals_to_resolve_3": 3 * sum(L * n for L, n in zip(Ls[:3], desired[:3])), "max_abs_F": Fmax}}
+    return rho, Ls, desired, plan
+
+
 def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``finite_size.rate``: Monte Carlo mean of ``<P_q g, xi>`` at finite ``(R, L, d)`` vs ``F(rho)``.
 
@@ -132,25 +162,10 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     preset = ctx.preset
     m0 = problem.model
     budget = preset.finite_budget
-    # the alignment where the bias is easiest to resolve: largest C^2 / v1 by the theory
-    # (E X = F + C(rho)/L, per-draw variance v1(rho)/L)
-    theory = {}
-    for r in RHO_GRID:
-        eff = effective_drift(m0, r, 1e-12, problem.d, 1.0)
-        theory[r] = (float(eff.finite_L), float(eff.noise))
-    rho = max(RHO_GRID, key=lambda r: theory[r][0] ** 2 / max(theory[r][1], 1e-300))
+    rho, Ls, desired, plan = rate_plan(problem)
     rhos = [rho]
-    C_pred, v1 = theory[rho]
-    Fmax = float(np.max(np.abs(evaluate(m0, np.linspace(-1, 1, 401)).field)))
-    try:
-        A2 = validity(m0, problem.d, 1, 0.0).concentration  # max_rho A2 (the concentration at L = 1)
-    except ValueError:  # the moments overflow float64: the regime starts beyond any ladder
-        A2 = math.inf
-    Ls = sizes(problem, A2, C_pred, Fmax)
-    desired = [SIGMAS**2 * v1 * L / max(C_pred**2, 1e-300) for L in Ls]
-    plan = {rho: {"C_predicted": C_pred, "variance_times_L": v1, "chosen_from": sorted(RHO_GRID),
-                  "normalizer_variance_A2": A2, "A2_over_L0": A2 / Ls[0],
-                  "normals_to_resolve_3": 3 * sum(L * n for L, n in zip(Ls[:3], desired[:3]))}}
+    C_pred, v1, A2 = (plan[rho][k] for k in ("C_predicted", "variance_times_L", "normalizer_variance_A2"))
+    Fmax = plan[rho]["max_abs_F"]
     least = 3 * MIN_DRAWS * sum(Ls)
     if least > budget or Ls[-1] > MAX_LADDER_L:
         # the ladder must start where the bias is O(1/L) (A2/L small); at large beta^2 sigma2 that

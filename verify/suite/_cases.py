@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 
 from ..checks import PRESETS as _BY_NAME
-from ..checks import PAPER, QUICK, REGISTRY, Case, Preset, preset_named
+from ..checks import PAPER, QUICK, REGISTRY, Case, Preset, preset_named, rate_plan
 
 #: the preset names (``--preset`` choices)
 PRESETS = tuple(_BY_NAME)
@@ -19,15 +19,20 @@ _ALL_BUT_DIFFUSION = tuple(k for k, c in REGISTRY.items()
                            if c.model == "scalar" and k not in (*_DIFFUSION, "sga.splitting"))
 
 
+#: checks a preset's built-in case leaves out at a ``d`` below the paper's, with why (see :func:`left_out`)
+_LEFT_OUT = {"paper-weak": ("finite_size.rate",)}
+
+
 def _cases(preset: Preset) -> tuple:
     """The paper's models (docs/design.md section 5) at the preset's dimensions (``Preset.weak_d``,
     ``Preset.bistable_d``) and the regimes around them."""
+    small = preset.weak_d != PAPER.weak_d
     return (
         Case.from_counts("paper-weak", 0.25, 500, 10_000, preset.weak_d,
                          "the paper's weak-signal setting: theta = 0.25, R = 500, N = 10,000"
-                         + ("" if preset.weak_d == PAPER.weak_d else
+                         + ("" if not small else
                             f" (at d = {preset.weak_d}; the paper's d = {PAPER.weak_d} is --preset paper)"),
-                         checks=_ALL_BUT_DIFFUSION),
+                         checks=tuple(c for c in _ALL_BUT_DIFFUSION if not (small and c in _LEFT_OUT["paper-weak"]))),
         Case.from_counts("paper-bistable", 2.0, 500, 10_000, preset.bistable_d,
                          "the paper's theta = 2 with R = 500, N = 10,000: beta*theta > 1 and alpha < alpha_c, "
                          f"so -xi attracts too (d = {preset.bistable_d} so that uniform starts reach both basins)",
@@ -47,6 +52,35 @@ def _cases(preset: Preset) -> tuple:
 
 #: the default (quick) preset's cases: the paper's two models at d = 2 (``QUICK.weak_d``)
 CASES = _cases(QUICK)
+
+
+def left_out(config: "SuiteConfig") -> list[dict]:
+    """The checks a preset's built-in case leaves out, with why: ``{"check", "case", "reason"}``
+    (listed with the checks that do not apply; nothing for the paper preset or your own cases).
+
+    ``finite_size.rate`` on ``paper-weak`` below the paper's ``d``: there the model's ``O(1/L)``
+    bias is far smaller (``C`` from the leading-order theory, :func:`verify.checks.rate_plan`), and
+    resolving its rate costs more normals than the whole default run; the reason gives both
+    ``C`` and the cost, and where the rate is decided instead.
+    """
+    out = []
+    for case in config.cases:
+        if case.name not in _LEFT_OUT or case not in CASES or case.d == PAPER.weak_d:
+            continue
+        for check in _LEFT_OUT[case.name]:
+            if check in case.checks:
+                continue
+            rho, Ls, _, plan = rate_plan(case.problem)
+            r100, _, _, p100 = rate_plan(replace(case, d=PAPER.weak_d).problem)
+            p, q = plan[rho], p100[r100]
+            out.append({"check": check, "case": case.name, "reason": (
+                f"is left out at d = {case.d}: there the model's O(1/L) bias is C = {p['C_predicted']:.2g} "
+                f"(at rho = {rho}; leading-order theory), so resolving its rate on L = {Ls[0]}..{Ls[-1]} needs "
+                f"~{p['normals_to_resolve_3']:.1g} normals by the plain-mean plan, against "
+                f"{config.preset.finite_budget:.1g} in this preset; the 1/L rate is decided here on the finite-size "
+                f"case, and on this model at the paper's d = {PAPER.weak_d} (C = {q['C_predicted']:.2g}) by "
+                f"--preset paper")})
+    return out
 
 
 def _with_diffusion(cases: tuple) -> tuple:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ...numerics import current_executor, report
 from ..checks import REGISTRY, CheckContext, CheckRecord, select
-from ._cases import SuiteConfig
+from ._cases import SuiteConfig, left_out
 from ._claims import Claim, claims
 
 
@@ -247,7 +247,7 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
     # one path once: checks that share a simulation (sga.convergence, sga.filtering) name its figure each
     figures = tuple(dict.fromkeys(f for r in records for f in r.details.get("figures", [])))
     summary = summarize(records)
-    skipped = not_applicable(config)
+    skipped = not_applicable(config) + left_out(config)
     per_case = applied(config, steps)
     summary["applied"] = per_case
     if any(c["model"].startswith("subspace") for c in per_case):
