@@ -98,19 +98,29 @@ def _chi2_pair(gen: np.random.Generator, n_out: int) -> tuple[float, float]:
 class ReducedKernel:
     """State ``(rho, rho_perp)`` (runs,) of the exact reduced chain; see :func:`numerics.simulate`.
 
-    Work buffer ``W`` (runs, rows + 1, L): rows ``c1, c2[, n3]`` and, last, the
-    unnormalised attention ``e = exp(u - max u)``, so that every O(L) reduction
-    (``N a``, the assembly of ``<x_i, f>``, ``N r``) is one batched matrix product
-    over all rows, and the softmax normalisation ``a = e / sum(e)`` is folded into
-    per-run scalars instead of a pass over the array.
+    Work buffer ``W`` (runs, rows + 2, L): rows ``c1, c2[, n3]``, then the unnormalised
+    attention ``e = exp(u - shift)`` and, last, the constant nuisance indicator ``1{i >= R}``.
+    Every O(L) reduction is one batched matrix product over the rows: ``W e`` gives
+    ``Z (a.c1, a.c2[, a.n3], a.e)`` and the nuisance mass ``sum_{i >= R} e_i`` at once, and the
+    softmax normalisation ``a = e / Z`` is folded into per-run scalars instead of a pass over
+    the array. The shift is 0 (no pass for the maximum) unless a run's ``Z = sum e`` leaves
+    ``[Z_LOW, Z_HIGH]``; then the step is recomputed with ``shift = max u`` (see
+    :meth:`_attention`). Softmax is shift invariant, so either is the same step.
     """
+
+    #: accept the unshifted ``e = exp(u)`` while ``Z_LOW <= Z <= Z_HIGH``: then every ``e_i <= Z``
+    #: and ``e_i^2 <xi, f>^2`` stay far inside the double range, and tokens that underflow
+    #: weigh less than ``exp(-600)`` against the largest
+    Z_LOW, Z_HIGH = 1e-30, 1e30
 
     def __init__(self, problem, generators, rho0: np.ndarray):
         self._init_state(problem, generators, rho0)
         runs, L = len(generators), problem.L
-        self.work = np.zeros((runs, self.rows + 1, L))
+        self.work = np.zeros((runs, self.rows + 2, L))
+        self.work[:, self.rows + 1, problem.R:] = 1.0
         self.scratch = np.zeros((runs, 1, L))
         self.signs = np.empty((runs, problem.R)) if problem.prior.family != "fixed" else None
+        self._tokens = [self.work[i, :self.rows] for i in range(runs)]
 
     def _init_state(self, problem, generators, rho0: np.ndarray) -> None:
         """The state every variant of the kernel shares: ``(rho, rho_perp)``, the in-plane rows
@@ -129,9 +139,9 @@ class ReducedKernel:
         return self._rho.copy()
 
     def _draw(self, first: bool) -> None:
-        p, rows = self.problem, self.rows
+        p = self.problem
         for i, gen in enumerate(self.gens):
-            gen.standard_normal(out=self.work[i, :rows])
+            gen.standard_normal(out=self._tokens[i])
             if self.signs is not None:
                 self.signs[i] = self.law.sample(gen, p.R)
             self._draw_out_of_plane(i, gen, first)
@@ -145,6 +155,24 @@ class ReducedKernel:
             if not first:
                 self.compose[i] = gen.standard_normal(), 2.0 * gen.standard_gamma((n_out - 1) / 2.0)
 
+    def _attention(self, coef):
+        """``e = exp(u - shift)`` into row ``rows`` of the work buffer, and ``W e`` (runs, rows + 2)
+        with ``Z = sum e``: the shift is 0 when every run's ``Z`` is in ``[Z_LOW, Z_HIGH]``, else
+        ``max u`` per run (all runs recomputed; the scores are rebuilt from the token rows)."""
+        W, k, R = self.work, self.rows, self.problem.R
+        e = np.matmul(coef, W[:, :2], out=W[:, k:k + 1])[:, 0]  # u = beta (rho c1 + rho_perp c2)
+        with np.errstate(over="ignore"):
+            np.exp(e, out=e)
+        We = np.matmul(W, e[:, :, None])[:, :, 0]
+        Z = We[:, k + 1] + e[:, :R].sum(axis=1) if R else We[:, k + 1].copy()
+        if not np.all((Z >= self.Z_LOW) & (Z <= self.Z_HIGH)):  # scores too large or too small
+            u = np.matmul(coef, W[:, :2], out=W[:, k:k + 1])[:, 0]
+            u -= u.max(axis=1, keepdims=True)
+            np.exp(u, out=e)
+            We = np.matmul(W, e[:, :, None])[:, :, 0]
+            Z = We[:, k + 1] + e[:, :R].sum(axis=1) if R else We[:, k + 1].copy()
+        return e, We, Z
+
     def _member(self, first: bool):
         """One token collection: in-plane gradient, ``||sigma Z v||^2``, nuisance mass, objective."""
         p = self.problem
@@ -155,21 +183,18 @@ class ReducedKernel:
             W[:, :2] *= np.sqrt(sigma2)  # rows 0, 1 become sigma n1, sigma n2
         if R and p.theta:
             W[:, 0, :R] += p.theta if self.signs is None else p.theta * self.signs
-        # scores u = beta (rho c1 + rho_perp c2); e = exp(u - max u) into the last row
-        coef = np.stack([p.beta * self._rho, p.beta * self._rho_perp], axis=1)[:, None, :]
-        u = np.matmul(coef, W[:, :2], out=self.scratch)[:, 0]
-        u -= u.max(axis=1, keepdims=True)
-        e = np.exp(u, out=W[:, k])
-        Z = e.sum(axis=1)
-        D = np.matmul(W, e[:, :, None])[:, :, 0] / Z[:, None]  # a.c1, a.c2[, a.n3], a.e
+        coef = np.empty((len(self.gens), 1, 2))
+        np.multiply(p.beta, self._rho, out=coef[:, 0, 0])
+        np.multiply(p.beta, self._rho_perp, out=coef[:, 0, 1])
+        e, We, Z = self._attention(coef)
+        D = We[:, :k + 1] / Z[:, None]  # a.c1, a.c2[, a.n3], a.e
         lin, obj = self._linear(D, Z)
-        Xf = np.matmul(lin, W, out=self.scratch)[:, 0]  # <x_i, f>
+        Xf = np.matmul(lin, W[:, :k + 1], out=self.scratch)[:, 0]  # <x_i, f>
         re = np.multiply(e, Xf, out=Xf)  # Z r
-        E = np.matmul(W, re[:, :, None])[:, :, 0] / Z[:, None]  # r.c1, r.c2[, r.n3], r.e
-        S = re.sum(axis=1) / Z
+        E = np.matmul(W[:, :k + 1], re[:, :, None])[:, :, 0] / Z[:, None]  # r.c1, r.c2[, r.n3], r.e
         rr = np.vecdot(re, re) / (Z * Z) if self.n_out >= 1 else None
-        nuisance = e[:, R:].sum(axis=1) / Z
-        return self._gradient(D, Z, E, S, rr, nuisance, obj)
+        # S = sum_i r_i = <f, f> = obj exactly (sum_i a_i <x_i, f> = <sum_i a_i x_i, f>)
+        return self._gradient(D, Z, E, obj, rr, We[:, k + 1] / Z, obj)
 
     def _linear(self, D, Z):
         """``lin`` (runs, 1, rows + 1) with ``<x_i, f> = lin . W[:, i]``, and the objective ``|f|^2``,
