@@ -63,9 +63,15 @@ def format_report(report) -> str:
     pf = report.paired
     if pf:
         lines.append(f"  paired floor ({pf['runs']} runs x {pf['steps']} steps, {pf['workers']} workers, same generators and "
-                     f"blocks): loops {pf['floor_loop_s']:.2f} s of normals alone vs {pf['sim_loop_s']:.2f} s simulated "
-                     f"({pf['excluded']:.1%}); whole calls {pf['floor_call_s']:.2f} vs {pf['sim_call_s']:.2f} s "
-                     f"({pf['included']:.1%}); cluster start {pf['cluster_start_s']:.1f} s")
+                     f"blocks, best of {pf['repeats']}): random numbers alone / simulated")
+        lines.append(f"    start-up excluded (step loops)  {pf['floor_loop_s']:7.2f} s / {pf['sim_loop_s']:7.2f} s = "
+                     f"{pf['excluded']:.1%}")
+        lines.append(f"    start-up included (whole calls) {pf['floor_call_s']:7.2f} s / {pf['sim_call_s']:7.2f} s = "
+                     f"{pf['included']:.1%}  (task shipping, generators, buffers, results; cluster start "
+                     f"{pf['cluster_start_s']:.1f} s not in either)")
+        if "lockstep_cpu" in pf:
+            lines.append(f"    lockstep, CPU time (floor's draws and a step in turn) {pf['lockstep_cpu_floor_s']:7.2f} s / "
+                         f"{pf['lockstep_cpu_sim_s']:7.2f} s = {pf['lockstep_cpu']:.1%}")
     lc = report.long_context
     if lc:
         lines.append(f"  long context (reduced, {lc['runs']} runs, d={lc['d']}, alpha={lc['alpha']}): "
