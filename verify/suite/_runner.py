@@ -150,12 +150,22 @@ class _Unit:
         return self.checks[0] if self.case is None else self.case.name
 
 
+#: model-independent checks that share one unit when consecutive in the plan: they derive the same
+#: sympy objects (``theory.derive`` of each prior, cached per process), which a unit of their own
+#: on each worker would derive twice
+_SHARED_DERIVATION = frozenset({"derivation.quadrature", "field.endpoints"})
+
+
 def _groups(steps) -> list[tuple]:
-    """The plan's steps grouped into ``(check ids, case)`` units: each ``once`` check
-    alone, each case with its checks (consecutive in the plan), in plan order."""
+    """The plan's steps grouped into ``(check ids, case)`` units: each case with its checks
+    (consecutive in the plan), the consecutive checks of :data:`_SHARED_DERIVATION` together,
+    every other ``once`` check alone, in plan order."""
     groups: list[list] = []
     for _, check, case in steps:
-        if case is not None and groups and groups[-1][-1][1] is case:
+        last = groups[-1][-1] if groups else None
+        shared = (case is None and last is not None and last[1] is None
+                  and {check.id, last[0]} <= _SHARED_DERIVATION)
+        if shared or (case is not None and last is not None and last[1] is case):
             groups[-1].append((check.id, case))
         else:
             groups.append([(check.id, case)])
