@@ -70,7 +70,8 @@ class ChunkedReducedKernel(ReducedKernel):
     ``d = 2``: rows ``c1, c2, e, 1, e c1, e c2``, products ``[0:4] e``, ``[0:2] (e c1)``,
     ``c2 . (e c2)``.
 
-    ``shifts`` counts the chunks recomputed with a raised (or, for a first chunk, set) shift.
+    ``shifts`` counts the chunks recomputed with a shift set (a collection's first chunk) or
+    raised (a later one), ``raises`` the latter.
     """
 
     Z_LOW, Z_HIGH = ReducedKernel.Z_LOW, ReducedKernel.Z_HIGH
@@ -82,7 +83,7 @@ class ChunkedReducedKernel(ReducedKernel):
         self._coef = np.zeros((len(generators), 2))  # beta (rho, rho_perp) per run
         self._views = list(self._coef)  # what ReducedKernel._member hands to _run: the coefficients
         self._constants = (p.R, p.beta, p.theta, p.sigma2, self.law.family == "fixed", self.n_out)
-        self.shifts = 0
+        self.shifts = self.raises = 0
         rows, products = (_ROWS3, _PRODUCTS3) if k == 3 else (_ROWS2, _PRODUCTS2)
         e_row, ones = rows.index((0, 0, 0, 1)), rows.index((0, 0, 0, 0))
         # the monomial of each accumulated sum, the first index of each monomial
@@ -155,6 +156,7 @@ class ChunkedReducedKernel(ReducedKernel):
                     s = math.exp(shift - top)
                     np.multiply(acc, s ** self._epow, out=acc)
                     nuisance *= s
+                    self.raises += 1
                 shift = top
                 self.shifts += 1
                 Zc = moments(coef, c12, e, V, eV, views, shift)
