@@ -50,24 +50,29 @@ from ._reduced import ReducedKernel, _chi2_pair
 CHUNK = 8192
 
 #: buffer rows as monomials in (c1, c2, n3, e): ``d >= 3`` rows
-#: ``c1, c2, n3, e, e c1, e c2, e n3, e^2, 1``; ``d = 2`` rows ``c1, c2, e, 1, e c1, e c2``
-_ROWS3 = ((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1),
-          (1, 0, 0, 1), (0, 1, 0, 1), (0, 0, 1, 1), (0, 0, 0, 2), (0, 0, 0, 0))
+#: ``e, 1, c1, c2, n3, e c1, e c2, e n3, e^2``; ``d = 2`` rows ``c1, c2, e, 1, e c1, e c2``
+_ROWS3 = ((0, 0, 0, 1), (0, 0, 0, 0), (1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0),
+          (1, 0, 0, 1), (0, 1, 0, 1), (0, 0, 1, 1), (0, 0, 0, 2))
 _ROWS2 = ((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 0, 1), (0, 0, 0, 0), (1, 0, 0, 1), (0, 1, 0, 1))
 #: the products per chunk: (first row, end row, vector row) -> buffer[first:end] @ buffer[vector]
-_PRODUCTS3 = ((0, 9, 3), (0, 8, 4), (1, 8, 5), (2, 8, 6), (7, 8, 7))
+_PRODUCTS3 = ((0, 9, 0), (2, 9, 5), (3, 9, 6), (4, 9, 7), (8, 9, 8))
 _PRODUCTS2 = ((0, 4, 2), (0, 2, 4), (1, 2, 5))
+#: the rows multiplied by e: (first, end, first of the result)
+_TIMES_E3 = ((2, 5, 5), (0, 1, 8))
+_TIMES_E2 = ((0, 2, 4),)
+#: (first, end) of the drawn rows
+_TOKENS3, _TOKENS2 = (2, 5), (0, 2)
 
 
 class ChunkedReducedKernel(ReducedKernel):
     """:class:`ReducedKernel` with the tokens of each collection processed ``chunk`` at a time
     (memory ``O(chunk)``, independent of ``L`` and of the number of runs).
 
-    Buffer (``d >= 3``) of rows ``c1, c2, n3, e, e c1, e c2, e n3, e^2, 1``: the drawn rows, the
-    unnormalised attention, ``e V`` (one product) and a constant row; five matrix-vector
-    products of its rows (``[0:9] e``, ``[0:8] (e c1)``, ``[1:8] (e c2)``, ``[2:8] (e n3)``,
-    ``e^2 . e^2``) give the 31 sums (25 distinct) of a chunk, accumulated in ``acc``.
-    ``d = 2``: rows ``c1, c2, e, 1, e c1, e c2``, products ``[0:4] e``, ``[0:2] (e c1)``,
+    Buffer (``d >= 3``) of rows ``e, 1, c1, c2, n3, e c1, e c2, e n3, e^2``: the unnormalised
+    attention, a constant row, the drawn rows and their products with ``e`` (two calls); five
+    matrix-vector products of its rows (``[0:9] e``, ``[2:9] (e c1)``, ``[3:9] (e c2)``,
+    ``[4:9] (e n3)``, ``e^2 . e^2``) give the 28 sums (25 distinct) of a chunk, accumulated in
+    ``acc``. ``d = 2``: rows ``c1, c2, e, 1, e c1, e c2``, products ``[0:4] e``, ``[0:2] (e c1)``,
     ``c2 . (e c2)``.
 
     ``shifts`` counts the chunks recomputed with a shift set (a collection's first chunk) or
@@ -84,7 +89,8 @@ class ChunkedReducedKernel(ReducedKernel):
         self._views = list(self._coef)  # what ReducedKernel._member hands to _run: the coefficients
         self._constants = (p.R, p.beta, p.theta, p.sigma2, self.law.family == "fixed", self.n_out)
         self.shifts = self.raises = 0
-        rows, products = (_ROWS3, _PRODUCTS3) if k == 3 else (_ROWS2, _PRODUCTS2)
+        rows, products, times_e, (t0, t1) = ((_ROWS3, _PRODUCTS3, _TIMES_E3, _TOKENS3) if k == 3 else
+                                             (_ROWS2, _PRODUCTS2, _TIMES_E2, _TOKENS2))
         e_row, ones = rows.index((0, 0, 0, 1)), rows.index((0, 0, 0, 0))
         # the monomial of each accumulated sum, the first index of each monomial
         monos = [tuple(a + b for a, b in zip(rows[r], rows[x])) for lo, hi, x in products for r in range(lo, hi)]
@@ -97,7 +103,7 @@ class ChunkedReducedKernel(ReducedKernel):
         self._index = where
         self._z = where[(0, 0, 0, 1)]
         if k == 3:  # indices into acc of M = sum e V V^T and N = sum e^2 V V^T, V = (c1, c2, n3, e)
-            basis = rows[:4]
+            basis = ((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1))
             self._m_index, self._n_index = (
                 np.array([[where[tuple(a + b + (j == 3) * power for j, (a, b) in enumerate(zip(va, vb)))]
                            for vb in basis] for va in basis]) for power in (1, 2))
@@ -114,18 +120,18 @@ class ChunkedReducedKernel(ReducedKernel):
             informative = max(0, min(hi, p.R) - lo)
             views = [(buf[a:b], buf[x], self._part[j:j + b - a])
                      for (a, b, x), j in zip(products, np.cumsum([0] + [b - a for a, b, _ in products]))]
-            # V = (c1, c2[, n3], e) and e V: rows [0:K] and [K:2K] (d >= 3), [0:2] and [4:6] (d = 2)
-            V, eV = (buf[0:4], buf[4:8]) if k == 3 else (buf[0:2], buf[4:6])
-            self._chunks.append((lo, hi, buf[:k], buf[:2], buf[0, :informative], buf[e_row], V, eV,
+            eV = [(buf[a:b], buf[c:c + b - a]) for a, b, c in times_e]
+            self._chunks.append((lo, hi, buf[t0:t1], buf[t0:t0 + 2], buf[t0, :informative], buf[e_row], eV,
                                  views, informative, buf[e_row, max(0, p.R - lo):] if lo < p.R < hi else None))
 
-    def _moments(self, coef, c12, e, V, eV, views, shift: float) -> float:
+    def _moments(self, coef, c12, e, eV, views, shift: float) -> float:
         """A chunk's sums into ``_part`` with ``e = exp(u - shift)``; returns its ``sum e``."""
         np.dot(coef, c12, out=e)  # u = beta (rho c1 + rho_perp c2)
         if shift:
             e -= shift
         np.exp(e, out=e)
-        np.multiply(V, e, out=eV)
+        for rows, out in eV:
+            np.multiply(rows, e, out=out)
         for rows, x, out in views:
             np.dot(rows, x, out=out)
         return float(self._part[self._z])
@@ -140,7 +146,7 @@ class ChunkedReducedKernel(ReducedKernel):
         acc.fill(0.0)
         sigma = math.sqrt(sigma2)
         shift, nuisance = 0.0, 0.0
-        for lo, hi, tokens, c12, c1_info, e, V, eV, views, informative, e_past_R in self._chunks:
+        for lo, hi, tokens, c12, c1_info, e, eV, views, informative, e_past_R in self._chunks:
             gen.standard_normal(out=tokens)
             if informative and not fixed:
                 signs = self.law.sample(gen, informative)
@@ -148,7 +154,7 @@ class ChunkedReducedKernel(ReducedKernel):
                 np.multiply(c12, sigma, out=c12)  # rows 0, 1 become sigma n1, sigma n2
             if informative and theta:
                 np.add(c1_info, theta if fixed else theta * signs, out=c1_info)
-            Zc = moments(coef, c12, e, V, eV, views, shift)
+            Zc = moments(coef, c12, e, eV, views, shift)
             if not Zc <= high or (not lo and Zc < low):  # e out of range: shift to the chunk's max
                 top = float(np.dot(coef, c12, out=e).max())
                 if lo:
@@ -159,7 +165,7 @@ class ChunkedReducedKernel(ReducedKernel):
                     self.raises += 1
                 shift = top
                 self.shifts += 1
-                Zc = moments(coef, c12, e, V, eV, views, shift)
+                Zc = moments(coef, c12, e, eV, views, shift)
             acc += part
             if hi > R:
                 nuisance += Zc if lo >= R else float(e_past_R.sum())
