@@ -107,7 +107,7 @@ class ChunkedReducedKernel(ReducedKernel):
             self._m_index, self._n_index = (
                 np.array([[where[tuple(a + b + (j == 3) * power for j, (a, b) in enumerate(zip(va, vb)))]
                            for vb in basis] for va in basis]) for power in (1, 2))
-        full, tail = divmod(p.L, self.chunk)
+        tail = p.L % self.chunk
         buffers = {}
         for n in {self.chunk} | ({tail} if tail else set()):
             buf = np.zeros((len(rows), n))
@@ -151,7 +151,7 @@ class ChunkedReducedKernel(ReducedKernel):
             if informative and not fixed:
                 signs = self.law.sample(gen, informative)
             if sigma2 != 1.0:
-                np.multiply(c12, sigma, out=c12)  # rows 0, 1 become sigma n1, sigma n2
+                np.multiply(c12, sigma, out=c12)  # the rows c1, c2 become sigma n1, sigma n2
             if informative and theta:
                 np.add(c1_info, theta if fixed else theta * signs, out=c1_info)
             Zc = moments(coef, c12, e, eV, views, shift)
