@@ -33,7 +33,7 @@ from ._schedule import Schedule
 SIMULATORS = ("reduced", "full")
 #: above this many tokens the reduced simulator processes them in chunks of
 #: ``_reduced_chunks.CHUNK`` (memory independent of ``L``); at or below it it holds them all
-#: (the faster kernel, by about a quarter per token)
+#: (a few per cent faster per token at d >= 3, as fast at d = 2: docs/guide/bench.md)
 LONG_CONTEXT = 2**16
 
 
@@ -44,11 +44,12 @@ def reduced_kernel(L: int):
 
 def kernel_floats(simulator: str, L: int, d: int) -> int:
     """Floats per run the simulator's kernel holds: ``L d`` (full), ``4 L`` (reduced, up to
-    :data:`LONG_CONTEXT` tokens) or ``12 CHUNK`` (reduced in chunks: eight rows of work, one of
-    scores and three of a last, shorter chunk)."""
+    :data:`LONG_CONTEXT` tokens) or ``2 CHUNK`` (reduced in chunks: one buffer of nine rows of
+    ``CHUNK`` and one of the last, shorter chunk, shared by a block's runs; ``2 CHUNK`` per run
+    bounds them from nine runs on, and a run's own state is a few floats)."""
     if simulator == "full":
         return L * d
-    return 4 * L if L <= LONG_CONTEXT else 12 * CHUNK
+    return 4 * L if L <= LONG_CONTEXT else 2 * CHUNK
 
 
 def single_threaded_blas():
