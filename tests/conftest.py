@@ -6,9 +6,15 @@ module fixture counts on the test that first uses it) as JSON lines appended to
 what else the machine runs: ``time.process_time()`` of this process plus the user + system time
 of its waited-for child processes (``RUSAGE_CHILDREN``: the CLI subprocesses and the test dask
 cluster, counted when they exit). A last line ``{"session": ...}`` holds the whole process's
-CPU seconds, collection and imports included. Off by default. Not counted: processes this one
-never waits for, such as the worker processes of the local dask cluster that ``workers=2``
-starts and keeps for the rest of the process (``verify`` without ``--workers 1``).
+CPU seconds, collection and imports included. Off by default. The processes this one never
+waits for (the worker processes of a local dask cluster that ``workers=2`` or a command without
+``--workers 1`` starts) are counted apart, as ``live``: the growth of the CPU seconds of the
+live descendants during the test (``psutil``; a descendant that exits is counted by whichever
+process waits for it).
+
+Local dask clusters (``sigrec.numerics``'s process-wide ``LocalCluster``, kept for the life of
+the process) are closed after the last test of a file: idle, a 2-worker cluster still spends
+about 8% of a core on heartbeats, which over a whole run cost more than starting one per file.
 """
 
 from __future__ import annotations
@@ -28,6 +34,20 @@ def _cpu() -> tuple[float, float]:
     return time.process_time(), ch.ru_utime + ch.ru_stime
 
 
+def _live() -> dict[int, float]:
+    """CPU seconds of each live descendant process (its own and its waited-for children's)."""
+    import psutil
+
+    seen = {}
+    for p in psutil.Process().children(recursive=True):
+        try:
+            t = p.cpu_times()
+            seen[p.pid] = t.user + t.system + t.children_user + t.children_system
+        except psutil.Error:
+            pass
+    return seen
+
+
 if _OUT:
     _START = _cpu()
 
@@ -39,11 +59,18 @@ if _OUT:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(item, nextitem):
         own0, ch0 = _cpu()
+        live0 = _live()
         w0 = time.perf_counter()
         yield
         own1, ch1 = _cpu()
+        live1 = _live()
+        # a descendant that exited was waited for by this process or by a live descendant,
+        # whose CPU count now holds its whole lifetime: only its growth counts here
+        live = sum(t - live0.get(pid, 0.0) for pid, t in live1.items()) \
+            - sum(t for pid, t in live0.items() if pid not in live1)
         _write(item.config, {"test": item.nodeid, "file": item.location[0], "own": round(own1 - own0, 3),
-                             "children": round(ch1 - ch0, 3), "wall": round(time.perf_counter() - w0, 3)})
+                             "children": round(ch1 - ch0, 3), "live": round(live, 3),
+                             "wall": round(time.perf_counter() - w0, 3)})
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(session):
@@ -102,10 +129,17 @@ def _shared_cluster(tmp_path_factory):
 
 
 def pytest_runtest_teardown(item, nextitem):
-    """Close the shared cluster unless the next test of this process uses it too."""
+    """Close the shared cluster unless the next test of this process uses it too, and the local
+    dask clusters after the last test of a file."""
     if nextitem is None or "cluster" not in getattr(nextitem, "fixturenames", ()):
         for holder in _HOLDERS:
             holder.close()
+    if nextitem is None or nextitem.path != item.path:
+        import sys
+
+        clusters = sys.modules.get("sigrec.numerics._cluster")
+        if clusters is not None and clusters._LOCAL:
+            clusters.shutdown_local()
 
 
 @pytest.fixture

@@ -121,16 +121,15 @@ _PROBLEM = Problem(theta=2.0, R=20, L=300, d=3, batch=2)
 _SCHEDULE = Schedule(eta0=0.5, k0=10, power=0.75)
 
 
-def test_scheduler_local_cluster_and_inline_agree_bit_for_bit(cluster):
+def test_scheduler_and_inline_agree_bit_for_bit(cluster):
+    # a local cluster (workers=2) against in-process is tests/numerics/test_parallel.py's
     ref = simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=7, stride=4)
     with executor(scheduler=cluster.address) as ex:
         assert ex.backend == "scheduler" and ex.workers == 2
         on_cluster = simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=7, stride=4)
         assert ex.map(_square_after, range(5)) == [0, 1, 4, 9, 16]
-    local = simulate(_PROBLEM, _SCHEDULE, steps=30, runs=5, seed=7, stride=4, workers=2)
-    for sim in (on_cluster, local):
-        assert np.array_equal(sim.rho, ref.rho)
-        assert np.array_equal(sim.noise_mass, ref.noise_mass) and np.array_equal(sim.objective, ref.objective)
+    assert np.array_equal(on_cluster.rho, ref.rho)
+    assert np.array_equal(on_cluster.noise_mass, ref.noise_mass) and np.array_equal(on_cluster.objective, ref.objective)
 
 
 def test_a_different_seed_changes_the_bits(cluster):
@@ -320,6 +319,7 @@ def test_verify_progress_is_relayed_from_the_workers(cluster):
     assert any(label.startswith("field.") and label.endswith((": a", ": b")) for label, _, _ in seen), seen
 
 
+@pytest.mark.slow
 def test_killing_a_worker_mid_verify_changes_nothing(cluster, tmp_path, capsys):
     """A fan-out unit (a whole case) lost with its worker is run again on the survivor,
     and so are the blocks of runs it had sent out: the records are the undisturbed ones."""
@@ -340,6 +340,11 @@ def test_killing_a_worker_mid_verify_changes_nothing(cluster, tmp_path, capsys):
 
 
 # --- sweeps on the real cluster (docs/design.md section 8) -------------------------
+# The default run keeps one worker-kill test (test_killing_a_worker_mid_task_changes_nothing:
+# a block of runs lost with its worker is run again on the survivor, same bits). Killing a
+# worker mid-verify (a fan-out unit) or mid-sweep (a cell), and killing the sweep itself then
+# resuming on the cluster, are -m slow (25-80 CPU s each, counting the cluster's processes);
+# an interrupted sweep resuming in-process is tests/verify/studies/test_sweep.py's.
 
 from ..verify.studies.test_sweep import SMALL, same_store  # noqa: E402
 
@@ -361,13 +366,15 @@ def _sweep_process(args, store, out, address):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def test_sweep_on_the_cluster_equals_two_local_workers(cluster, tmp_path, capsys):
+def test_sweep_on_the_cluster_equals_in_process(cluster, tmp_path, capsys):
+    # in-process, not a local cluster of two: tests/verify/studies/test_sweep.py already shows
+    # that a local cluster gives the in-process store (and a local cluster costs a start)
     assert main(["sweep", *SMALL, "--store", str(tmp_path / "c.zarr"), "--out", str(tmp_path),
                  "--scheduler", cluster.address, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["computed"] == 4 and out["executor"]["backend"] == "scheduler" and out["executor"]["workers"] == 2
     assert main(["sweep", *SMALL, "--store", str(tmp_path / "w.zarr"), "--out", str(tmp_path),
-                 "--workers", "2", "--json"]) == 0
+                 "--workers", "1", "--json"]) == 0
     capsys.readouterr()
     same_store(tmp_path / "c.zarr", tmp_path / "w.zarr")
 
@@ -394,6 +401,7 @@ def test_a_single_cell_sweep_fans_out_and_equals_in_process(cluster, tmp_path, c
     same_store(tmp_path / "c.zarr", tmp_path / "i.zarr")
 
 
+@pytest.mark.slow
 def test_killing_a_worker_mid_sweep_changes_nothing(cluster, slower_reference, tmp_path):
     proc = _sweep_process(SLOWER, tmp_path / "k.zarr", tmp_path, cluster.address)
     out, err = kill_a_busy_worker(cluster, proc, wait=120, unit="cell")
@@ -403,6 +411,7 @@ def test_killing_a_worker_mid_sweep_changes_nothing(cluster, slower_reference, t
     cluster.wait_for_workers(2)
 
 
+@pytest.mark.slow
 def test_killing_the_sweep_and_rerunning_resumes(cluster, slower_reference, tmp_path, capsys):
     import zarr
 

@@ -53,6 +53,9 @@ def test_generate_from_committed_evidence_runs_no_suite_and_saves_it(monkeypatch
 
     monkeypatch.setattr(notes, "run_suite", no_suite)
     monkeypatch.setattr(notes, "configurations", lambda preset: [])
+    from ..studies.test_evidence import _without_theory_sections
+
+    _without_theory_sections(monkeypatch)  # the theory sections do not depend on the evidence
     written = []
     monkeypatch.setattr(notes, "write_notes", lambda out, data: written.append(data))
     rec = CheckRecord("field.endpoints", "consistency", "pass", None, None, True, "ok")

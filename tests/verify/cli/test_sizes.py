@@ -48,7 +48,7 @@ def test_verify_takes_N(capsys):
 
     with tempfile.TemporaryDirectory() as out:
         doc = _json(["verify", "--theta", "1", "--R", "30", "--N", "270", "--d", "4", "--checks", "field.*",
-                     "--out", out], capsys)
+                     "--out", out, "--workers", "1"], capsys)  # in-process: no local cluster to start
     (case,) = doc["config"]["cases"]
     assert (case["R"], case["L"]) == (30, 300)
 

@@ -21,7 +21,7 @@ def tiny(monkeypatch):
 
 
 def test_reproduce_json_contract(tiny, tmp_path, capsys):
-    rc = main(["reproduce", "--out", str(tmp_path), "--json"])
+    rc = main(["reproduce", "--out", str(tmp_path), "--json", "--workers", "1"])  # no local cluster to start
     doc = json.loads(capsys.readouterr().out)
     assert rc == 0
     (cfg,) = doc["configs"]
