@@ -98,6 +98,23 @@ def _chi2_pair(gen: np.random.Generator, n_out: int) -> tuple[float, float]:
     return 2.0 * gen.standard_gamma(n_out / 2.0), 2.0 * gen.standard_gamma((n_out - 1) / 2.0)
 
 
+def _out_of_plane_step(beta, sigma2, Z, f1, f2, obj, an3, na2, na, sq, chi, chi1, E, rr, nuisance) -> tuple:
+    """The end of one run's step at ``d >= 3`` (plain floats), shared by :class:`ReducedKernel` and
+    the chunked kernel: from the sums ``E = Z (r.c1, r.c2, r.n3, r.e)``, ``rr = |r|^2``, the
+    attention's ``a.n3``, ``|a|^2`` (``na2``, ``na = |a|``), ``sq = sqrt(chi)``, the objective
+    ``|f|^2`` and the nuisance sum, return ``(g1, g2, ||sigma Z v||^2, nuisance mass, objective, chi,
+    chi')``."""
+    E1, E2, E3, Ee = E
+    S = obj  # sum_i r_i = <f, f>
+    ra, hn3 = Ee / Z / Z, E3 / Z - S * an3
+    va = (ra - S * na2) / na  # v.a_hat, v = r - S a
+    vv = rr - 2.0 * S * ra + S * S * na2
+    hv = hn3 - (an3 / na) * va
+    w2 = max(vv - va * va, 0.0)
+    zv2 = sigma2 * ((sq * va + hv) ** 2 + w2 * chi1)
+    return 2.0 * beta * (E1 / Z - S * f1), 2.0 * beta * (E2 / Z - S * f2), zv2, nuisance / Z, obj, chi, chi1
+
+
 class ReducedKernel:
     """State ``(rho, rho_perp)`` (runs,) of the exact reduced chain; see :func:`numerics.simulate`.
 
@@ -223,16 +240,9 @@ class ReducedKernel:
         np.dot((f1, f2, sigma2 * na * sq, sigma2 * (chi - sq * an3 / na) / Z), lin_rows, out=xf)  # <x_i, f>
         obj += sigma2 * na2 * chi
         np.multiply(e, xf, out=xf)  # Z r
-        E1, E2, E3, Ee = np.dot(lin_rows, xf).tolist()  # Z (r.c1, r.c2, r.n3, r.e)
+        E = np.dot(lin_rows, xf).tolist()  # Z (r.c1, r.c2, r.n3, r.e)
         rr = float(np.dot(xf, xf)) / (Z * Z)
-        S = obj  # sum_i r_i = <f, f>
-        ra, hn3 = Ee / Z / Z, E3 / Z - S * an3
-        va = (ra - S * na2) / na  # v.a_hat, v = r - S a
-        vv = rr - 2.0 * S * ra + S * S * na2
-        hv = hn3 - (an3 / na) * va
-        w2 = max(vv - va * va, 0.0)
-        zv2 = sigma2 * ((sq * va + hv) ** 2 + w2 * chi1)
-        return 2.0 * beta * (E1 / Z - S * f1), 2.0 * beta * (E2 / Z - S * f2), zv2, sums[-1] / Z, obj, chi, chi1
+        return _out_of_plane_step(beta, sigma2, Z, f1, f2, obj, an3, na2, na, sq, chi, chi1, E, rr, sums[-1])
 
     def _linear(self, D, Z):
         """``lin`` (runs, 1, rows + 1) with ``<x_i, f> = lin . W[:, i]``, and the objective ``|f|^2``,

@@ -45,7 +45,7 @@ import math
 
 import numpy as np
 
-from ._reduced import ReducedKernel, _chi2_pair
+from ._reduced import ReducedKernel, _chi2_pair, _out_of_plane_step
 
 #: tokens per chunk (measured with ``d = 100`` and 2: the buffer, 9 rows of 8,192 floats
 #: (590 kB), stays in a core's L2 cache, and the ~12 numpy calls per chunk cost about 1% of it)
@@ -190,13 +190,6 @@ class ChunkedReducedKernel(ReducedKernel):
         # t = sigma2 [a (chi - sqrt(chi) a.n3 / ||a||) + ||a|| sqrt(chi) n3], a = e / Z
         lin = np.array((f1, f2, sigma2 * na * sq, sigma2 * (chi - sq * an3 / na) / Z))
         obj += sigma2 * na2 * chi
-        E1, E2, E3, Ee = (lin @ acc[self._m_index]).tolist()  # Z (r.c1, r.c2, r.n3, r.e)
+        E = (lin @ acc[self._m_index]).tolist()  # Z (r.c1, r.c2, r.n3, r.e)
         rr = float(lin @ acc[self._n_index] @ lin) / (Z * Z)
-        S = obj  # sum_i r_i = <f, f>
-        ra, hn3 = Ee / Z / Z, E3 / Z - S * an3
-        va = (ra - S * na2) / na  # v.a_hat, v = r - S a
-        vv = rr - 2.0 * S * ra + S * S * na2
-        hv = hn3 - (an3 / na) * va
-        w2 = max(vv - va * va, 0.0)
-        zv2 = sigma2 * ((sq * va + hv) ** 2 + w2 * chi1)
-        return 2.0 * beta * (E1 / Z - S * f1), 2.0 * beta * (E2 / Z - S * f2), zv2, nuisance / Z, obj, chi, chi1
+        return _out_of_plane_step(beta, sigma2, Z, f1, f2, obj, an3, na2, na, sq, chi, chi1, E, rr, nuisance)
