@@ -168,6 +168,16 @@ class ReducedKernel:
         self.law = problem.prior
         self.chi = np.zeros((len(generators), 2))
         self.compose = np.zeros((len(generators), 2))
+        #: the runs still stepped (all until :meth:`retire`); a retired run draws nothing more
+        self._active = list(range(len(generators)))
+        self._retired = np.zeros(len(generators), bool)
+
+    def retire(self, runs) -> None:
+        """Stop stepping ``runs`` (indices): they draw nothing more, their ``rho`` stays where it
+        is and their entries of :meth:`step`'s results are 0. Each run has its own generator,
+        so the others' draws, and hence their paths, do not change."""
+        self._retired[np.asarray(runs, dtype=int)] = True
+        self._active = np.flatnonzero(~self._retired).tolist()
 
     @property
     def rho(self) -> np.ndarray:
@@ -192,7 +202,15 @@ class ReducedKernel:
         # an unshifted exp that overflows (inf, then inf * 0 = nan in the sums) is redone shifted;
         # any other non-finite result is reported below, as numpy would have
         with np.errstate(over="ignore", invalid="ignore"):
-            out = np.array([run(i, gen, first, views) for i, (gen, views) in enumerate(zip(self.gens, self._views))])
+            if len(self._active) == len(self.gens):
+                out = np.array([run(i, gen, first, views) for i, (gen, views) in enumerate(zip(self.gens, self._views))])
+            else:  # retired runs: no draws, zero gradient, nuisance and objective
+                out = np.zeros((len(self.gens), 7 if self.n_out >= 1 else 5))
+                if self._active:
+                    out[self._active] = [run(i, self.gens[i], first, self._views[i]) for i in self._active]
+                if self.n_out >= 1:
+                    out[self._retired, 5:] = self.chi[self._retired]
+                    self.compose[self._retired] = 0.0, 1.0  # cos = 0: the zero member adds nothing
         if not np.isfinite(out).all():
             warnings.warn("the reduced step produced non-finite values", RuntimeWarning, stacklevel=3)
         if self.n_out >= 1:
@@ -304,6 +322,11 @@ class ReducedKernel:
         x2 = rho_perp - eta * rho * c
         out2 = eta * eta * G
         norm = np.sqrt(x1 * x1 + x2 * x2 + out2)
-        self._rho = x1 / norm
-        self._rho_perp = np.sqrt(x2 * x2 + out2) / norm
+        if len(self._active) == len(self.gens):
+            self._rho = x1 / norm
+            self._rho_perp = np.sqrt(x2 * x2 + out2) / norm
+        else:  # a retired run keeps its state exactly (its zero step would renormalise by ~1 ulp)
+            live = ~self._retired
+            self._rho = np.where(live, x1 / norm, rho)
+            self._rho_perp = np.where(live, np.sqrt(x2 * x2 + out2) / norm, rho_perp)
         return nuisance / B, obj / B

@@ -213,8 +213,32 @@ def record_indices(steps: int, stride: int) -> np.ndarray:
     return idx if idx[-1] == steps else np.append(idx, steps)
 
 
-def _run_block(problem, simulator, seed, runs, lo, hi, rho0, etas, record, progress):
-    """Runs ``lo..hi-1`` of ``runs`` (streams ``SeedSequence(seed).spawn(runs)[lo:hi]``)."""
+class _Stops:
+    """Runs stopped on leaving ``(a, b)`` (``simulate(stop_outside=(a, b))``): which are still
+    alive, and the value each stopped one keeps."""
+
+    def __init__(self, interval, kernel):
+        self.a, self.b = interval
+        self.kernel = kernel
+        self.alive = np.ones(kernel.rho.shape, bool)
+        self.kept = np.zeros(kernel.rho.shape)
+        self.update()
+
+    def update(self) -> np.ndarray:
+        """The current alignments, stopped runs at their kept value; newly outside runs stop."""
+        r = np.where(self.alive, self.kernel.rho, self.kept)
+        out = self.alive & ((r <= self.a) | (r >= self.b))
+        if out.any():
+            self.kept[out] = r[out]
+            self.alive &= ~out
+            if hasattr(self.kernel, "retire"):  # the reduced kernels: no more draws for them
+                self.kernel.retire(np.flatnonzero(out))
+        return r
+
+
+def _run_block(problem, simulator, seed, runs, lo, hi, rho0, etas, record, progress, stop=None):
+    """Runs ``lo..hi-1`` of ``runs`` (streams ``SeedSequence(seed).spawn(runs)[lo:hi]``);
+    ``stop = (a, b)``: see ``simulate(stop_outside=...)``."""
     gens = spawn_generators(seed, runs)[lo:hi]
     start = initial_rho(gens, problem.d, rho0)
     Kernel = FullKernel if simulator == "full" else reduced_kernel(problem.L)
@@ -225,18 +249,29 @@ def _run_block(problem, simulator, seed, runs, lo, hi, rho0, etas, record, progr
     rho = np.empty((n, record.size))
     nuisance = np.empty((n, samples.size))
     obj = np.empty((n, samples.size))
-    rho[:, 0] = kernel.rho
+    stops = None if stop is None else _Stops(stop, kernel)
+    rho[:, 0] = kernel.rho if stops is None else stops.update()
     rec_i = samp_i = 0
     with single_threaded_blas():
         t0 = time.perf_counter()
         for k in range(steps):
+            if stops is not None and not stops.alive.any():  # every run has stopped: the rest is known
+                rho[:, rec_i + 1:] = stops.kept[:, None]
+                nuisance[:, samp_i:] = obj[:, samp_i:] = np.nan
+                if progress is not None:
+                    progress(steps)
+                break
+            alive = None if stops is None else stops.alive.copy()
             nm, ob = kernel.step(float(etas[k]))
             if samp_i < samples.size and samples[samp_i] == k:
+                if alive is not None:  # a stopped run has no sample
+                    nm, ob = np.where(alive, nm, np.nan), np.where(alive, ob, np.nan)
                 nuisance[:, samp_i], obj[:, samp_i] = nm, ob
                 samp_i += 1
+            current = kernel.rho if stops is None else stops.update()
             if record[rec_i + 1] == k + 1:
                 rec_i += 1
-                rho[:, rec_i] = kernel.rho
+                rho[:, rec_i] = current
             if progress is not None:
                 progress(k + 1)
         wall = time.perf_counter() - t0
@@ -256,14 +291,16 @@ class _Block:
     rho0: object
     etas: np.ndarray
     record: np.ndarray
+    stop: tuple | None = None
 
 
 def _run_unit(b: _Block):
-    return _run_block(b.problem, b.simulator, b.seed, b.runs, b.lo, b.hi, b.rho0, b.etas, b.record, None)
+    return _run_block(b.problem, b.simulator, b.seed, b.runs, b.lo, b.hi, b.rho0, b.etas, b.record, None, b.stop)
 
 
 def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, simulator: str = "reduced",
-             rho0=None, seed=None, stride: int = 1, progress=None, workers: int = 1) -> Simulation:
+             rho0=None, seed=None, stride: int = 1, progress=None, workers: int = 1,
+             stop_outside: tuple[float, float] | None = None) -> Simulation:
     """Run ``runs`` independent copies of the projected stochastic gradient ascent.
 
     Parameters
@@ -295,6 +332,14 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
         its executor (docs/design.md section 8). Run ``i`` still draws only from the
         ``i``-th child of ``SeedSequence(seed)``, so the result is bit-identical to
         ``workers = 1`` on any cluster (a seed is required for ``workers > 1``).
+    stop_outside : (a, b), optional
+        For first-exit questions: a run stops at its first recorded state with
+        ``rho <= a`` or ``rho >= b`` (step 0 included). Its later recorded alignments repeat
+        that value, its later nuisance and objective samples are ``nan``, and it draws
+        nothing more (the reduced simulator skips it; the full one steps it and discards the
+        result). Up to its exit a run's path is the one it has without ``stop_outside`` (its
+        own generator), so exits and their sides are unchanged; the loop ends when every
+        run has stopped.
     """
     instance("problem", problem, Problem)
     instance("schedule", schedule, Schedule)
@@ -306,6 +351,13 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
         rho0 = real("rho0", rho0, lower=-1.0, upper=1.0)
     if seed is not None:
         seed = integer("seed", seed, 0)
+    if stop_outside is not None:
+        if not (isinstance(stop_outside, (tuple, list)) and len(stop_outside) == 2):
+            raise ValueError(f"`stop_outside` must be a pair (a, b), got {stop_outside!r}")
+        a, b = (real("stop_outside", v) for v in stop_outside)
+        if not a < b:
+            raise ValueError(f"`stop_outside` must be (a, b) with a < b, got {stop_outside!r}")
+        stop_outside = (a, b)
 
     workers = integer("workers", workers, 1)
     record = record_indices(steps, stride)
@@ -317,14 +369,15 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
         # Blocks of runs as independent units: run i draws only from child i of
         # SeedSequence(seed), so the split (and the cluster) never changes the result.
         blocks = np.array_split(np.arange(runs), min(ex.workers, runs))
-        units = [_Block(problem, simulator, seed, runs, int(b[0]), int(b[-1]) + 1, rho0, etas, record)
+        units = [_Block(problem, simulator, seed, runs, int(b[0]), int(b[-1]) + 1, rho0, etas, record, stop_outside)
                  for b in blocks]
         done = None if progress is None else (lambda i, n: progress(int(steps * i // n)))
         parts = ex.map(_run_unit, units, progress=done)
         rho, nuisance, obj = (np.concatenate([p_[i] for p_ in parts]) for i in range(3))
         wall = max(p_[3] for p_ in parts)
     else:
-        rho, nuisance, obj, wall = _run_block(problem, simulator, seed, runs, 0, runs, rho0, etas, record, progress)
+        rho, nuisance, obj, wall = _run_block(problem, simulator, seed, runs, 0, runs, rho0, etas, record, progress,
+                                              stop_outside)
     samples = record[record < steps]
     times = schedule.times(steps)[record]
     return Simulation(simulator, problem, schedule, seed, steps, record, times, rho, samples, nuisance, obj, wall)

@@ -21,7 +21,9 @@ chain (section 2) on the case's finite instance.
   ``w = sqrt(eta Sigma(rho*) / (2 F'(rho*)))`` at a constant step ``eta = min(0.1, 0.1 / F'(rho*))``
   (so that one step's growth ``1 + eta F'`` matches the diffusion's ``exp(eta F')``), the fraction of
   runs reaching ``b`` before ``a`` against the scale-function probability
-  (:func:`numerics.splitting_probability`), within the 99% binomial (Wilson) interval.
+  (:func:`numerics.splitting_probability`), within the 99% binomial (Wilson) interval. A run
+  stops at its first exit from ``(a, b)`` (``simulate(stop_outside=(a, b))``), up to
+  ``8 / (F'(rho*) eta)`` steps.
 
 ``variance_scale`` (keyword of :func:`fluctuations`, :func:`hitting_time`,
 :func:`splitting`) multiplies ``Sigma`` in the prediction; 1 is the derived value, and the
@@ -133,16 +135,26 @@ def budget(preset: Preset) -> Budget:
     return Budget(preset.diffusion_runs, preset.diffusion_max_steps, preset.diffusion_split_runs)
 
 
+@lru_cache(maxsize=8)
 def _prediction(problem: Problem, schedule: Schedule, rho0: float, horizon: int, seed: int, variance_scale: float):
+    """Diffusion paths and first passages from ``rho0`` (cached: the horizon's pilot, and both
+    ``sga.fluctuations`` and ``sga.hitting_time``, ask for the same ``PRED_RUNS`` paths; the
+    arrays are read-only)."""
     tab = diffusion_tables(problem, variance_scale=variance_scale)
     run = simulate_diffusion(tab, schedule.eta(np.arange(horizon)), np.full(PRED_RUNS, rho0), level=TARGET, stride=1,
                              seed=seed)
-    return run.rho[0], run.first_passage[0]
+    rho, hits = run.rho[0], run.first_passage[0]
+    rho.flags.writeable = hits.flags.writeable = False
+    return rho, hits
 
 
 @lru_cache(maxsize=4)
-def _exact(problem: Problem, schedule: Schedule, rho0: float, horizon: int, runs: int, seed: int):
-    sim = simulate(problem, schedule, steps=horizon, runs=runs, rho0=rho0, seed=seed, stride=1, workers=2)
+def _exact(problem: Problem, schedule: Schedule, rho0: float, horizon: int, runs: int, seed: int,
+           stop: tuple | None = None):
+    """The exact chain's recorded paths; ``stop = (a, b)``: each run stops where it first leaves
+    ``(a, b)`` (``simulate(stop_outside=...)``: its path up to there, so its exit, is the same)."""
+    sim = simulate(problem, schedule, steps=horizon, runs=runs, rho0=rho0, seed=seed, stride=1, workers=2,
+                   stop_outside=stop)
     return sim.rho
 
 
@@ -289,7 +301,10 @@ def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, bud
                         f"{(w / (1.0 - ref.unstable)) ** 2:.3g} times smaller", {"noise_width": w}, case, t0)]
     pred = splitting_probability(p, sched, rho0, variance_scale=variance_scale)
     steps = int(math.ceil(8.0 / (ref.rate * eta)))
-    rho = _exact(p, sched, rho0, steps, b.split_runs, ctx.seed_for(case.name, "sga.splitting", steps))
+    # a run is decided at its first exit from (a, b): it stops there (the first exit, all that is
+    # compared, is the unstopped run's; the mean exit is about a quarter of the step cap)
+    rho = _exact(p, sched, rho0, steps, b.split_runs, ctx.seed_for(case.name, "sga.splitting", steps),
+                 (pred.a, pred.b))
     n, k = exits(rho, pred.a, pred.b)
     undecided = b.split_runs - n
     if n < 0.95 * b.split_runs:
