@@ -34,7 +34,7 @@ from ._influence import gradient_features
 from ._init import initial_rho, spawn_generators
 from ._machine import available_memory, machine_workers
 from ._ode import basins, flow_map, integrate, time_to_alignment
-from ._planner import measure_rate, plan_recovery, schedule_text
+from ._planner import decisive_runs, measure_rate, plan_recovery, schedule_text
 from ._progress import report
 from ._schedule import Schedule
 from ._simulate import LONG_CONTEXT, Problem, Simulation, kernel_floats, simulate
@@ -81,6 +81,7 @@ __all__ = [
     "scaling_exponents",
     # budgets and throughput
     "plan_recovery",
+    "decisive_runs",
     "schedule_text",
     "measure_rate",
     "benchmark",

@@ -33,14 +33,21 @@ first step ``s0 = c / k0`` and a last step ``eps``:
 
 The cost is ``runs x K`` run-steps (``x L`` token-steps); :func:`measure_rate` times a
 pilot of the reduced simulator so the plan states the CPU time before anything runs.
+
+5. How many runs: :func:`decisive_runs` takes the fewest that tolerate one run short of the
+   target (``1 / (1 - fraction)``, 10 for a 90% verdict) and keep the chance of a false
+   "fails" below 5% at the plan's recovery rate (the one-sided 95% lower bound of the diffusion
+   paths' fraction); :meth:`RecoveryPlan.with_runs` restates the cost.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
+from scipy.stats import beta as beta_law
+from scipy.stats import binom
 
 from ..theory import (
     certify,
@@ -134,6 +141,16 @@ class RecoveryPlan:
         d["validity"] = None if self.validity is None else self.validity.as_dict()
         return d
 
+    def with_runs(self, runs: int) -> "RecoveryPlan":
+        """The same plan for ``runs`` runs (its cost restated; nothing else depends on them)."""
+        runs = validate.integer("runs", runs, 1)
+        if not self.feasible:
+            return replace(self, runs=runs)
+        per_run = self.token_steps / self.run_steps  # L x batch
+        return replace(self, runs=runs, run_steps=float(runs) * self.steps,
+                       token_steps=float(runs) * self.steps * per_run,
+                       seconds=None if self.seconds is None else self.seconds * runs / self.runs)
+
     def describe(self) -> str:
         """One line: the plan and its cost."""
         if not self.feasible:
@@ -161,6 +178,32 @@ def measure_rate(problem: Problem, *, runs: int = 4, steps: int = 10, seed: int 
     of ``batch`` collections counts ``L x batch`` token-steps)."""
     sim = simulate(problem, Schedule.constant(1e-3), steps=steps, runs=runs, seed=seed)
     return max(sim.wall_s, 1e-9) / (runs * steps * problem.L * problem.batch)
+
+
+def decisive_runs(predicted_fraction: float, *, fraction: float = 0.9, false_fails: float = 0.05,
+                  most: int = 32, paths: int = None) -> int:
+    """Runs for a recovery verdict "at least ``fraction`` of the runs recover".
+
+    The fewest ``n >= ceil(1 / (1 - fraction))`` (so that one run short of the target cannot
+    decide the verdict: 10 for 0.9) with ``P(Bin(n, p) < fraction n) <= false_fails``, where
+    ``p`` is the one-sided 95% Clopper–Pearson lower bound of the per-run recovery probability
+    from ``predicted_fraction`` of ``paths`` diffusion paths (:attr:`RecoveryPlan.predicted_fraction`;
+    default :data:`PATHS`); ``most`` when no ``n <= most`` does. A plan's paths all recovered
+    (``p >= 0.9985``) gives 10; the planner's least accepted fraction, 97%, gives 20.
+    """
+    paths = PATHS if paths is None else validate.integer("paths", paths, 1)
+    predicted_fraction = validate.real("predicted_fraction", predicted_fraction, lower=0.0, upper=1.0)
+    fraction = validate.real("fraction", fraction, lower=0.0, upper=1.0, strict=True)
+    false_fails = validate.real("false_fails", false_fails, lower=0.0, upper=1.0, strict=True)
+    most = validate.integer("most", most, 1)
+    k = int(round(predicted_fraction * paths))
+    p = 0.0 if k == 0 else float(beta_law.ppf(0.05, k, paths - k + 1))
+    fewest = math.ceil(1.0 / (1.0 - fraction) - 1e-9)
+    for n in range(min(fewest, most), most + 1):
+        need = math.ceil(fraction * n - 1e-9)  # runs that must recover
+        if float(binom.cdf(need - 1, n, p)) <= false_fails:
+            return n
+    return most
 
 
 def _planned_starts(problem: Problem) -> tuple[float, ...]:

@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...numerics import effective_step, flow_map, measure_rate, plan_recovery, schedule_text, simulate
+from ...numerics import (
+    decisive_runs,
+    effective_step,
+    flow_map,
+    measure_rate,
+    plan_recovery,
+    schedule_text,
+    simulate,
+)
 from ...theory import central_difference, certified_basin, evaluate
 
 from ._common import one_step_increments
@@ -39,6 +47,9 @@ if TYPE_CHECKING:  # annotations only: the registry imports these modules and Ca
 
 #: fraction of recovered runs for the condition "recovery" to hold
 RECOVERY_FRACTION = 0.9
+#: a planned run's chance of a false "fails" (fewer than RECOVERY_FRACTION recovered while the plan's
+#: recovery rate holds) that its run count (``numerics.decisive_runs``) keeps below
+FALSE_FAILS = 0.05
 #: runs, token-step (runs x steps x L) budgets of the simulations and of a planned, decisive
 #: recovery run: ``Preset.sga_runs``, ``Preset.sga_sim_budget``, ``Preset.sga_plan_budget``
 
@@ -57,16 +68,20 @@ def _convergence_run(case: Case, ctx: CheckContext):
     preset = ctx.preset
     rate = measure_rate(problem, seed=ctx.seed_for(case.name, "pilot"))
     plan = plan_recovery(problem, target=RECOVERY_LEVEL, runs=preset.sga_runs, seconds_per_token_step=rate)
+    if plan.feasible:  # the runs the verdict needs at the plan's recovery rate (at most the preset's)
+        plan = plan.with_runs(decisive_runs(plan.predicted_fraction, fraction=RECOVERY_FRACTION,
+                                            false_fails=FALSE_FAILS, most=preset.sga_runs))
     budget = preset.sga_plan_budget if ctx.budget is None else ctx.budget
     if plan.feasible and plan.token_steps <= budget:
-        sched, steps = plan.schedule, plan.steps
+        sched, steps, runs = plan.schedule, plan.steps, plan.runs
         info = {"planned": True, "plan": plan.as_dict(), "drag_limited": False, "steps": steps,
                 "ode_time_reached": float(sched.times(steps)[-1]), "ode_time_needed": plan.ode_time}
     else:
         sched, steps, info = default_schedule(problem, preset=preset, seed=_schedule_seed(case, ctx))
+        runs = preset.sga_runs
         info = {**info, "planned": False, "plan": plan.as_dict(), "plan_text": plan.describe()}
     stride = max(1, steps // 400)
-    sim = simulate(problem, sched, steps=steps, runs=preset.sga_runs, seed=ctx.seed_for(case.name, "sga.convergence"),
+    sim = simulate(problem, sched, steps=steps, runs=runs, seed=ctx.seed_for(case.name, "sga.convergence"),
                    stride=stride, workers=2)
     return sched, steps, info, sim
 
@@ -135,8 +150,11 @@ def noise_band(m, eq, problem, sched, seed) -> NoiseBand:
 def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``sga.convergence``: recovery (condition) and agreement with the ODE basins (consistency).
 
-    Runs ``16`` (quick) / ``20`` runs of the reduced chain at the given ``(R, L, d)`` from
-    ``q_0`` uniform on the sphere with :func:`default_schedule`. Condition "recovery":
+    Runs the reduced chain at the given ``(R, L, d)`` from ``q_0`` uniform on the sphere:
+    the planner's decisive run when it fits the budget, with the runs its verdict needs
+    (``numerics.decisive_runs``: 10 when the plan's diffusion paths all recover, at most the
+    preset's ``sga_runs``), else ``sga_runs`` runs (16 quick, 20 paper) of
+    :func:`default_schedule`. Condition "recovery":
     at least :data:`RECOVERY_FRACTION` of the runs end with ``|rho| >= 0.99``; when the
     simulated ODE time is shorter than the ODE needs and recovery is not seen, the
     condition is "undecided". Consistency: the sign of ``rho_final`` equals the sign of
@@ -197,7 +215,10 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                f"after {steps} steps (ODE time {info['ode_time_reached']:.3g}, needed ~{info['ode_time_needed']:.3g})")
     if info["planned"]:
         rec_msg += f"; planned decisive run: {info['plan']['steps']:,} steps of {schedule_text(sched)}, " \
-                   f"corrected ODE predicts |rho| >= {info['plan']['predicted_end']:.4f} from every planned start"
+                   f"corrected ODE predicts |rho| >= {info['plan']['predicted_end']:.4f} from every planned start; " \
+                   f"{sim.runs} runs: the fewest that tolerate one unrecovered run and keep a false 'fails' below " \
+                   f"{FALSE_FAILS:.0%} at the plan's recovery rate ({info['plan']['predicted_fraction']:.1%} of " \
+                   f"diffusion paths)"
     budget_msg = ""
     if info["drag_limited"]:
         rec_msg += "; step budget forced steps above the drag-free scale"

@@ -120,11 +120,16 @@ def test_budget_flag_lets_the_planned_run_decide(tmp_path, capsys):
     assert rc == 0
     rec = next(r for r in json.loads(out.out)["checks"] if r["id"] == "sga.convergence.recovery")
     design = rec["details"]["schedule_design"]
-    assert not design["planned"] and design["plan"]["feasible"] and "steps x 16 runs" in design["plan_text"]
-    need = rec["details"]["schedule_design"]["plan"]["token_steps"]
+    plan = design["plan"]
+    assert not design["planned"] and plan["feasible"] and f"steps x {plan['runs']} runs" in design["plan_text"]
+    assert 10 <= plan["runs"] <= 16  # the runs its verdict needs, at most the quick preset's 16
+    assert rec["details"]["runs"] == 16  # the unplanned run uses the preset's runs
+    need = plan["token_steps"]
+    assert need == plan["runs"] * plan["steps"] * 600
     rc, out = _run([*argv, str(tmp_path / "b"), "--budget", str(need)], capsys)
     rec = next(r for r in json.loads(out.out)["checks"] if r["id"] == "sga.convergence.recovery")
     assert rec["details"]["schedule_design"]["planned"] and rec["status"] in ("holds", "fails")
+    assert rec["details"]["runs"] == plan["runs"]
     assert rec["status"] == "holds", rec["message"]
     rc, out = _run([*argv, str(tmp_path / "c"), "--budget", "-1"], capsys)
     assert rc == 2 and "budget" in out.err
