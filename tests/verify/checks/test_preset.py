@@ -15,7 +15,7 @@ def test_the_presets_hold_the_former_tables():
     assert (QUICK.tracking_runs, QUICK.tracking_budget, PAPER.tracking_runs, PAPER.tracking_budget) == (
         32, 1.5e8, 32, 1.5e9)
     assert (QUICK.finite_budget, PAPER.finite_budget) == (4.0e7, 8.0e8)
-    assert budget(QUICK) == Budget(100, 4000, 400) and budget(PAPER) == Budget(160, 12_000, 300)
+    assert budget(QUICK) == Budget(100, 4000, 400) and budget(PAPER) == Budget(100, 12_000, 300)
     assert len(PAPER.reproduce_configs) == 16 and QUICK.reproduce_configs == ((0.25, 500, 10_000),)
 
 
