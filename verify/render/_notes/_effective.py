@@ -62,7 +62,7 @@ def effective_section(doc, data, out: Path) -> None:
                    "plateau: measured / predicted"], rows,
                   caption="The corrected ODE against the exact chain: largest distance between the simulated mean "
                           "alignment and the plain or the corrected ODE, and the constant-step plateau.",
-                  widths=(0.6, 1.6, 0.5, 1.9, 0.7, 0.6, 0.9, 1.3, 2.1))
+                  widths=(0.6, 1.6, 0.5, 2.1, 0.8, 0.6, 0.9, 1.35, 1.85))
         if data.effective_figure is not None:
             _place(data.effective_figure, out / "effective_drift.png")
             first = details["cases"][0]
