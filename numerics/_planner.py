@@ -188,8 +188,9 @@ def decisive_runs(predicted_fraction: float, *, fraction: float = 0.9, false_fai
     decide the verdict: 10 for 0.9) with ``P(Bin(n, p) < fraction n) <= false_fails``, where
     ``p`` is the one-sided 95% Clopper–Pearson lower bound of the per-run recovery probability
     from ``predicted_fraction`` of ``paths`` diffusion paths (:attr:`RecoveryPlan.predicted_fraction`;
-    default :data:`PATHS`); ``most`` when no ``n <= most`` does. A plan's paths all recovered
-    (``p >= 0.9985``) gives 10; the planner's least accepted fraction, 97%, gives 20.
+    default :data:`PATHS`). When no ``n <= most`` does, the ``n`` with the least such chance (more
+    runs do not always help: the number of misses tolerated grows in steps). A plan's paths all
+    recovered (``p >= 0.9985``) gives 10; the planner's least accepted fraction, 97%, gives 20.
     """
     paths = PATHS if paths is None else validate.integer("paths", paths, 1)
     predicted_fraction = validate.real("predicted_fraction", predicted_fraction, lower=0.0, upper=1.0)
@@ -199,11 +200,15 @@ def decisive_runs(predicted_fraction: float, *, fraction: float = 0.9, false_fai
     k = int(round(predicted_fraction * paths))
     p = 0.0 if k == 0 else float(beta_law.ppf(0.05, k, paths - k + 1))
     fewest = math.ceil(1.0 / (1.0 - fraction) - 1e-9)
+    best = None
     for n in range(min(fewest, most), most + 1):
         need = math.ceil(fraction * n - 1e-9)  # runs that must recover
-        if float(binom.cdf(need - 1, n, p)) <= false_fails:
+        chance = float(binom.cdf(need - 1, n, p))
+        if chance <= false_fails:
             return n
-    return most
+        if best is None or chance < best[0] - 1e-12:
+            best = (chance, n)
+    return best[1]
 
 
 def _planned_starts(problem: Problem) -> tuple[float, ...]:

@@ -37,11 +37,13 @@ def _independent(predicted: float, fraction: float, alpha: float, most: int, pat
     k = round(predicted * paths)
     p = _cp_lower(k, paths)
     fewest = math.ceil(1 / (1 - Fraction(fraction).limit_denominator(1000)))
+    chances = {}
     for n in range(min(fewest, most), most + 1):
         need = math.ceil(Fraction(fraction).limit_denominator(1000) * n)
-        if 1 - _tail_at_least(need, n, p) <= alpha:
+        chances[n] = 1 - _tail_at_least(need, n, p)
+        if chances[n] <= alpha:
             return n
-    return most
+    return min(chances, key=lambda n: (round(chances[n], 10), n))  # the least chance, fewest runs on ties
 
 
 @pytest.mark.parametrize("predicted", [1.0, 0.999, 0.99, 0.98, 0.975, 0.97, 0.95, 0.9, 0.5])
@@ -58,19 +60,21 @@ def test_the_stated_cases():
     assert decisive_runs(1.0, most=20) == 10
     # the planner's least accepted fraction (97%): 20 runs (two misses tolerated)
     assert decisive_runs(0.97, most=20) == 20
-    # nothing short of the cap keeps the error rate: the cap
-    assert decisive_runs(0.9, most=20) == 20
+    # no count keeps the error rate: the one with the least chance of a false "fails" (10 here:
+    # at p ~ 0.89, tolerating 2 misses of 20 is worse than 1 of 10)
+    assert decisive_runs(0.9, most=20) == 10
     # never more than the preset's runs, and a cap below the floor is the cap
     assert decisive_runs(1.0, most=6) == 6
 
 
-def test_fewer_predicted_recoveries_never_need_fewer_runs():
+def test_the_chosen_count_keeps_the_rate_or_is_the_best_there_is():
     fr = np.linspace(0.9, 1.0, 41)
     n = [decisive_runs(float(f), most=40) for f in fr]
     # not monotone in general (the threshold ceil(0.9 n) jumps), but the chosen n keeps its error rate
     for f, k in zip(fr, n):
         p = _cp_lower(round(f * 2000), 2000) if f < 1 else 0.05 ** (1 / 2000)
-        assert k == 40 or 1 - _tail_at_least(math.ceil(0.9 * k - 1e-9), k, p) <= 0.05
+        chance = {m: 1 - _tail_at_least(math.ceil(0.9 * m - 1e-9), m, p) for m in range(10, 41)}
+        assert chance[k] <= 0.05 or chance[k] <= min(chance.values()) + 1e-9
 
 
 def test_monte_carlo_false_fails_stay_below_the_bound():
