@@ -183,14 +183,14 @@ class ReducedKernel:
     def rho(self) -> np.ndarray:
         return self._rho.copy()
 
-    def _draw_out_of_plane(self, i: int, gen: np.random.Generator, first: bool) -> None:
-        """Run ``i``'s out-of-plane draws, after its tokens: the chi-square pair and, after the
-        first member of a batch, the composition pair (none when ``d = 2``)."""
-        n_out = self.n_out
-        if n_out >= 1:
-            self.chi[i] = _chi2_pair(gen, n_out)
-            if not first:
-                self.compose[i] = gen.standard_normal(), 2.0 * gen.standard_gamma((n_out - 1) / 2.0)
+    def _draw_out_of_plane(self, i: int, gen: np.random.Generator, first: bool) -> tuple[float, float]:
+        """Run ``i``'s out-of-plane draws at ``d >= 3``, after its tokens: returns the chi-square pair
+        ``(chi, chi')``; after the first member of a batch, the composition pair goes to
+        ``compose[i]``."""
+        chi = _chi2_pair(gen, self.n_out)
+        if not first:
+            self.compose[i] = gen.standard_normal(), 2.0 * gen.standard_gamma((self.n_out - 1) / 2.0)
+        return chi
 
     def _member(self, first: bool):
         """One token collection per run: in-plane gradient ``(g1, g2)``, ``||sigma Z v||^2``,
@@ -219,16 +219,14 @@ class ReducedKernel:
 
     def _run(self, i: int, gen, first: bool, views) -> tuple:
         """Run ``i``: its draws (tokens, signal strengths, out-of-plane), then its step's sums and
-        the scalars of :meth:`_linear` and :meth:`_gradient` in Python floats:
+        scalars in Python floats:
         ``(g1, g2, ||sigma Z v||^2, nuisance mass, objective[, chi, chi'])``."""
         R, beta, theta, sigma2, fixed, n_out = self._constants
         tokens, c1_info, c12, e, lin_rows, coef, e_info, W = views
         gen.standard_normal(out=tokens)
         signs = None if fixed else self.law.sample(gen, R)
         if n_out >= 1:
-            chi, chi1 = _chi2_pair(gen, n_out)
-            if not first:
-                self.compose[i] = gen.standard_normal(), 2.0 * gen.standard_gamma((n_out - 1) / 2.0)
+            chi, chi1 = self._draw_out_of_plane(i, gen, first)
         if sigma2 != 1.0:
             np.multiply(c12, math.sqrt(sigma2), out=c12)  # rows 0, 1 become sigma n1, sigma n2
         if R and theta:
@@ -261,47 +259,6 @@ class ReducedKernel:
         E = np.dot(lin_rows, xf).tolist()  # Z (r.c1, r.c2, r.n3, r.e)
         rr = float(np.dot(xf, xf)) / (Z * Z)
         return _out_of_plane_step(beta, sigma2, Z, f1, f2, obj, an3, na2, na, sq, chi, chi1, E, rr, sums[-1])
-
-    def _linear(self, D, Z):
-        """``lin`` (runs, 1, rows + 1) with ``<x_i, f> = lin . W[:, i]``, and the objective ``|f|^2``,
-        from the attention averages ``D = (a.c1, a.c2[, a.n3], a.e)`` and ``Z = sum e``."""
-        sigma2, k = self.problem.sigma2, self.rows
-        f1, f2 = D[:, 0], D[:, 1]
-        lin = np.zeros((D.shape[0], 1, k + 1))
-        lin[:, 0, 0], lin[:, 0, 1] = f1, f2
-        obj = f1 * f1 + f2 * f2
-        if self.n_out >= 1:
-            na2 = D[:, k] / Z
-            na = np.sqrt(na2)
-            chi, sq = self.chi[:, 0], np.sqrt(self.chi[:, 0])
-            # t = sigma2 [a (chi - sqrt(chi) a.n3 / ||a||) + ||a|| sqrt(chi) n3], a = e / Z
-            lin[:, 0, 2] = sigma2 * na * sq
-            lin[:, 0, 3] = sigma2 * (chi - sq * D[:, 2] / na) / Z
-            obj += sigma2 * na2 * chi
-        return lin, obj
-
-    def _gradient(self, D, Z, E, S, rr, nuisance, obj):
-        """``(g1, g2, ||sigma Z v||^2, nuisance, obj)`` from the attention averages ``D``, the
-        averages ``E = (r.c1, r.c2[, r.n3], r.e)``, ``S = sum r`` and ``rr = |r|^2``."""
-        p, k = self.problem, self.rows
-        f1, f2 = D[:, 0], D[:, 1]
-        g1 = 2.0 * p.beta * (E[:, 0] - S * f1)
-        g2 = 2.0 * p.beta * (E[:, 1] - S * f2)
-        if self.n_out >= 1:
-            sigma2 = p.sigma2
-            na2 = D[:, k] / Z
-            na = np.sqrt(na2)
-            chi1, sq = self.chi[:, 1], np.sqrt(self.chi[:, 0])
-            an3 = D[:, 2]
-            ra = E[:, k] / Z
-            va = (ra - S * na2) / na  # v.a_hat, v = r - S a
-            vv = rr - 2.0 * S * ra + S * S * na2
-            hv = (E[:, 2] - S * an3) - (an3 / na) * va
-            w2 = np.maximum(vv - va * va, 0.0)
-            zv2 = sigma2 * ((sq * va + hv) ** 2 + w2 * chi1)
-        else:
-            zv2 = np.zeros_like(g1)
-        return g1, g2, zv2, nuisance, obj
 
     def step(self, eta: float):
         p = self.problem

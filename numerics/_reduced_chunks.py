@@ -45,7 +45,7 @@ import math
 
 import numpy as np
 
-from ._reduced import ReducedKernel, _chi2_pair, _out_of_plane_step
+from ._reduced import ReducedKernel, _out_of_plane_step
 
 #: tokens per chunk (measured with ``d = 100`` and 2: the buffer, 9 rows of 8,192 floats
 #: (590 kB), stays in a core's L2 cache, and the ~12 numpy calls per chunk cost about 1% of it)
@@ -172,9 +172,7 @@ class ChunkedReducedKernel(ReducedKernel):
             if hi > R:
                 nuisance += Zc if lo >= R else float(e_past_R.sum())
         if n_out >= 1:
-            chi, chi1 = _chi2_pair(gen, n_out)
-            if not first:
-                self.compose[i] = gen.standard_normal(), 2.0 * gen.standard_gamma((n_out - 1) / 2.0)
+            chi, chi1 = self._draw_out_of_plane(i, gen, first)
         at = self._index
         m = acc.tolist()
         Z = m[self._z]
