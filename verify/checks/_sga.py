@@ -247,7 +247,7 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                     model=m.as_dict(), seconds=time.perf_counter() - t0, figures=specs),
         CheckRecord(id="sga.convergence", kind="consistency", status=cons_status,
                     value=agree_frac, threshold=0.95, certified=False,
-                    message=_convergence_message(agree, amb, settled & ~held, band, info, budget_msg, sched,
+                    message=_convergence_message(agree, amb, settled, band, info, budget_msg, sched,
                                                  int((held & settled & ~amb).sum())),
                     details={**common, "agree": int(agree.sum()), "decided": int(agree.size),
                              "ambiguous": int(amb.sum()), "band": band.half_width, "noise_band": list(band.parts),
@@ -281,7 +281,7 @@ def _convergence_message(agree, amb, settled, band: NoiseBand, info, budget_msg:
     when nothing decisive was measured, what would decide it."""
     msg = (f"sign of rho_final agrees with the certified ODE basin of rho_0 (ball arithmetic) for {int(agree.sum())}/{agree.size} runs "
            f"({int(amb.sum())} started where the step noise decides the basin and "
-           f"{int((~settled & ~amb).sum()) - held} not yet carried clear of 0 by the ODE excluded"
+           f"{int((~settled & ~amb).sum())} not yet carried clear of 0 by the ODE excluded"
            + (f"; {held} held back, neither recovered nor where the ODE puts them, excluded" if held else "") + ")")
     if band.parts:
         msg += f"; noise band {band.describe()}"
