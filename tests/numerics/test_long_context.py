@@ -5,7 +5,6 @@ grow with ``L``. Models away from the defaults (beta, sigma2, priors, batch, d =
 from __future__ import annotations
 
 import tracemalloc
-from collections import deque
 
 import numpy as np
 import pytest
@@ -15,28 +14,13 @@ from sigrec.numerics import LONG_CONTEXT, Problem, Schedule, kernel_floats, simu
 from sigrec.numerics._reduced import ReducedKernel
 from sigrec.numerics._reduced_chunks import ChunkedReducedKernel
 
+from ._draws import DrawRecorder
+
 MODELS = [
     dict(theta=2.5, R=40, L=300, d=7, beta=1.7, sigma2=0.6, batch=2),
     dict(theta=0.8, R=20, L=300, d=2, beta=1.3, sigma2=0.7),
     dict(theta=1.2, R=30, L=257, d=5, sigma2=1.4, beta=0.6),
 ]
-
-
-class _Recorder:
-    """A generator that logs every draw the chunked kernel makes, per call."""
-
-    def __init__(self, gen):
-        self.gen, self.log = gen, deque()
-
-    def standard_normal(self, size=None, out=None):
-        x = self.gen.standard_normal(size, out=out)
-        self.log.append(("normal", np.array(out if out is not None else x, copy=True)))
-        return x
-
-    def standard_gamma(self, shape):
-        x = self.gen.standard_gamma(shape)
-        self.log.append(("gamma", x))
-        return x
 
 
 class _Replay:
@@ -75,7 +59,7 @@ def test_the_chunked_step_is_the_same_step_on_the_same_tokens(kw, chunk):
     moves between chunks: theta = 2.5 puts the informative tokens' scores far above the rest)."""
     p = Problem(**kw)
     runs = 6
-    recorders = [_Recorder(g) for g in spawn_generators(11, runs)]
+    recorders = [DrawRecorder(g) for g in spawn_generators(11, runs)]
     rho0 = np.linspace(-0.95, 0.95, runs)
     chunked = ChunkedReducedKernel(p, recorders, rho0, chunk=chunk)
     direct = ReducedKernel(p, [_Replay(r, p.L) for r in recorders], rho0)

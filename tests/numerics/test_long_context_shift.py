@@ -15,6 +15,8 @@ from sigrec.numerics import Problem, spawn_generators
 from sigrec.numerics._reduced import ReducedKernel
 from sigrec.numerics._reduced_chunks import ChunkedReducedKernel
 
+from ._draws import DrawRecorder
+
 # scores u = beta (rho c1 + rho_perp c2): beta theta = 75 and beta sigma = 25 to 30 put sum e far
 # above Z_HIGH = 1e30 at shift 0; with rho0 <= -0.8, beta theta = 100 (R = L) puts it far below
 # Z_LOW = 1e-30, and beta theta = 150 then tokens with beta sigma = 6 first below, then above
@@ -59,30 +61,8 @@ def test_one_chunk_with_a_forced_shift_is_the_reduced_kernel_on_the_same_seed(na
     assert chunked.shifts > 0 or name == "low-then-raised"  # its noise tokens keep sum e in range
 
 
-class _Recorder:
-    """A generator that logs every draw, per call."""
-
-    def __init__(self, gen):
-        self.gen, self.log = gen, deque()
-
-    def standard_normal(self, size=None, out=None):
-        x = self.gen.standard_normal(size, out=out)
-        self.log.append(("normal", np.array(out if out is not None else x, copy=True)))
-        return x
-
-    def standard_gamma(self, shape):
-        x = self.gen.standard_gamma(shape)
-        self.log.append(("gamma", x))
-        return x
-
-    def integers(self, low, high, size):
-        x = self.gen.integers(low, high, size=size)
-        self.log.append(("integers", x))
-        return x
-
-
 class _Replay:
-    """Serves a :class:`_Recorder`'s draws to :class:`ReducedKernel`: a collection's ``(rows, L)``
+    """Serves a :class:`DrawRecorder`'s draws to :class:`ReducedKernel`: a collection's ``(rows, L)``
     normals are the chunks' blocks joined along the token axis, its ``R`` signal strengths the
     chunks' draws joined (set aside while the blocks are collected)."""
 
@@ -135,7 +115,7 @@ def test_shifts_raised_between_chunks_give_the_reduced_kernels_chain(name, chunk
     p = Problem(**MODELS[name])
     runs = 5
     rho0 = _starts(name, runs)
-    recorders = [_Recorder(g) for g in spawn_generators(5, runs)]
+    recorders = [DrawRecorder(g) for g in spawn_generators(5, runs)]
     chunked = ChunkedReducedKernel(p, recorders, rho0, chunk=chunk)
     direct = ReducedKernel(p, [_Replay(r, p.L) for r in recorders], rho0)
     steps = 8
