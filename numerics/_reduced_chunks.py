@@ -99,6 +99,7 @@ class ChunkedReducedKernel(ReducedKernel):
         where = {}
         for j, m in enumerate(monos):
             where.setdefault(m, j)
+        self._monos = monos  # the monomial of each entry of _part and _acc
         self._acc = np.zeros(len(monos))
         self._part = np.zeros(len(monos))
         self._epow = np.array([m[3] for m in monos], dtype=float)  # the power of e in each sum
@@ -126,8 +127,10 @@ class ChunkedReducedKernel(ReducedKernel):
             self._chunks.append((lo, hi, buf[t0:t1], buf[t0:t0 + 2], buf[t0, :informative], buf[e_row], eV,
                                  views, informative, buf[e_row, max(0, p.R - lo):] if lo < p.R < hi else None))
 
-    def _moments(self, coef, c12, e, eV, views, shift: float) -> float:
-        """A chunk's sums into ``_part`` with ``e = exp(u - shift)``; returns its ``sum e``."""
+    def _moments(self, coef, tokens, c12, e, eV, views, shift: float) -> float:
+        """A chunk's sums into ``_part`` with ``e = exp(u - shift)``; returns its ``sum e``.
+        ``tokens``: the chunk's rows ``c1, c2[, n3]`` (``c12`` the first two); ``eV`` and
+        ``views``: the products below."""
         np.dot(coef, c12, out=e)  # u = beta (rho c1 + rho_perp c2)
         if shift:
             e -= shift
@@ -156,7 +159,7 @@ class ChunkedReducedKernel(ReducedKernel):
                 np.multiply(c12, sigma, out=c12)  # the rows c1, c2 become sigma n1, sigma n2
             if informative and theta:
                 np.add(c1_info, theta if fixed else theta * signs, out=c1_info)
-            Zc = moments(coef, c12, e, eV, views, shift)
+            Zc = moments(coef, tokens, c12, e, eV, views, shift)
             if not Zc <= high or (not lo and Zc < low):  # e out of range: shift to the chunk's max
                 top = float(np.dot(coef, c12, out=e).max())
                 if lo:
@@ -167,7 +170,7 @@ class ChunkedReducedKernel(ReducedKernel):
                     self.raises += 1
                 shift = top
                 self.shifts += 1
-                Zc = moments(coef, c12, e, eV, views, shift)
+                Zc = moments(coef, tokens, c12, e, eV, views, shift)
             acc += part
             if hi > R:
                 nuisance += Zc if lo >= R else float(e_past_R.sum())

@@ -26,8 +26,7 @@ from ..theory.validate import choice, counts, instance, integer, real
 from ._executor import current_executor
 from ._full import FullKernel
 from ._init import initial_rho, spawn_generators
-from ._reduced import ReducedKernel
-from ._reduced_chunks import CHUNK, ChunkedReducedKernel
+from ._reduced_chunks import CHUNK
 from ._schedule import Schedule
 
 SIMULATORS = ("reduced", "full")
@@ -38,13 +37,20 @@ LONG_CONTEXT = 2**16
 
 
 def reduced_kernel(L: int):
-    """The reduced simulator's kernel class for ``L`` tokens (:data:`LONG_CONTEXT`)."""
-    return ChunkedReducedKernel if L > LONG_CONTEXT else ReducedKernel
+    """The reduced simulator's kernel class for ``L`` tokens (:data:`LONG_CONTEXT`): the compiled
+    kernels of :mod:`._fused` (numba, imported here on first use: 0.4 s), all tokens at once up
+    to it, in chunks beyond it. The numpy kernels they derive from
+    (:class:`._reduced.ReducedKernel`, :class:`._reduced_chunks.ChunkedReducedKernel`) are the
+    references they are tested against."""
+    from ._fused import FusedChunkedKernel, FusedReducedKernel
+
+    return FusedChunkedKernel if L > LONG_CONTEXT else FusedReducedKernel
 
 
 def kernel_floats(simulator: str, L: int, d: int) -> int:
     """Floats per run the simulator's kernel holds: ``L d`` (full), ``4 L`` (reduced, up to
-    :data:`LONG_CONTEXT` tokens) or ``2 CHUNK`` (reduced in chunks: one buffer of nine rows of
+    :data:`LONG_CONTEXT` tokens: one buffer of ``rows + 1 <= 4`` rows of ``L``, shared by a block's
+    runs, so ``4 L`` bounds it per run) or ``2 CHUNK`` (reduced in chunks: one buffer of nine rows of
     ``CHUNK`` and one of the last, shorter chunk, shared by a block's runs; ``2 CHUNK`` per run
     bounds them from nine runs on, and a run's own state is a few floats)."""
     if simulator == "full":

@@ -30,9 +30,11 @@ ROOTS = {"theory": Path(sigrec.theory.__path__[0]), "numerics": Path(sigrec.nume
 VERIFY_ORDER = ("checks", "suite", "studies", "render", "cli")
 #: what render may take from theory: the printing layer of the notes
 RENDER_THEORY = {"tex", "display", "symbols"}
-#: the one module that imports sigrec inside functions: the entry point loads the command
-#: modules (and numerics, for the cluster shutdown) on demand, so that ``sigrec --help`` starts fast
-LAZY = {"verify/cli/_main.py"}
+#: the modules that import sigrec inside functions: the entry point loads the command modules
+#: (and numerics, for the cluster shutdown) on demand, so that ``sigrec --help`` starts fast; the
+#: simulator loads its compiled kernels (numerics/_fused.py, which imports numba: 0.4 s) on the
+#: first simulation, so that commands that never simulate do not pay for numba
+LAZY = {"verify/cli/_main.py", "numerics/_simulate.py"}
 
 
 def _module_name(pkg: str, path: Path) -> str:
