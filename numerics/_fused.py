@@ -10,9 +10,11 @@ passes, reading the drawn rows ``n1, n2[, n3]`` as they are (never writing them)
   ``c2 = sigma n2``, the score ``u = b0 c1 + b1 c2`` (``(b0, b1) = beta (rho, rho_perp)``),
   ``e = exp(u - shift)`` (written), and the sums ``Z (a.c1, a.c2[, a.n3, a.e])``, with
   ``Z = sum e`` split at ``R`` (the nuisance mass);
-* the per-run scalars, then pass two: ``c1, c2`` again, ``Z r_i = e_i <x_i, f>`` on the fly, and
-  ``Z (r.c1, r.c2[, r.n3, r.e])``, ``Z^2 |r|^2``; then the step's scalars
-  (:func:`._reduced._out_of_plane_step`, compiled from the same source);
+* the per-run scalars (the objective ``S = |f|^2`` among them), then pass two: ``c1, c2`` again,
+  ``Z v_i = e_i <x_i, f> - S e_i`` on the fly, and ``Z (v.c1, v.c2[, v.n3, v.e])``,
+  ``Z^2 |v|^2`` (sums of ``v`` itself, not of ``r`` and ``a`` apart: see "Rounding" in
+  :mod:`._reduced`); then the step's scalars (:func:`._reduced._out_of_plane_step`, compiled
+  from the same source);
 * if ``Z`` leaves ``[low, high]``, pass one again with ``shift = max u`` (a third pass for the
   maximum first), as :class:`._reduced.ReducedKernel` does.
 
@@ -126,20 +128,20 @@ def _pass1_3(n1, n2, n3, e, add, has_add, sigma, b0, b1, shift):
 
 
 @_jit
-def _pass2_3(n1, n2, n3, e, add, has_add, sigma, l0, l1, l2, l3):
-    E1 = E2 = E3 = Ee = rr = 0.0
+def _pass2_3(n1, n2, n3, e, add, has_add, sigma, l0, l1, l2, l3, S):
+    G1 = G2 = G3 = Ge = vv = 0.0
     for i in range(e.shape[0]):
         a = add[i] if has_add else 0.0
         c1 = sigma * n1[i] + a
         c2 = sigma * n2[i]
         x = e[i]
-        r = x * (l0 * c1 + l1 * c2 + l2 * n3[i] + l3 * x)  # Z r_i = e_i <x_i, f>
-        E1 += r * c1
-        E2 += r * c2
-        E3 += r * n3[i]
-        Ee += r * x
-        rr += r * r
-    return E1, E2, E3, Ee, rr
+        v = x * (l0 * c1 + l1 * c2 + l2 * n3[i] + l3 * x) - S * x  # Z v_i = e_i <x_i, f> - S e_i
+        G1 += v * c1
+        G2 += v * c2
+        G3 += v * n3[i]
+        Ge += v * x
+        vv += v * v
+    return G1, G2, G3, Ge, vv
 
 
 @_jit
@@ -165,11 +167,11 @@ def run3(tok, e, add, sigma, b0, b1, beta, sigma2, chi, chi1, low, high):
     na, sq = math.sqrt(na2), math.sqrt(chi)
     # t = sigma2 [a (chi - sqrt(chi) a.n3 / ||a||) + ||a|| sqrt(chi) n3], a = e / Z
     l2, l3 = sigma2 * na * sq, sigma2 * (chi - sq * an3 / na) / Z
-    E1, E2, E3, Ee, rr = _pass2_3(n1[:R], n2[:R], n3[:R], e[:R], add, True, sigma, f1, f2, l2, l3)
-    F1, F2, F3, Fe, ss = _pass2_3(n1[R:], n2[R:], n3[R:], e[R:], add, False, sigma, f1, f2, l2, l3)
-    obj += sigma2 * na2 * chi
-    return _oop(beta, sigma2, Z, f1, f2, obj, an3, na2, na, sq, chi, chi1,
-                (E1 + F1, E2 + F2, E3 + F3, Ee + Fe), (rr + ss) / (Z * Z), zn)
+    obj += sigma2 * na2 * chi  # S = sum_i r_i = <f, f>
+    G1, G2, G3, Ge, vv = _pass2_3(n1[:R], n2[:R], n3[:R], e[:R], add, True, sigma, f1, f2, l2, l3, obj)
+    H1, H2, H3, He, ww = _pass2_3(n1[R:], n2[R:], n3[R:], e[R:], add, False, sigma, f1, f2, l2, l3, obj)
+    return _oop(beta, sigma2, Z, obj, an3, na, sq, chi, chi1, (G1 + H1, G2 + H2, G3 + H3, (Ge + He) / Z),
+                vv + ww, zn)
 
 
 @_jit
@@ -188,16 +190,16 @@ def _pass1_2(n1, n2, e, add, has_add, sigma, b0, b1, shift):
 
 
 @_jit
-def _pass2_2(n1, n2, e, add, has_add, sigma, f1, f2):
-    E1 = E2 = 0.0
+def _pass2_2(n1, n2, e, add, has_add, sigma, f1, f2, S):
+    G1 = G2 = 0.0
     for i in range(e.shape[0]):
         a = add[i] if has_add else 0.0
         c1 = sigma * n1[i] + a
         c2 = sigma * n2[i]
-        r = e[i] * (f1 * c1 + f2 * c2)
-        E1 += r * c1
-        E2 += r * c2
-    return E1, E2
+        v = e[i] * (f1 * c1 + f2 * c2 - S)  # Z v_i = e_i (<x_i, f> - S)
+        G1 += v * c1
+        G2 += v * c2
+    return G1, G2
 
 
 @_jit
@@ -218,10 +220,9 @@ def run2(tok, e, add, sigma, b0, b1, beta, low, high):
         Z = zi + zn
     f1, f2 = (a1 + b1_) / Z, (a2 + b2) / Z
     obj = f1 * f1 + f2 * f2
-    E1, E2 = _pass2_2(n1[:R], n2[:R], e[:R], add, True, sigma, f1, f2)
-    F1, F2 = _pass2_2(n1[R:], n2[R:], e[R:], add, False, sigma, f1, f2)
-    S = obj  # sum_i r_i = <f, f>
-    return 2.0 * beta * ((E1 + F1) / Z - S * f1), 2.0 * beta * ((E2 + F2) / Z - S * f2), 0.0, zn / Z, obj
+    G1, G2 = _pass2_2(n1[:R], n2[:R], e[:R], add, True, sigma, f1, f2, obj)  # S = sum_i r_i = <f, f>
+    H1, H2 = _pass2_2(n1[R:], n2[R:], e[R:], add, False, sigma, f1, f2, obj)
+    return 2.0 * beta * (G1 + H1) / Z, 2.0 * beta * (G2 + H2) / Z, 0.0, zn / Z, obj
 
 
 class FusedReducedKernel(ReducedKernel):

@@ -191,6 +191,10 @@ class ChunkedReducedKernel(ReducedKernel):
         # t = sigma2 [a (chi - sqrt(chi) a.n3 / ||a||) + ||a|| sqrt(chi) n3], a = e / Z
         lin = np.array((f1, f2, sigma2 * na * sq, sigma2 * (chi - sq * an3 / na) / Z))
         obj += sigma2 * na2 * chi
-        E = (lin @ acc[self._m_index]).tolist()  # Z (r.c1, r.c2, r.n3, r.e)
-        rr = float(lin @ acc[self._n_index] @ lin) / (Z * Z)
-        return _out_of_plane_step(beta, sigma2, Z, f1, f2, obj, an3, na2, na, sq, chi, chi1, E, rr, nuisance)
+        E1, E2, E3, Ee = (lin @ acc[self._m_index]).tolist()  # Z (r.c1, r.c2, r.n3, r.e)
+        rr = float(lin @ acc[self._n_index] @ lin)  # Z^2 |r|^2
+        # Z v = Z r - S e, expanded (S is known only now): Z (v.c1, v.c2, v.n3, v.a), Z^2 |v|^2
+        S = obj
+        G = (E1 - S * Z * f1, E2 - S * Z * f2, E3 - S * Z * an3, (Ee - S * m[at[(0, 0, 0, 2)]]) / Z)
+        vv = rr - 2.0 * S * Ee + S * S * m[at[(0, 0, 0, 2)]]
+        return _out_of_plane_step(beta, sigma2, Z, obj, an3, na, sq, chi, chi1, G, vv, nuisance)
