@@ -63,11 +63,15 @@ def format_report(report) -> str:
     pf = report.paired
     if pf:
         lines.append(f"  paired floor ({pf['runs']} runs x {pf['steps']} steps, {pf['workers']} workers, same generators and "
-                     f"blocks, best of {pf['repeats']}): random numbers alone / simulated")
-        lines.append(f"    start-up excluded (step loops)  {pf['floor_loop_s']:7.2f} s / {pf['sim_loop_s']:7.2f} s = "
-                     f"{pf['excluded']:.1%}")
-        lines.append(f"    start-up included (whole calls) {pf['floor_call_s']:7.2f} s / {pf['sim_call_s']:7.2f} s = "
-                     f"{pf['included']:.1%}  (task shipping, generators, buffers, results; cluster start "
+                     f"blocks, {pf['repeats']} rounds): random numbers alone / simulated")
+        for name, key, loop, call in (("start-up excluded (step loops) ", "excluded", "floor_loop_s", "sim_loop_s"),
+                                      ("start-up included (whole calls)", "included", "floor_call_s", "sim_call_s")):
+            per_round = pf.get(f"{key}_rounds")
+            spread = f" (rounds {min(per_round):.1%} to {max(per_round):.1%})" if per_round else ""
+            best = f"; best of each {pf[loop]:.2f} s / {pf[call]:.2f} s" if per_round else \
+                f" = {pf[loop]:.2f} s / {pf[call]:.2f} s"
+            lines.append(f"    {name} median of the rounds' ratios {pf[key]:.1%}{spread}{best}")
+        lines.append(f"    (included: task shipping, generators, buffers, results; cluster start "
                      f"{pf['cluster_start_s']:.1f} s not in either)")
         if "lockstep_cpu" in pf:
             lines.append(f"    lockstep, CPU time (floor's draws and a step in turn) {pf['lockstep_cpu_floor_s']:7.2f} s / "
@@ -78,6 +82,7 @@ def format_report(report) -> str:
                      "token-steps per second, per token vs the first size, peak memory of a step")
         lines += [f"    L={int(L):>8}{' (chunked)' if v['chunked'] else '          '} {v['token_steps_per_s']:12.3g}"
                   f"  x{v['per_token_vs_first']:.2f}  {v['peak_bytes'] / 2**20:8.1f} MiB"
+                  + (f"  ({v['steps']} steps)" if "steps" in v else "")
                   for L, v in lc["sizes"].items()]
     sub = report.subspace
     if sub:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ...numerics import describe
 
-_PACKAGES = ("sigrec", "numpy", "scipy", "sympy", "mpmath", "python-flint", "matplotlib", "rich")
+_PACKAGES = ("sigrec", "numpy", "scipy", "sympy", "mpmath", "python-flint", "numba", "matplotlib", "rich")
 
 
 def git_commit() -> str | None:
