@@ -61,6 +61,7 @@ from ._priors import RangedPrior, parse_ranged_prior
 from ._region_proposition import DEFAULT_REGION, RegionProposition, region_proposition
 from ._basin import Basin, certified_basin
 from ._token_moments import token_feature_means
+from ._cache import private_cache_folder
 from ._ode_time import TimeEnclosure, certified_time
 
 __all__ = [
@@ -85,6 +86,7 @@ __all__ = [
     "stationary_alignment",
     "validity",
     "token_feature_means",
+    "private_cache_folder",
     "alignment_variance",
     "central_difference",
     # the sign of the field: certificates and criteria

@@ -188,6 +188,28 @@ def _private(st: os.stat_result) -> bool:
     return st.st_uid == os.getuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
+def private_cache_folder(name: str) -> Path | None:
+    """``name`` inside the cache folder (:func:`cache_dir`), created with mode 0700 when missing,
+    if the cache is enabled and the folder and ``name`` are both owned by this user and not
+    writable by group or others; else ``None``. For caches written by other tools, such as numba's
+    compiled loops (``numerics/_fused.py``), which carry no HMAC: the folder's privacy is their
+    only guard, as for the user's own files. Outside the installed package, so that nothing is
+    left behind there when the package is uninstalled."""
+    base = cache_dir()
+    if base is None or not hasattr(os, "getuid"):
+        return None
+    folder = base / name
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for f in (base, folder):
+            st = os.stat(f)
+            if not stat.S_ISDIR(st.st_mode) or not _private(st):
+                return None
+    except OSError:
+        return None
+    return folder
+
+
 def _secret(folder: Path) -> bytes | None:
     """The folder's key (created with the folder when missing), or ``None`` when the folder or
     the key is not private to this user; ``OSError`` when the path cannot be used at all."""

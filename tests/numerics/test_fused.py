@@ -190,3 +190,43 @@ def test_simulate_runs_the_fused_kernels():
     assert reduced_kernel(1000) is FusedReducedKernel
     assert reduced_kernel(LONG_CONTEXT) is FusedReducedKernel
     assert reduced_kernel(LONG_CONTEXT + 1) is FusedChunkedKernel
+
+
+def test_compiled_loops_are_cached_in_the_private_cache_folder_not_beside_the_sources(tmp_path):
+    """numba writes its cache into ``numba/`` of ``SIGREC_CACHE_DIR``, and nothing into the
+    package (files there are not in pip's install record: ``pip uninstall`` left the folder
+    behind, which then shadowed an editable install)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import sigrec.numerics
+
+    package = Path(sigrec.numerics.__file__).parent
+    before = {p: p.stat().st_mtime for p in package.rglob("*.nb*")}
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["SIGREC_CACHE_DIR"] = str(tmp_path / "cache")
+    code = ("from sigrec.numerics import Problem, Schedule, simulate\n"
+            "simulate(Problem(theta=1.0, R=3, L=30, d=4), Schedule.constant(0.1), steps=1, runs=1, seed=0)\n"
+            "import numba; assert numba.core.config.CACHE_DIR == '', numba.core.config.CACHE_DIR\n")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=300)
+    written = list((tmp_path / "cache" / "numba").rglob("*.nbi"))
+    assert written, "no numba index in the private cache folder"
+    assert oct((tmp_path / "cache" / "numba").stat().st_mode & 0o777) == "0o700"
+    after = {p: p.stat().st_mtime for p in package.rglob("*.nb*")}
+    assert after == before  # nothing new or rewritten beside the sources
+
+
+def test_private_cache_folder_refuses_what_is_not_private(tmp_path, monkeypatch):
+    import os
+
+    from sigrec.theory import private_cache_folder
+
+    monkeypatch.setenv("SIGREC_CACHE_DIR", "off")
+    assert private_cache_folder("numba") is None
+    monkeypatch.setenv("SIGREC_CACHE_DIR", str(tmp_path / "c"))
+    folder = private_cache_folder("numba")
+    assert folder == tmp_path / "c" / "numba" and folder.stat().st_mode & 0o777 == 0o700
+    os.chmod(folder, 0o777)  # writable by others: not used
+    assert private_cache_folder("numba") is None
