@@ -2,7 +2,15 @@
 
 ``numerics`` may use ``theory`` (the field it integrates); it knows nothing of
 ``verify`` (docs/design.md section 6). Input validation uses the public
-:mod:`sigrec.theory.validate`.
+:mod:`sigrec.core.validate`.
+
+Layout, one concept per subpackage: :mod:`._simulate` (the stochastic recursion: one driver
+over the full, exact reduced and compiled kernels), :mod:`._ode` (the limit ODE, its flow
+map and basins, the finite-step corrected ODE, the step at a certified time),
+:mod:`._diffusion` (the diffusion approximation: band, first passage, splitting, schedule
+search), :mod:`._gradient` (the finite-``L`` gradient and its control variate),
+:mod:`._parallel` (the executor on ``dask.distributed``); :mod:`._schedule` (step sizes),
+:mod:`._planner` (decisive budgets), :mod:`._bench` (throughput).
 
 The public names below are what ``verify``, the tests of other packages and the
 documents use (docs/design.md section 6, "Public API of ``sigrec.numerics``"). Result
@@ -11,8 +19,8 @@ classes and building blocks stay in their private modules (e.g.
 """
 
 from ._bench import benchmark
-from ._cluster import shutdown_local
-from ._corrected import corrected_drift, predict
+from ._parallel._cluster import shutdown_local
+from ._ode._corrected import corrected_drift, predict
 from ._diffusion import (
     SPLIT_GROWTH,
     band,
@@ -28,21 +36,21 @@ from ._diffusion import (
     simulate_diffusion,
     splitting_probability,
 )
-from ._executor import Executor, current_executor, describe, executor
-from ._crossfit import CrossFitMean
-from ._influence import gradient_features
-from ._init import initial_rho, spawn_generators
-from ._machine import available_memory, machine_workers
+from ._parallel._executor import Executor, current_executor, describe, executor
+from ._gradient._crossfit import CrossFitMean
+from ._gradient._influence import gradient_features
+from ._simulate._init import initial_rho, spawn_generators
+from ._parallel._machine import available_memory, machine_workers
 from ._ode import basins, flow_map, integrate, time_to_alignment
 from ._planner import decisive_runs, measure_rate, plan_recovery, schedule_text
-from ._progress import report
+from ._parallel._progress import report
 from ._schedule import Schedule
-from ._simulate import LONG_CONTEXT, Problem, Simulation, kernel_floats, simulate
-from ._start import start_law
-from ._subspace_simulate import SubspaceProblem, SubspaceSimulation, simulate_subspace
-from ._subspace_path import SubspacePath, subspace_path
-from ._region_tasks import certify_region_tasks
-from ._certified_time import CrossingStep, crossing_step, ode_time_ball
+from ._simulate._driver import LONG_CONTEXT, Problem, Simulation, kernel_floats, simulate
+from ._simulate._start import start_law
+from ._simulate._subspace_driver import SubspaceProblem, SubspaceSimulation, simulate_subspace
+from ._ode._subspace import SubspacePath, subspace_path
+from ._parallel._region_tasks import certify_region_tasks
+from ._ode._certified_time import CrossingStep, crossing_step, ode_time_ball
 
 __all__ = [
     # problems, schedules, simulations

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._executor import current_executor
-from ._init import initial_rho, spawn_generators
+from ._parallel._executor import current_executor
+from ._simulate._init import initial_rho, spawn_generators
 from ._schedule import Schedule
-from ._simulate import LONG_CONTEXT, Problem, reduced_kernel, simulate, single_threaded_blas
-from ._subspace_simulate import SubspaceProblem, simulate_subspace
+from ._simulate._driver import LONG_CONTEXT, Problem, reduced_kernel, simulate, single_threaded_blas
+from ._simulate._subspace_driver import SubspaceProblem, simulate_subspace
 
 #: speed targets of the simulators: (name, ratio key, threshold)
 TARGETS = (

@@ -49,19 +49,13 @@ import numpy as np
 from scipy.stats import beta as beta_law
 from scipy.stats import binom
 
-from ..theory import (
-    certify,
-    effective_drift,
-    evaluate,
-    pole_signs,
-    validate,
-    validity,
-)
-from ._corrected import corrected_drift, integrate_corrected
+from ..theory import certify, effective_drift, evaluate, pole_signs, validity
+from ..core import validate
+from ._ode._corrected import corrected_drift, integrate_corrected
 from ._diffusion import diffusion_tables, simulate_diffusion
 from ._schedule import Schedule
-from ._simulate import Problem, simulate
-from ._start import start_law
+from ._simulate._driver import Problem, simulate
+from ._simulate._start import start_law
 
 #: multiples of the largest admissible last step that the planner tries
 EPS_FACTORS = (1.0, 0.5)

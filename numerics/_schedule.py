@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from ..theory.validate import choice, integer, real
+from ..core.validate import choice, integer, real
 
 SCHEDULE_KINDS = ("polynomial", "constant")
 

@@ -137,7 +137,7 @@ def pytest_runtest_teardown(item, nextitem):
     if nextitem is None or nextitem.path != item.path:
         import sys
 
-        clusters = sys.modules.get("sigrec.numerics._cluster")
+        clusters = sys.modules.get("sigrec.numerics._parallel._cluster")
         if clusters is not None and clusters._LOCAL:
             clusters.shutdown_local()
 

@@ -1,28 +1,28 @@
-"""Symbolic derivation of the high-dimensional limit, its evaluators and cross-checks.
+"""Symbolic derivation of the high-dimensional limit, its evaluators and certificates.
 
-``theory`` knows nothing of ``numerics`` or ``verify`` (docs/design.md section 6).
+``theory`` knows nothing of ``numerics`` or ``verify``; it uses only the small
+:mod:`sigrec.core` below it (docs/design.md section 6).
 
-Layout. First-order chain (the limit ODE): :mod:`._lemmas` (Gaussian lemmas),
-:mod:`._derivation` (symbolic derivation), :mod:`._evaluate` (numeric evaluators),
-:mod:`._quadrature` (mpmath cross-checks), :mod:`._conditions` and :mod:`._certify`
-(sign of the field), :mod:`._critical` (thresholds along ``alpha`` from the certificate), :mod:`._region` (certificates over parameter boxes), :mod:`._roots` (root isolation in ball arithmetic). Finite-step
-chain (the effective drift): :mod:`._effective_lemmas`, :mod:`._effective_derivation`,
-:mod:`._effective_evaluate`, :mod:`._effective_quadrature`; its second moment (the
-diffusion): :mod:`._diffusion`. Shared: :mod:`.validate` (public: the input validators),
-:mod:`._model`, :mod:`._priors` (signal priors: a subpackage), :mod:`._symbols` (exported
-as ``symbols``), :mod:`._calculus`, :mod:`._cache`, :mod:`._latex`.
+Layout, one concept per subpackage: :mod:`._laws` (signal laws: scalar priors and
+k-dimensional laws, parsed once), :mod:`._model` (the model), :mod:`._derivation` (the sympy
+derivation and its independent quadratures), :mod:`._field` (numeric evaluators of the field,
+its equilibria and flows), :mod:`._certify` (interval certificates of the field and what
+follows from them), :mod:`._region` (certificates over parameter boxes), :mod:`._effective`
+(finite-step and finite-size dynamics: the corrected drift, the diffusion, the token moments),
+:mod:`._codegen` (the cache of generated code and the code the package ships);
+:mod:`._latex` (the printing layer of the notes) and :mod:`._calculus` (finite differences).
 
 Public API (docs/design.md section 6): the names of ``__all__`` below, grouped as there.
 The result classes (``FieldValues``, ``Derivation``, ``EffectiveDrift``, ...) are what the
 functions return; they are not exported.
 """
 
-from . import _symbols as symbols
-from . import validate
+from ._derivation import _symbols as symbols
+from ..core import validate
 from ._calculus import central_difference
-from ._certify import Bracket, Certificate, certify, pole_signs
-from ._critical import Thresholds, thresholds
-from ._conditions import (
+from ._certify._scalar import Bracket, Certificate, certify, pole_signs
+from ._certify._critical import Thresholds, thresholds
+from ._certify._conditions import (
     critical_alpha,
     general_criteria,
     monotone_analysis,
@@ -30,39 +30,38 @@ from ._conditions import (
     sparse_threshold,
     sparse_threshold_prior,
 )
-from ._derivation import derive, derive_general
-from ._diffusion import alignment_variance, derive_diffusion, variance_quadrature
-from ._effective_derivation import derive_effective
-from ._effective_evaluate import effective_drift, gradient_second_moment, stationary_alignment, validity
-from ._effective_quadrature import effective_quadrature
-from ._evaluate import evaluate, evaluate_mp, pole_exponents, pole_exponents_mp, stable_forms_agree
+from ._derivation._scalar import derive, derive_general
+from ._effective._diffusion import alignment_variance, derive_diffusion, variance_quadrature
+from ._effective._derivation import derive_effective
+from ._effective._evaluate import effective_drift, gradient_second_moment, stationary_alignment, validity
+from ._effective._quadrature import effective_quadrature
+from ._field._scalar import evaluate, evaluate_mp, pole_exponents, pole_exponents_mp, stable_forms_agree
 from ._latex import Display, compact, display, same, tex, width
 from ._model import Model
-from ._priors import FAMILIES, Prior, canonical_prior, parse_prior
-from ._quadrature import cross_check
-from ._subspace import (
+from ._laws import FAMILIES, Prior, canonical_prior, parse_prior
+from ._derivation._quadrature import cross_check
+from ._derivation._subspace import (
     SubspaceModel,
     derive_subspace,
     evaluate_subspace,
     evaluate_subspace_mp,
     integrate_subspace_flow,
 )
-from ._subspace_laws import SubspaceLaw, parse_subspace_law
-from ._subspace_quadrature import subspace_quadrature
-from ._subspace_stability import critical_thetas, find_subspace_equilibria, mixture_eigenvalues
-from ._region import RegionBox, RegionCertificate, certify_region
-from ._subspace_certify import SubspaceBox, SubspaceCertificate, certify_subspace
-from ._subspace_transition import TransitionBracket, certify_transition
-from ._subspace_circle import CircleCertificate, DiskCertificate, certify_circle, certify_disk
-from ._subspace_complete import SubspaceCompleteness, subspace_completeness
-from ._subspace_near import certify_equilibrium
-from ._heads import heads_equilibrium, heads_flow, heads_jacobian, integrate_heads, principal_angles
-from ._priors import RangedPrior, parse_ranged_prior
-from ._region_proposition import DEFAULT_REGION, RegionProposition, region_proposition
-from ._basin import Basin, certified_basin
-from ._token_moments import token_feature_means
-from ._cache import private_cache_folder
-from ._ode_time import TimeEnclosure, certified_time
+from ._laws._vector import SubspaceLaw, parse_subspace_law
+from ._derivation._subspace_quadrature import subspace_quadrature
+from ._field._equilibria import critical_thetas, find_subspace_equilibria, mixture_eigenvalues
+from ._region._certify import RegionBox, RegionCertificate, certify_region
+from ._certify._subspace import SubspaceBox, SubspaceCertificate, certify_subspace
+from ._certify._transition import TransitionBracket, certify_transition
+from ._certify._circle import CircleCertificate, DiskCertificate, certify_circle, certify_disk
+from ._certify._complete import SubspaceCompleteness, subspace_completeness
+from ._certify._near import certify_equilibrium
+from ._field._heads import heads_equilibrium, heads_flow, heads_jacobian, integrate_heads, principal_angles
+from ._laws import RangedPrior, parse_ranged_prior
+from ._region._proposition import DEFAULT_REGION, RegionProposition, region_proposition
+from ._certify._basin import Basin, certified_basin
+from ._effective._token_moments import token_feature_means
+from ._certify._ode_time import TimeEnclosure, certified_time
 
 __all__ = [
     # the model and its prior
@@ -86,7 +85,6 @@ __all__ = [
     "stationary_alignment",
     "validity",
     "token_feature_means",
-    "private_cache_folder",
     "alignment_variance",
     "central_difference",
     # the sign of the field: certificates and criteria

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validate import real
+from ..core.validate import real
 
 
 def central_difference(f, x, h, lo=None, hi=None):

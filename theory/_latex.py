@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-from ._symbols import alpha, beta, m, m1, rho, s, sigma2, theta, y
+from ._derivation._symbols import alpha, beta, m, m1, rho, s, sigma2, theta, y
 
 SYMBOL_NAMES = {
     alpha: r"\alpha",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from ._priors import Prior, parse_prior
-from .validate import counts, real
+from ._laws import Prior, parse_prior
+from ..core.validate import counts, real
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Model:
     prior : str or Prior
         Law of the signal strength ``s_i`` of informative tokens, as a prior spec
         (``"fixed"``, ``"rademacher"``, ``"gaussian(mu=1, tau=0.5)"``, ...; see
-        :mod:`theory._priors`) or a :class:`Prior`; parsed once here and held as a
+        :mod:`theory._laws`) or a :class:`Prior`; parsed once here and held as a
         :class:`Prior` (``str(model.prior)`` is the canonical spec).
     """
 

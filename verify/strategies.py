@@ -45,7 +45,7 @@ def _floats(spec, *, log=False):
 
 @st.composite
 def priors(draw, families=FAMILIES):
-    """Canonical prior specs (see :mod:`theory._priors`) from ``families``, with parameters:
+    """Canonical prior specs (see :mod:`theory._laws`) from ``families``, with parameters:
     ``rademacher(p)`` with ``p`` in ``[1/2, 1]``, ``bernoulli(p)``, ``gaussian(mu, tau)`` with
     ``mu, tau`` in ``[0, 3]``, ``discrete`` with 2 to 4 integer atoms in ``[-3, 3]`` (mean
     ``>= 0``, as every prior must have). Exact rationals, so a spec names one law."""

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...theory import validity
-from ...theory.validate import instance, integer, real
+from ...core.validate import instance, integer, real
 from .._schedule import Schedule
-from .._simulate import Problem
+from .._simulate._driver import Problem
 from ._passage import passage
 from ._tables import DiffusionTables, diffusion_tables, plateau_at
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ...theory.validate import integer, real
+from ...core.validate import integer, real
 from .._schedule import Schedule
-from .._simulate import Problem, simulate
+from .._simulate._driver import Problem, simulate
 
 
 @dataclass(frozen=True)

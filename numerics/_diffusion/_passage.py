@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...theory.validate import instance, integer, real
+from ...core.validate import instance, integer, real
 from .._ode import time_to_alignment
 from .._schedule import Schedule
-from .._simulate import Problem
-from .._start import start_law
+from .._simulate._driver import Problem
+from .._simulate._start import start_law
 from ._paths import simulate_diffusion
 from ._tables import DiffusionTables, diffusion_tables
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...theory.validate import instance, integer, real
+from ...core.validate import instance, integer, real
 from ._tables import DiffusionTables
 
 

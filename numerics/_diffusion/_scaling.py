@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._schedule import Schedule
-from .._simulate import Problem
+from .._simulate._driver import Problem
 from ._complexity import complexity
 
 

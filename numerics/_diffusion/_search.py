@@ -22,10 +22,10 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ...theory import validity
-from ...theory.validate import instance, integer, real
+from ...core.validate import instance, integer, real
 from .._schedule import Schedule
-from .._simulate import Problem
-from .._start import start_law
+from .._simulate._driver import Problem
+from .._simulate._start import start_law
 from ._complexity import Complexity, complexity
 from ._passage import censored_quantile
 from ._paths import simulate_diffusion

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import cumulative_trapezoid
 
-from ...theory.validate import instance, real
+from ...core.validate import instance, real
 from .._ode import find_equilibria
 from .._schedule import Schedule
-from .._simulate import Problem
+from .._simulate._driver import Problem
 from ._tables import DiffusionTables, diffusion_tables
 
 

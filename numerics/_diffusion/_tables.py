@@ -8,9 +8,9 @@ from functools import lru_cache
 import numpy as np
 
 from ...theory import alignment_variance
-from ...theory.validate import instance, integer, real
-from .._corrected import corrected_drift
-from .._simulate import Problem
+from ...core.validate import instance, integer, real
+from .._ode._corrected import corrected_drift
+from .._simulate._driver import Problem
 
 #: uniform rho grid of the diffusion tables
 GRID = 4001

@@ -11,7 +11,7 @@ import numpy as np
 from scipy.integrate import IntegrationWarning, quad
 
 from ...theory import Model
-from ...theory.validate import alignments
+from ...core.validate import alignments
 from . import _field
 from ._equilibria import equilibrium_points
 from ._field import check_model

@@ -8,7 +8,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ...theory import Model
-from ...theory.validate import alignments
+from ...core.validate import alignments
 from . import _field
 from ._field import check_model
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...theory import Model, evaluate
-from ...theory.validate import instance
+from ...core.validate import instance
 
 #: default tolerances of the float path (:func:`integrate` requires ``rtol <= 1e-10``)
 RTOL = 1e-12

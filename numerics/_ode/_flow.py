@@ -10,7 +10,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ...theory import Model
-from ...theory.validate import alignments, nonnegative
+from ...core.validate import alignments, nonnegative
 from . import _field
 from ._equilibria import equilibrium_points
 from ._field import ATOL, RTOL, check_model, one_minus_tanh

@@ -207,7 +207,7 @@ def test_library_executor_refuses_an_http_server():
 # --- a half-made client never speaks at exit -----------------------------------------
 
 _HALF_MADE = ("import sys\n"
-              "from sigrec.numerics._cluster import open_client\n"
+              "from sigrec.numerics._parallel._cluster import open_client\n"
               "try:\n"
               "    open_client(sys.argv[1], 2)\n"
               "except TypeError as exc:\n"

@@ -294,7 +294,7 @@ def test_cli_fuzz_long(argv):
 @pytest.mark.parametrize("beta", ["3", "4"])
 def test_predict_large_beta_stiff(beta):
     # was a hang: at beta = 4, L = 4 the corrected drift's rate is ~1e11, and the explicit
-    # solver needed ~1e10 steps (numerics/_corrected.py now solves stiff cases implicitly);
+    # solver needed ~1e10 steps (numerics/_ode/_corrected.py now solves stiff cases implicitly);
     # the answer is the zero of F_eta that the ODE relaxes to
     from scipy.optimize import brentq
 

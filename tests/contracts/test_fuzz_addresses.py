@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import sigrec.numerics._executor as executor_module
+import sigrec.numerics._parallel._executor as executor_module
 from sigrec.verify.cli import _limits
 
 from .test_addresses import _junk, _silent, tcp_server

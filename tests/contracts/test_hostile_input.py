@@ -409,7 +409,7 @@ def test_predict_intermediate_overflow_is_silent(capsys, extra):
 
 
 def test_predict_integration_failure_is_one_line_naming_the_flags(capsys, monkeypatch):
-    import sigrec.numerics._corrected as corrected
+    import sigrec.numerics._ode._corrected as corrected
 
     monkeypatch.setattr(corrected, "MAX_EVALUATIONS", 100)
     _refused(capsys, PRED + ["--json"], "`eta0`", "`power`", "more than 100 drift evaluations")
@@ -439,7 +439,7 @@ def _json_within(capsys, argv, seconds=60):
 
 @pytest.mark.parametrize("extra", [
     # found by the fuzzer: at an equilibrium at rho = 0 the spline's rounding broke Radau's
-    # Newton test and it crawled at steps of 1e-167 (numerics/_corrected.py, LSODA first)
+    # Newton test and it crawled at steps of 1e-167 (numerics/_ode/_corrected.py, LSODA first)
     ["--eta0", "0.5", "--k0", "1e12", "--power", "0.75"],
     ["--eta0", "0.5", "--power", "0", "--steps", "5"],
 ])

@@ -20,11 +20,12 @@ from pathlib import Path
 
 import pytest
 
+import sigrec.core
 import sigrec.numerics
 import sigrec.theory
 import sigrec.verify
 
-ROOTS = {"theory": Path(sigrec.theory.__path__[0]), "numerics": Path(sigrec.numerics.__path__[0]),
+ROOTS = {"core": Path(sigrec.core.__path__[0]), "theory": Path(sigrec.theory.__path__[0]), "numerics": Path(sigrec.numerics.__path__[0]),
          "verify": Path(sigrec.verify.__path__[0])}
 #: the subpackages of verify in pipeline order; a subpackage may import only earlier ones
 VERIFY_ORDER = ("checks", "suite", "studies", "render", "cli")
@@ -32,9 +33,9 @@ VERIFY_ORDER = ("checks", "suite", "studies", "render", "cli")
 RENDER_THEORY = {"tex", "display", "symbols"}
 #: the modules that import sigrec inside functions: the entry point loads the command modules
 #: (and numerics, for the cluster shutdown) on demand, so that ``sigrec --help`` starts fast; the
-#: simulator loads its compiled kernels (numerics/_fused.py, which imports numba: 0.4 s) on the
+#: simulator loads its compiled kernels (numerics/_simulate/_fused.py, which imports numba: 0.4 s) on the
 #: first simulation, so that commands that never simulate do not pay for numba
-LAZY = {"verify/cli/_main.py", "numerics/_simulate.py"}
+LAZY = {"verify/cli/_main.py", "numerics/_simulate/_driver.py"}
 
 
 def _module_name(pkg: str, path: Path) -> str:
@@ -102,7 +103,8 @@ def test_no_private_module_of_another_package_or_subpackage(pkg, path):
 
 @pytest.mark.parametrize("pkg, path", SOURCES, ids=IDS)
 def test_dependencies_flow_one_way(pkg, path):
-    allowed = {"theory": set(), "numerics": {"theory"}, "verify": {"theory", "numerics"}}[pkg]
+    allowed = {"core": set(), "theory": {"core"}, "numerics": {"core", "theory"},
+               "verify": {"core", "theory", "numerics"}}[pkg]
     used = {mod.split(".")[1] for mod, _, _ in _imports(pkg, path) if mod.startswith("sigrec.") and mod.count(".")}
     assert used - {pkg} <= allowed
 
@@ -159,14 +161,18 @@ def test_comments_cite_nothing_a_reader_cannot_follow(pkg, path):
 
 
 def test_the_old_modules_are_gone_and_the_new_ones_importable():
-    for gone in ("sigrec.theory._effective", "sigrec.numerics._validate", "sigrec.theory._priors.py",
+    """The flat modules of the old layout are gone (one concept per subpackage now), and
+    ``theory.validate`` is the core's module."""
+    for gone in ("sigrec.numerics._validate", "sigrec.theory._priors", "sigrec.theory._evaluate",
+                 "sigrec.theory._effective_evaluate", "sigrec.theory._subspace", "sigrec.theory._cache",
+                 "sigrec.numerics._reduced", "sigrec.numerics._executor", "sigrec.numerics._subspace_simulate",
                  "sigrec.verify.render._notes_priors", "sigrec.verify.render._notes_diffusion"):
         with pytest.raises(ModuleNotFoundError):
             importlib.import_module(gone)
-    for mod in ("_effective_lemmas", "_effective_derivation", "_effective_evaluate", "_effective_quadrature",
-                "_calculus", "validate"):
+    for mod in ("_effective._lemmas", "_effective._derivation", "_effective._evaluate", "_effective._quadrature",
+                "_calculus", "_laws", "_field._scalar", "_certify._scalar", "_region._certify"):
         importlib.import_module(f"sigrec.theory.{mod}")
-    assert sigrec.theory.validate is importlib.import_module("sigrec.theory.validate")
+    assert sigrec.theory.validate is importlib.import_module("sigrec.core.validate")
 
 
 @pytest.mark.parametrize("module", [sigrec.theory, sigrec.numerics, sigrec.verify], ids=["theory", "numerics", "verify"])

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from sigrec.numerics import Problem, Schedule
-from sigrec.numerics._corrected import _eta_of_t, corrected_drift, integrate_corrected
+from sigrec.numerics._ode._corrected import _eta_of_t, corrected_drift, integrate_corrected
 
 MODELS = [
     Problem(0.25, 500, 10_500, 2),

@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 
 from sigrec.numerics import Problem, Schedule, complexity, predict, simulate
-from sigrec.numerics._full import token_gradient
+from sigrec.numerics._simulate._full import token_gradient
 from sigrec.theory import (
     Model,
     derive,
@@ -137,11 +137,11 @@ def test_predict_validates_inputs():
 
 
 def test_predict_non_stiff_is_the_explicit_solve_bit_for_bit():
-    # the stiffness switch (numerics/_corrected.py) leaves ordinary problems on DOP853
+    # the stiffness switch (numerics/_ode/_corrected.py) leaves ordinary problems on DOP853
     from scipy.integrate import solve_ivp
 
     from sigrec.numerics import corrected_drift
-    from sigrec.numerics._corrected import integrate_corrected
+    from sigrec.numerics._ode._corrected import integrate_corrected
 
     problem, sch = Problem(theta=1.0, R=150, L=1000, d=30), Schedule.constant(0.1)
     drift = corrected_drift(problem)
@@ -160,7 +160,7 @@ def test_predict_non_stiff_is_the_explicit_solve_bit_for_bit():
 
 @pytest.mark.parametrize("methods", [("LSODA",), ("Radau",)])
 def test_stiff_solvers_agree_with_the_explicit_one(monkeypatch, methods):
-    import sigrec.numerics._corrected as corrected
+    import sigrec.numerics._ode._corrected as corrected
 
     problem = Problem(theta=1.0, R=1, L=4, d=2, beta=2.0)  # Lip x horizon ~ 8e3: DOP853 still copes
     sch = Schedule(eta0=0.5, k0=10.0, power=0.75)
@@ -172,7 +172,7 @@ def test_stiff_solvers_agree_with_the_explicit_one(monkeypatch, methods):
 
 
 def test_corrected_ode_work_is_bounded(monkeypatch):
-    import sigrec.numerics._corrected as corrected
+    import sigrec.numerics._ode._corrected as corrected
 
     monkeypatch.setattr(corrected, "MAX_EVALUATIONS", 100)
     pred = predict(Problem(theta=1.0, R=150, L=1000, d=30), Schedule.constant(0.1), 600, 0.05, 20)
@@ -206,7 +206,7 @@ def test_plateau_away_from_beta_one_matches_the_exact_chain():
 
     The closed forms (a token's weight w / (L D)) put the plateau at 0.888; the exact chain
     sits at about 0.929. Tolerance: 4 standard errors of the run means plus 5% of 1 - rho
-    (the O(1/L) terms still neglected, theory/_effective_tokens.py)."""
+    (the O(1/L) terms still neglected, theory/_effective/_tokens.py)."""
     p = Problem(theta=0.8, R=200, L=3200, d=20, beta=1.5)
     s = Schedule(eta0=0.02, k0=1.0, power=0.0)
     sim = simulate(p, s, steps=1500, runs=48, seed=1, rho0=0.95, stride=50, workers=2)

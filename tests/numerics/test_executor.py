@@ -54,7 +54,7 @@ def test_inline_map_keeps_unit_order_and_reports_progress():
 
 
 def test_default_cluster_is_sized_by_affinity_and_memory(monkeypatch):
-    import sigrec.numerics._machine as machine
+    import sigrec.numerics._parallel._machine as machine
 
     monkeypatch.setattr(machine.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
     monkeypatch.setattr(machine, "available_memory", lambda: 64 * 2**30)
@@ -66,7 +66,7 @@ def test_default_cluster_is_sized_by_affinity_and_memory(monkeypatch):
 
 
 def test_cgroup_limits_are_read_from_v2_and_v1_files(tmp_path, monkeypatch):
-    import sigrec.numerics._machine as machine
+    import sigrec.numerics._parallel._machine as machine
 
     assert machine.cgroup_limits(tmp_path) == (None, None)  # no files: unknown
     (tmp_path / "cpu.max").write_text("150000 100000\n")
@@ -197,7 +197,7 @@ def _count_and_fail(path):
 
 def test_a_failing_fan_out_unit_is_not_run_again(cluster, tmp_path):
     """A small unit that raises is retried; a whole case is not run four times over."""
-    from sigrec.numerics._executor import TASK_RETRIES
+    from sigrec.numerics._parallel._executor import TASK_RETRIES
 
     with executor(scheduler=cluster.address) as ex:
         with pytest.raises(RuntimeError, match="boom"):

@@ -1,4 +1,4 @@
-"""The compiled reduced kernels (``numerics/_fused.py``) against the numpy kernels they replace in
+"""The compiled reduced kernels (``numerics/_simulate/_fused.py``) against the numpy kernels they replace in
 :func:`numerics.simulate`: the same draws (generator states equal after every step, which holds
 by construction), the same chain to rounding on random models across the supported space
 (priors, beta, sigma2, theta, d, L, R including 0 and L, batches, chunks), the shifted step when
@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sigrec.numerics import LONG_CONTEXT, Problem, spawn_generators
-from sigrec.numerics._fused import FusedChunkedKernel, FusedReducedKernel, vexp_array
-from sigrec.numerics._reduced import ReducedKernel
-from sigrec.numerics._reduced_chunks import ChunkedReducedKernel
-from sigrec.numerics._simulate import reduced_kernel
+from sigrec.numerics._simulate._fused import FusedChunkedKernel, FusedReducedKernel, vexp_array
+from sigrec.numerics._simulate._reduced import ReducedKernel
+from sigrec.numerics._simulate._reduced_chunks import ChunkedReducedKernel
+from sigrec.numerics._simulate._driver import reduced_kernel
 
 PRIORS = ["fixed", "rademacher", "gaussian(mu=1, tau=0.5)"]
 
@@ -106,7 +106,7 @@ def _problem(m) -> Problem:
 #: one step's agreement of the chunked kernels over the whole space of the strategy above.
 #: Where the attention is nearly one-hot (few tokens, ``beta sigma`` of 5 or more), both expand
 #: ``Z^2 |v|^2 = Z^2 |r|^2 - 2 S Z r.e + S^2 |e|^2``, a difference of terms up to 1e9 times larger
-#: than itself (numerics/_reduced.py, "Rounding"), so their two roundings differ by up to about
+#: than itself (numerics/_simulate/_reduced.py, "Rounding"), so their two roundings differ by up to about
 #: 1e-9 in ``rho`` there. The kernels that hold every token sum ``v`` itself and agree to 1e-9.
 LOOSE = 1e-7
 
@@ -221,7 +221,7 @@ def test_compiled_loops_are_cached_in_the_private_cache_folder_not_beside_the_so
 def test_private_cache_folder_refuses_what_is_not_private(tmp_path, monkeypatch):
     import os
 
-    from sigrec.theory import private_cache_folder
+    from sigrec.core import private_cache_folder
 
     monkeypatch.setenv("SIGREC_CACHE_DIR", "off")
     assert private_cache_folder("numba") is None

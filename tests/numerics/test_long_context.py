@@ -1,4 +1,4 @@
-"""The reduced chain in token chunks (``numerics/_reduced_chunks.py``) against the kernel that
+"""The reduced chain in token chunks (``numerics/_simulate/_reduced_chunks.py``) against the kernel that
 holds every token: the same step on the same tokens, the same law, and memory that does not
 grow with ``L``. Models away from the defaults (beta, sigma2, priors, batch, d = 2)."""
 
@@ -11,8 +11,8 @@ import pytest
 from scipy.stats import ks_2samp
 
 from sigrec.numerics import LONG_CONTEXT, Problem, Schedule, kernel_floats, simulate, spawn_generators
-from sigrec.numerics._reduced import ReducedKernel
-from sigrec.numerics._reduced_chunks import ChunkedReducedKernel
+from sigrec.numerics._simulate._reduced import ReducedKernel
+from sigrec.numerics._simulate._reduced_chunks import ChunkedReducedKernel
 
 from ._draws import DrawRecorder
 

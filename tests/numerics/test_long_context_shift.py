@@ -1,4 +1,4 @@
-"""The chunked reduced kernel's shift (``numerics/_reduced_chunks.py``): shift 0 until a chunk's
+"""The chunked reduced kernel's shift (``numerics/_simulate/_reduced_chunks.py``): shift 0 until a chunk's
 ``sum e`` leaves ``[Z_LOW, Z_HIGH]``, then that chunk recomputed at its maximum and the sums so far
 rescaled. Checked against :class:`ReducedKernel` (which holds every token and shifts by the
 maximum of all of them) on the same draws, where scores are large enough to force the path."""
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from sigrec.numerics import Problem, spawn_generators
-from sigrec.numerics._reduced import ReducedKernel
-from sigrec.numerics._reduced_chunks import ChunkedReducedKernel
+from sigrec.numerics._simulate._reduced import ReducedKernel
+from sigrec.numerics._simulate._reduced_chunks import ChunkedReducedKernel
 
 from ._draws import DrawRecorder
 

@@ -1,4 +1,4 @@
-"""The reduced kernel's softmax shift (``numerics/_reduced.py``): ``e = exp(u)`` unshifted while
+"""The reduced kernel's softmax shift (``numerics/_simulate/_reduced.py``): ``e = exp(u)`` unshifted while
 ``Z = sum e`` stays in ``[Z_LOW, Z_HIGH]``, else ``exp(u - max u)``. Both are the same step (softmax
 is shift invariant): the same tokens give the same chain to rounding, and scores far beyond the
 double range give the law of the full simulator (which always subtracts the maximum)."""
@@ -12,7 +12,7 @@ import pytest
 from scipy.stats import ks_2samp
 
 from sigrec.numerics import Problem, Schedule, simulate, spawn_generators
-from sigrec.numerics._reduced import ReducedKernel
+from sigrec.numerics._simulate._reduced import ReducedKernel
 
 MODELS = [
     dict(theta=2.5, R=40, L=300, d=7, beta=1.7, sigma2=0.6, batch=2),

@@ -1,6 +1,6 @@
 """One step of each reduced kernel against the same step evaluated in mpmath at 60 digits from
 the same draws (recorded): how far rounding takes each kernel, including where the attention is
-nearly one-hot and the gradient is a small difference of large sums (``numerics/_reduced.py``,
+nearly one-hot and the gradient is a small difference of large sums (``numerics/_simulate/_reduced.py``,
 "Rounding")."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from sigrec.numerics import Problem, spawn_generators
-from sigrec.numerics._fused import FusedChunkedKernel, FusedReducedKernel
-from sigrec.numerics._reduced import ReducedKernel
-from sigrec.numerics._reduced_chunks import ChunkedReducedKernel
+from sigrec.numerics._simulate._fused import FusedChunkedKernel, FusedReducedKernel
+from sigrec.numerics._simulate._reduced import ReducedKernel
+from sigrec.numerics._simulate._reduced_chunks import ChunkedReducedKernel
 
 from ._draws import DrawRecorder
 

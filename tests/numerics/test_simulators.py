@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import sigrec.numerics._reduced as reduced_module
+import sigrec.numerics._simulate._reduced as reduced_module
 from sigrec.numerics import Problem, Schedule, simulate
-from sigrec.numerics._full import draw_tokens, pooled_objective, token_gradient
+from sigrec.numerics._simulate._full import draw_tokens, pooled_objective, token_gradient
 
 SCHEDULE = Schedule(eta0=0.5, k0=1.0, power=0.75)
 

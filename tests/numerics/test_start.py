@@ -1,4 +1,4 @@
-"""The one start law ``rho0 = <q0, xi>``, ``q0`` uniform on the sphere (numerics._start)."""
+"""The one start law ``rho0 = <q0, xi>``, ``q0`` uniform on the sphere (numerics._simulate._start)."""
 
 import numpy as np
 import pytest

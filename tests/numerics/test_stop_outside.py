@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from sigrec.numerics import Problem, Schedule, exits, simulate
-from sigrec.numerics._simulate import LONG_CONTEXT, _Block, _run_unit, record_indices
+from sigrec.numerics._simulate._driver import LONG_CONTEXT, _Block, _run_unit, record_indices
 
 
 def _first_exit(rho, a, b):
@@ -108,8 +108,8 @@ def test_a_bad_interval_is_refused_by_name(bad):
 
 @pytest.mark.parametrize("d, batch", [(2, 1), (3, 2), (7, 1)])
 def test_a_retired_run_draws_nothing_and_keeps_its_state(d, batch):
-    from sigrec.numerics._init import spawn_generators
-    from sigrec.numerics._reduced import ReducedKernel
+    from sigrec.numerics._simulate._init import spawn_generators
+    from sigrec.numerics._simulate._reduced import ReducedKernel
 
     problem = Problem(1.0, 10, 100, d, batch=batch, prior="rademacher")
     gens = spawn_generators(9, 3)

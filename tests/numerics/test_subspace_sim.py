@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 from scipy import linalg, stats
 
-import sigrec.numerics._subspace_reduced as reduced_module
+import sigrec.numerics._simulate._subspace_reduced as reduced_module
 from sigrec.numerics import Problem, Schedule, SubspaceProblem, simulate, simulate_subspace, start_law
-from sigrec.numerics._full import token_gradient
-from sigrec.numerics._stiefel import WishartRoot, haar_overlap, principal_angles, retract
-from sigrec.numerics._subspace_full import heads_objective, riemannian_step
+from sigrec.numerics._simulate._full import token_gradient
+from sigrec.numerics._simulate._stiefel import WishartRoot, haar_overlap, principal_angles, retract
+from sigrec.numerics._simulate._subspace_full import heads_objective, riemannian_step
 from sigrec.theory import SubspaceModel
 
 STEP = Schedule(eta0=1.0, k0=1.0, power=0.75)

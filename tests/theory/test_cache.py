@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-import sigrec.theory._cache as cache
-from sigrec.theory._symbols import ARGS, rho, theta
+import sigrec.theory._codegen._cache as cache
+from sigrec.theory._derivation._symbols import ARGS, rho, theta
 
 
 def _expr_build(calls):
@@ -58,7 +58,7 @@ def test_disabled_and_damaged_caches_rebuild(tmp_path, monkeypatch):
 
 def test_the_effective_coefficients_agree_with_and_without_the_cache(tmp_path, monkeypatch):
     from sigrec.theory import Model, effective_drift
-    import sigrec.theory._effective_evaluate as ev
+    import sigrec.theory._effective._evaluate as ev
 
     model = Model(0.5, 0.1)
     r = np.linspace(-0.9, 0.9, 5)
@@ -77,11 +77,11 @@ def test_the_effective_coefficients_agree_with_and_without_the_cache(tmp_path, m
 
 
 def test_the_digest_covers_the_subpackages(tmp_path, monkeypatch):
-    """A change in a file of a theory subpackage (such as ``_priors/``) changes the key."""
+    """A change in a file of a theory subpackage (such as ``_laws/``) changes the key."""
     (tmp_path / "sub").mkdir()
     (tmp_path / "a.py").write_text("A = 1\n")
     (tmp_path / "sub" / "b.py").write_text("B = 1\n")
-    monkeypatch.setattr(cache, "__file__", str(tmp_path / "_cache.py"))
+    monkeypatch.setattr(cache, "__file__", str(tmp_path / "_codegen" / "_cache.py"))
     cache._digest.cache_clear()
     cache._source_digest.cache_clear()
     try:
@@ -94,7 +94,7 @@ def test_the_digest_covers_the_subpackages(tmp_path, monkeypatch):
         monkeypatch.undo()
         cache._digest.cache_clear()
         cache._source_digest.cache_clear()
-    assert any(p.parent.name == "_priors" for p in Path(cache.__file__).parent.rglob("*.py"))
+    assert any(p.parent.name == "_laws" for p in Path(cache.__file__).parents[1].rglob("*.py"))
 
 
 # ------------------------------------------------------------------ the cache as a trust boundary

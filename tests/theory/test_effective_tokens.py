@@ -1,4 +1,4 @@
-"""Self-normalised token moments of E|P g|^2 (theory/_effective_tokens.py).
+"""Self-normalised token moments of E|P g|^2 (theory/_effective/_tokens.py).
 
 Three independent routes: the sympy closed forms (which the quadrature must reproduce when
 the weights are not self-normalised), a Monte Carlo of the softmax weights alone, and the
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from sigrec.theory import Model
-from sigrec.theory._effective_evaluate import _numpy_functions, _params
-from sigrec.theory._effective_tokens import expansion_parameters, token_moments
+from sigrec.theory._effective._evaluate import _numpy_functions, _params
+from sigrec.theory._effective._tokens import expansion_parameters, token_moments
 
 #: away from beta = sigma2 = 1 and over every prior family
 MODELS = [

@@ -1,4 +1,4 @@
-"""The generated code shipped with the package (``theory/_generated/``, ``theory/_cache.py``).
+"""The generated code shipped with the package (``theory/_codegen/_generated/``, ``theory/_codegen/_cache.py``).
 
 A fresh machine's first run reads the built-in priors' lambdified functions from the package
 instead of deriving them. The shipped code must be current (generated from this theory), must
@@ -11,21 +11,21 @@ import numpy as np
 import pytest
 import sympy as sp
 
-import sigrec.theory._cache as cache
-from sigrec.theory._symbols import ARGS, rho, theta
+import sigrec.theory._codegen._cache as cache
+from sigrec.theory._derivation._symbols import ARGS, rho, theta
 
 
 def test_the_shipped_code_is_current():
     """Fails after any change under ``theory/`` until the shipped code is regenerated (a stale
     copy is never used, so numbers stay right; only a fresh machine's first run slows down)."""
     assert cache.shipped_current(), (
-        "theory/_generated/ is stale: run `python -m sigrec.theory._generate` and commit theory/_generated/")
+        "theory/_codegen/_generated/ is stale: run `python -m sigrec.theory._codegen._generate` and commit theory/_codegen/_generated/")
 
 
 def test_the_shipped_code_is_what_the_built_in_priors_ask_for():
     """Every function the built-in priors' evaluation asks for is shipped, and is read from there."""
     from sigrec.theory import Model, effective_drift
-    import sigrec.theory._effective_evaluate as ev
+    import sigrec.theory._effective._evaluate as ev
 
     names = {p.stem for p in cache.SHIPPED.glob("*.code")}
     for spec in ("fixed", "rademacher"):
@@ -46,7 +46,7 @@ def test_the_shipped_code_is_what_the_built_in_priors_ask_for():
 @pytest.mark.slow
 def test_the_shipped_code_is_a_fresh_derivations(tmp_path):
     """Generating again (every cache off, the derivations run) writes the same functions."""
-    from sigrec.theory._generate import generate
+    from sigrec.theory._codegen._generate import generate
 
     fresh = generate(tmp_path)
     shipped = {p.stem: p.read_text() for p in cache.SHIPPED.glob("*.code")}

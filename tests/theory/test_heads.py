@@ -1,4 +1,4 @@
-"""H orthonormal heads on the signal subspace: the reduced flow of M = U^T Q (theory._heads)."""
+"""H orthonormal heads on the signal subspace: the reduced flow of M = U^T Q (theory._field._heads)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sigrec.theory import SubspaceModel, evaluate_subspace
-from sigrec.theory._heads import (
+from sigrec.theory._field._heads import (
     heads_equilibrium,
     heads_flow,
     heads_jacobian,

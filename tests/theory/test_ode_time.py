@@ -6,11 +6,11 @@ import pytest
 import sympy as sp
 from flint import arb, ctx
 
-import sigrec.theory._ode_time as ode_time
+import sigrec.theory._certify._ode_time as ode_time
 from sigrec.theory import Model, certified_basin, certified_time, derive, evaluate_mp
-from sigrec.theory._basin import Basin, FlowEnd
-from sigrec.theory._field_ball import field_ball, slope_polynomial
-from sigrec.theory._symbols import beta, m, m1, rho, sigma2, theta
+from sigrec.theory._certify._basin import Basin, FlowEnd
+from sigrec.theory._certify._field_ball import field_ball, slope_polynomial
+from sigrec.theory._derivation._symbols import beta, m, m1, rho, sigma2, theta
 
 #: the paper's weak-signal instance (theta = 0.25, R = 500, L = 10,500; fixed prior, beta = sigma2 = 1)
 WEAK = Model.from_counts(0.25, 500, 10_500)
@@ -146,7 +146,7 @@ def test_zero_time_and_restored_context():
 def test_a_piece_reads_no_coefficient_past_the_series_cap():
     """flint truncates series at ``ctx.cap`` (10 terms by default): a remainder coefficient read
     past it is a silent 0 and the 'enclosure' a wrong point (78.66 instead of 79.99 here)."""
-    from sigrec.theory._roots import precision
+    from sigrec.theory._certify._roots import precision
 
     with precision(128), pytest.raises(RuntimeError, match="truncated"):
         ode_time._piece(WEAK, arb(0), arb("0.5"), 1, 12)

@@ -38,10 +38,10 @@ from sigrec.theory import (
     parse_prior,
     stable_forms_agree,
 )
-from sigrec.theory._certify import _general_sign_functions
-import sigrec.theory._certify as certify_module
-from sigrec.theory._conditions import general_criteria, pole_alpha, sparse_threshold_prior
-from sigrec.theory._lemmas import specialise
+from sigrec.theory._certify._scalar import _general_sign_functions
+import sigrec.theory._certify._scalar as certify_module
+from sigrec.theory._certify._conditions import general_criteria, pole_alpha, sparse_threshold_prior
+from sigrec.theory._derivation._lemmas import specialise
 from sigrec.verify.strategies import models, priors
 
 #: one member of each family, with the three-point discrete law of the issue
@@ -380,7 +380,7 @@ def test_pole_quadratic_roots_against_numpy(c, scale_a, scale_c):
     polynomial (another route), and Q(root) = 0 relative to the terms' size."""
     import mpmath
 
-    from sigrec.theory._conditions import _real_roots
+    from sigrec.theory._certify._conditions import _real_roots
 
     a, b, cc = mpmath.mpf(c[0]) * mpmath.mpf(10) ** scale_a, mpmath.mpf(c[1]), mpmath.mpf(c[2]) * mpmath.mpf(10) ** scale_c
     roots = _real_roots([a, b, cc])

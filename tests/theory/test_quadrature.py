@@ -1,9 +1,9 @@
 import pytest
 import sympy as sp
 
-import sigrec.theory._quadrature as quad
+import sigrec.theory._derivation._quadrature as quad
 from sigrec.theory import parse_prior
-from sigrec.theory._lemmas import Lemma, informative_lemmas, tilted_first_moment
+from sigrec.theory._derivation._lemmas import Lemma, informative_lemmas, tilted_first_moment
 
 
 def test_lemmas_agree_with_quadrature_at_50_digits():
@@ -18,7 +18,7 @@ def test_lemmas_agree_with_quadrature_at_50_digits():
 def test_a_wrong_lemma_is_caught(monkeypatch):
     """Break the informative first moment by one part in 10^30 and re-derive: the
     check must fail, both on the lemma and on everything composed from it."""
-    import sigrec.theory._derivation as der
+    import sigrec.theory._derivation._scalar as der
 
     mean, moment = informative_lemmas(parse_prior("fixed"))
     bad = (mean, Lemma(moment.name, moment.statement, None,
@@ -37,7 +37,7 @@ def test_a_wrong_lemma_is_caught(monkeypatch):
 
 def test_a_wrong_stein_lemma_breaks_the_derivation(monkeypatch):
     """A Stein lemma off by 10^-30 makes the q-coefficient depend on rho: refused."""
-    import sigrec.theory._derivation as der
+    import sigrec.theory._derivation._scalar as der
 
     good = tilted_first_moment()
     bad = Lemma(good.name, good.statement, good.integral,

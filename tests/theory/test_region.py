@@ -145,7 +145,7 @@ def test_rademacher_region_is_bistable_at_zero_everywhere():
 
 def _perturbed(factor):
     """Sign functions of the field with the noise term scaled by ``factor`` (sigma2 -> factor sigma2)."""
-    from sigrec.theory._certify import _sign_functions
+    from sigrec.theory._certify._scalar import _sign_functions
 
     return lambda bm: _sign_functions(replace(bm, sigma2=bm.sigma2 * factor))
 

@@ -1,9 +1,9 @@
-"""Root isolation in ball arithmetic (:func:`theory._roots.isolate`): brackets, separation,
+"""Root isolation in ball arithmetic (:func:`theory._certify._roots.isolate`): brackets, separation,
 double roots left undecided, roots on dyadic points."""
 
 from flint import arb, ctx, fmpq
 
-from sigrec.theory._roots import isolate
+from sigrec.theory._certify._roots import isolate
 
 
 def _iso(f, df, **kw):

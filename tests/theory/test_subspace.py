@@ -1,4 +1,4 @@
-"""The k-dimensional signal subspace, one query (theory._subspace*, docs/subspace.md)."""
+"""The k-dimensional signal subspace, one query (theory._derivation._subspace*, docs/subspace.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Interval certificates of the subspace flow (theory._subspace_certify, _subspace_balls, _subspace_transition)."""
+"""Interval certificates of the subspace flow (theory._certify._subspace, _subspace_balls, _subspace_transition)."""
 
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ from sigrec.theory import (
     mixture_eigenvalues,
     pole_signs,
 )
-from sigrec.theory._roots import precision
-from sigrec.theory._subspace_balls import ball_field, inertia
-from sigrec.theory._subspace_certify import certify_point
-from sigrec.theory._subspace_stability import _polish
+from sigrec.theory._certify._roots import precision
+from sigrec.theory._certify._subspace_balls import ball_field, inertia
+from sigrec.theory._certify._subspace import certify_point
+from sigrec.theory._field._equilibria import _polish
 
 
 def _random_models(seed, laws, n):

@@ -1,4 +1,4 @@
-"""The discrete k-dimensional law discrete(vectors=[...], probs=[...]) (theory/_subspace_laws.py)."""
+"""The discrete k-dimensional law discrete(vectors=[...], probs=[...]) (theory/_laws/_vector.py)."""
 
 from fractions import Fraction
 

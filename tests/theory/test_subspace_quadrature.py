@@ -1,4 +1,4 @@
-"""Derived subspace limit against independent 40-digit quadrature (theory._subspace_quadrature)."""
+"""Derived subspace limit against independent 40-digit quadrature (theory._derivation._subspace_quadrature)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def test_objective_and_gradient_match_quadrature(law):
 def test_quadrature_detects_a_wrong_law():
     """The comparison can fail: the derivation of onehot(k=2) against the quadrature of an
     unequal onehot law differs far above the tolerance."""
-    from sigrec.theory._subspace_quadrature import quadrature_objective
+    from sigrec.theory._derivation._subspace_quadrature import quadrature_objective
     from sigrec.theory import evaluate_subspace_mp
     r = [0.3, -0.2]
     good = evaluate_subspace_mp(SubspaceModel("onehot(k=2)", 1.2, 0.4), r)

@@ -1,4 +1,4 @@
-"""Equilibria of the subspace flow and the mixture/specialisation transition (theory._subspace_stability)."""
+"""Equilibria of the subspace flow and the mixture/specialisation transition (theory._field._equilibria)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from sigrec.theory import (
     find_subspace_equilibria,
     mixture_eigenvalues,
 )
-from sigrec.theory._subspace_stability import classify, sparse_critical_product
+from sigrec.theory._field._equilibria import classify, sparse_critical_product
 
 
 @pytest.mark.parametrize("k", [2, 3])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from sigrec.theory import Model, gradient_second_moment, validity
-from sigrec.theory._effective_evaluate import CONCENTRATION_LIMIT, DIMENSION_LIMIT, STEP_LIMIT
+from sigrec.theory._effective._evaluate import CONCENTRATION_LIMIT, DIMENSION_LIMIT, STEP_LIMIT
 
 MODEL = Model(theta=1.0, alpha=200 / 3200)
 

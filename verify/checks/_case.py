@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...numerics import Problem, SubspaceProblem
-from ...theory import Model, SubspaceModel, canonical_prior, parse_subspace_law, validate
+from ...theory import Model, SubspaceModel, canonical_prior, parse_subspace_law
+from ...core import validate
 from ._registry import select
 
 

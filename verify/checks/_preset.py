@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...theory.validate import choice
+from ...core.validate import choice
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,7 @@ def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progre
     theory = against_theory(sim)
     flow = theory.flow  # plain ODE from each run's own start, on the recursion's time axis t_k
     # corrected ODE (the step-size-corrected limit ODE with its finite-step drag, see
-    # numerics._corrected) from each run's own start, averaged
+    # numerics._ode._corrected) from each run's own start, averaged
     # like the simulation: the mean of |rho| over runs
     corr_runs = [predict(problem, sched, steps=protocol.steps, rho0=float(x), stride=protocol.stride)
                  for x in r0]

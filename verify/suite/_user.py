@@ -36,7 +36,7 @@ import unicodedata
 from itertools import accumulate
 from pathlib import Path
 
-from ...theory import validate
+from ...core import validate
 from ..checks import Case
 
 _KEYS = {"name", "theta", "alpha", "R", "L", "N", "d", "beta", "sigma2", "prior", "heads", "checks", "description"}

@@ -8,7 +8,7 @@ from itertools import product
 
 from ....numerics import Problem, Schedule
 from ....theory import canonical_prior
-from ....theory.validate import integer, real
+from ....core.validate import integer, real
 from ...checks import PRESETS as _BY_NAME
 from ...checks import preset_named
 from .._reproduce import PROTOCOL

@@ -33,7 +33,7 @@ import numpy as np
 
 from ....numerics import Schedule, SubspaceProblem, simulate_subspace
 from ....theory import SubspaceModel, certify_transition, parse_subspace_law
-from ....theory.validate import integer, real
+from ....core.validate import integer, real
 from ...checks import derive_seed, subspace_certificate
 
 #: specialisation index above which a run counts as specialised

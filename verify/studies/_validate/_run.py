@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 
 from ....numerics import current_executor
-from ....theory.validate import integer
+from ....core.validate import integer
 from ._models import BETA_SPLIT, DrawnModel, draw_models
 from ._profile import QUANTITIES, SIGMAS, TOLERANCES, Profile
 from ._quantities import decaying, error, moments, plateau, second_moment, splitting

@@ -1,0 +1,5 @@
+"""The projected gradient at finite ``L`` and its control variate (``finite_size.rate``).
+
+:mod:`._influence` (the gradient with its centred token features), :mod:`._crossfit` (a Monte
+Carlo mean with a control variate, unbiased by cross-fitting).
+"""

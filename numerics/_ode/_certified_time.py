@@ -1,0 +1,117 @@
+"""The step at which a schedule's ODE time crosses a certified time enclosure.
+
+The iterate ``q_k`` of a schedule sits at ODE time ``t_k = sum_{j<k} eta_j``
+(docs/design.md section 1, :meth:`numerics.Schedule.times`). For a certified enclosure
+``[T.lo, T.hi]`` of the limit-flow time ``T`` from ``rho0`` to ``rho1``
+(:func:`theory.certified_time`) the plain-ODE crossing step ``k* = min{k : t_k >= T}`` is
+enclosed by ``[k_lo, k_hi]``: ``k_lo`` the first ``k`` at which ``t_k >= T.lo`` is possible,
+``k_hi`` the first at which ``t_k >= T.hi`` is certain (``t_k`` increases with ``k``).
+
+``t_k`` is a ball in closed form, never a float sum:
+
+* constant step: ``t_k = k eta0``;
+* ``power = 1``: ``t_k = eta0 (psi(k0 + k) - psi(k0))`` (digamma);
+* otherwise: ``t_k = eta0 (zeta(power, k0) - zeta(power, k0 + k))`` (Hurwitz zeta; the
+  identity holds for every ``power != 1`` by analytic continuation). For ``power > 1`` the
+  total time ``eta0 zeta(power, k0)`` is finite, and a ``T`` it may not exceed is refused.
+
+``k`` is found by doubling and bisection on these certified comparisons.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flint import arb
+
+from ...theory import TimeEnclosure
+from .._schedule import Schedule
+
+#: the largest step index searched
+MAX_STEPS = 10**18
+_PREC = 128
+
+
+@dataclass(frozen=True)
+class CrossingStep:
+    """``k_lo <= k* <= k_hi`` for ``k* = min{k : t_k >= T}``, ``T`` in ``[time_lo, time_hi]``.
+
+    ``t_lo``/``t_hi`` are ``t_{k_lo}`` and ``t_{k_hi}`` (floats, for printing)."""
+
+    k_lo: int
+    k_hi: int
+    time_lo: float
+    time_hi: float
+    t_lo: float
+    t_hi: float
+
+    def as_dict(self) -> dict:
+        return {"k_lo": self.k_lo, "k_hi": self.k_hi, "time_lo": self.time_lo, "time_hi": self.time_hi,
+                "t_lo": self.t_lo, "t_hi": self.t_hi}
+
+
+def ode_time_ball(schedule: Schedule, k: int) -> arb:
+    """``t_k = sum_{j<k} eta_j`` of ``schedule`` as an ``arb`` ball (global flint precision)."""
+    eta0, k0, p = arb(schedule.eta0), arb(schedule.k0), arb(schedule.power)
+    if k == 0:
+        return arb(0)
+    if schedule.power == 0.0:
+        return eta0 * k
+    if schedule.power == 1.0:
+        return eta0 * ((k0 + k).digamma() - k0.digamma())
+    return eta0 * (p.zeta(k0) - p.zeta(k0 + k))
+
+
+def crossing_step(schedule: Schedule, time: TimeEnclosure) -> CrossingStep:
+    """Certified ``[k_lo, k_hi]`` of the first step whose ODE time reaches the enclosed ``T``.
+
+    Parameters
+    ----------
+    schedule : Schedule
+    time : TimeEnclosure
+        From :func:`theory.certified_time`.
+
+    Raises
+    ------
+    ValueError
+        ``T`` is not certainly below the total time of a summable schedule (``power > 1``),
+        or the crossing lies beyond :data:`MAX_STEPS`.
+    """
+    if not isinstance(schedule, Schedule):
+        raise ValueError(f"`schedule` must be a Schedule, got {schedule!r}")
+    if not isinstance(time, TimeEnclosure):
+        raise ValueError(f"`time` must be a TimeEnclosure (theory.certified_time), got {time!r}")
+    from flint import ctx
+
+    old, ctx.prec = ctx.prec, _PREC
+    try:
+        lo, hi = arb(time.lo), arb(time.hi)
+        if schedule.power > 1.0:
+            total = arb(schedule.eta0) * arb(schedule.power).zeta(arb(schedule.k0))
+            if not hi < total:
+                raise ValueError(f"`schedule`: its total ODE time sum eta_k = {float(total):.6g} (power > 1) is not "
+                                 f"certainly above T <= {time.hi:.6g}: the iterates may never reach rho1")
+        k_lo = _first(schedule, lambda t: not t < lo)
+        k_hi = _first(schedule, lambda t: t >= hi)
+        return CrossingStep(k_lo, k_hi, time.lo, time.hi, float(ode_time_ball(schedule, k_lo)),
+                            float(ode_time_ball(schedule, k_hi)))
+    finally:
+        ctx.prec = old
+
+
+def _first(schedule: Schedule, reached) -> int:
+    """The least ``k`` with ``reached(t_k)`` (``reached`` monotone in ``k``)."""
+    if reached(ode_time_ball(schedule, 0)):
+        return 0
+    below, above = 0, 1
+    while not reached(ode_time_ball(schedule, above)):
+        below, above = above, 2 * above
+        if above > 2 * MAX_STEPS:
+            raise ValueError(f"`schedule`: the ODE time needs more than {MAX_STEPS:.0e} steps to reach T")
+    while above - below > 1:
+        mid = (below + above) // 2
+        if reached(ode_time_ball(schedule, mid)):
+            above = mid
+        else:
+            below = mid
+    return above

@@ -1,0 +1,271 @@
+"""A disk cache of generated numeric code: the Python source that ``sympy.lambdify`` writes.
+
+The finite-step derivation (:func:`theory.derive_effective`) and the lambdification of its
+large expressions take several seconds per prior and per process; the numbers they produce
+depend only on the theory's own source. :func:`cached_lambdify` stores the generated
+source of each lambdified function in the user's cache folder, keyed by a digest of every
+``.py`` file under ``theory/`` (subpackages included) and the sympy and numpy versions, so
+a second process skips both the derivation and the code generation (``sigrec complexity``
+answers a cold instance in a few seconds). A changed theory changes the key.
+
+Folder: ``$SIGREC_CACHE_DIR``, else ``$XDG_CACHE_HOME/sigrec``, else ``~/.cache/sigrec``;
+``SIGREC_CACHE_DIR=off`` disables it. Files are written atomically (temporary file, then
+rename).
+
+The cache is a trust boundary: it holds Python code that is executed when read. Every file
+carries, on its first line, an HMAC-SHA256 of its file name and its code, keyed by a random
+per-user secret (``key``, 32 bytes, mode 0600, in the cache folder, created on first use);
+the bytes are read once from an open descriptor, checked, and only those bytes are executed.
+A plain digest beside the code would not help (whoever can write one can write both); the
+key is readable only by its owner, so only the owner can write a file that passes, and the
+name in the HMAC keeps a valid file of one function from standing in for another. A folder,
+key or file that is not owned by the user or is writable by group or others is not used: the
+function is built in memory and nothing is written there. A file that fails its HMAC
+(planted, altered, truncated) is rebuilt and rewritten; a key of the wrong length is
+replaced (which invalidates every file). A too-long path or any ``OSError`` only costs time;
+the numbers never change. Platforms without ``os.getuid`` build in memory.
+
+Shipped code. The package carries the generated code of the built-in cases' priors
+(``theory/_codegen/_generated/``, :data:`SHIPPED`, written by ``python -m sigrec.theory._codegen._generate``), so
+that a first run on a fresh machine skips the derivations (minutes of sympy per prior). It is
+used only when its ``DIGEST`` equals the digest of the theory's current sources (a changed
+theory ignores it and derives, as before; ``tests/theory/test_generated.py`` fails until it is
+regenerated). It is package code, installed with the modules and as trusted as they are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import inspect
+import os
+import re
+import secrets
+import stat
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+
+from ...core import cache_dir, is_private
+
+#: the secret key's file name inside the cache folder, and its length in bytes
+KEY_NAME, KEY_BYTES = "key", 32
+_HEADER = b"# sigrec-hmac-sha256: "
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+#: generated code shipped inside the package (``theory/_codegen/_generated/``, written by
+#: ``python -m sigrec.theory._codegen._generate``): ``<name>.code`` files and ``DIGEST``, the
+#: :func:`_source_digest` of the theory they were generated from
+SHIPPED = Path(__file__).parent / "_generated"
+
+
+@lru_cache(maxsize=None)
+def _source_digest() -> str:
+    """A digest of every ``.py`` file under ``theory/`` (subpackages included): what the
+    derivations, and so the generated code, depend on."""
+    h = hashlib.sha256()
+    root = Path(__file__).parents[1]
+    for path in sorted(root.rglob("*.py")):  # subpackages included (e.g. _priors/)
+        h.update(path.relative_to(root).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+@lru_cache(maxsize=None)
+def _digest() -> str:
+    """The user cache's key: the theory's sources and the sympy and numpy versions."""
+    h = hashlib.sha256(_source_digest().encode())
+    h.update(sp.__version__.encode())
+    h.update(np.__version__.encode())
+    return h.hexdigest()[:16]
+
+
+def _key_name(tag: str, modules: str) -> str:
+    return hashlib.sha256(f"{tag}|{modules}".encode()).hexdigest()[:20]
+
+
+#: while :func:`recording`: every function :func:`cached_lambdify` builds, ``{name: source}``
+_RECORD: dict | None = None
+
+
+def shipped_current() -> bool:
+    """True iff the shipped generated code was generated from this theory (same
+    :func:`_source_digest`); stale shipped code is never used."""
+    try:
+        return (SHIPPED / "DIGEST").read_text().strip() == _source_digest()
+    except OSError:
+        return False
+
+
+def _shipped_source(key_name: str) -> str | None:
+    """The shipped code of ``key_name`` when current (package files: as trusted as the
+    package's modules, so no HMAC), else ``None``."""
+    if _RECORD is not None or not _shipped_ok():
+        return None
+    try:
+        return (SHIPPED / f"{key_name}.code").read_text()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+@lru_cache(maxsize=None)
+def _shipped_ok() -> bool:
+    return shipped_current()
+
+
+@lru_cache(maxsize=None)
+def _namespace(modules: str) -> dict:
+    """The globals ``lambdify`` gives generated code for ``modules`` (expression-independent)."""
+    return sp.lambdify((), 0, modules=modules).__globals__
+
+
+def cached_lambdify(tag: str, build, modules: str = "numpy"):
+    """A lambdified function, from the disk cache when a verified file is there.
+
+    ``build()`` returns ``(args, expr, kwargs)`` for ``sympy.lambdify`` and is called only
+    on a cache miss (it may run the symbolic derivation). ``tag`` names the function
+    (any string; it is hashed into the file name together with the theory's digest).
+    Cached code runs only when its HMAC checks (see the module docstring). Before the user's
+    cache, the code shipped with the package (:data:`SHIPPED`) is used when it is current
+    (:func:`shipped_current`).
+    """
+    key_name = _key_name(tag, modules)
+    shipped = _shipped_source(key_name)
+    if shipped is not None:
+        try:
+            fn = _load(shipped, modules, str(SHIPPED / f"{key_name}.code"))
+            if fn is not None:
+                return fn
+        except Exception:  # noqa: BLE001 - generated under another sympy/numpy: build as usual
+            pass
+    try:
+        folder = cache_dir()
+        secret = None if folder is None else _secret(folder)
+    except (OSError, ValueError):  # a too-long or otherwise unusable path: no cache
+        secret = None
+    path = None if secret is None else folder / f"{_digest()}-{key_name}.py"
+    writable = path is not None
+    if path is not None:
+        try:
+            source = _read_verified(path, secret)
+        except FileNotFoundError:
+            source = None
+        except (OSError, ValueError):  # foreign, group/other-writable or unreadable: bypass
+            source, writable = None, False
+        if source is not None:
+            try:
+                fn = _load(source, modules, str(path))
+                if fn is not None:
+                    return fn
+            except Exception:  # noqa: BLE001 - verified but unusable (not ours to guess why): rebuild
+                pass
+    args, expr, kwargs = build()
+    fn = sp.lambdify(args, expr, modules=modules, **kwargs)
+    if _RECORD is not None:
+        _RECORD[key_name] = inspect.getsource(fn)
+    if writable:
+        try:
+            body = inspect.getsource(fn).encode()
+            _store(path, _HEADER + _mac(secret, path.name, body).encode() + b"\n" + body)
+        except (OSError, TypeError, ValueError):
+            pass
+    return fn
+
+
+def _secret(folder: Path) -> bytes | None:
+    """The folder's key (created with the folder when missing), or ``None`` when the folder or
+    the key is not private to this user; ``OSError`` when the path cannot be used at all."""
+    if not hasattr(os, "getuid"):
+        return None
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    st = os.stat(folder)
+    if not stat.S_ISDIR(st.st_mode) or not is_private(st):
+        return None
+    path = folder / KEY_NAME
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+        except FileNotFoundError:
+            _new_key(path, replace=False)
+            continue
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode) or not is_private(st) or st.st_mode & 0o077:
+                return None
+            secret = fh.read(KEY_BYTES + 1)
+        if len(secret) == KEY_BYTES:
+            return secret
+        _new_key(path, replace=True)  # a damaged key: a new one (every old file then fails its HMAC)
+    return None
+
+
+def _new_key(path: Path, *, replace: bool) -> None:
+    """Write a random key to ``path`` atomically; without ``replace`` a key another process
+    wrote first wins (hard link, which never overwrites)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-key-")  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(secrets.token_bytes(KEY_BYTES))
+        if replace:
+            os.replace(tmp, path)
+        else:
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                pass
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _mac(secret: bytes, name: str, body: bytes) -> str:
+    return hmac.new(secret, name.encode() + b"\0" + body, hashlib.sha256).hexdigest()
+
+
+def _read_verified(path: Path, secret: bytes) -> str | None:
+    """The code of the cache file ``path`` if its HMAC checks, else ``None`` (rebuild it);
+    ``ValueError`` for a file that is not private to this user (do not touch it)."""
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode) or not is_private(st):
+            raise ValueError(f"cache file {path} is not private to this user")
+        data = fh.read(st.st_size + 1)
+    head, sep, body = data.partition(b"\n")
+    if not sep or not head.startswith(_HEADER):
+        return None
+    if not hmac.compare_digest(head[len(_HEADER):], _mac(secret, path.name, body).encode()):
+        return None
+    try:
+        return body.decode()
+    except UnicodeDecodeError:
+        return None
+
+
+def _load(source: str, modules: str, filename: str):
+    match = re.search(r"^def (\w+)\(", source, flags=re.M)
+    if not match:
+        return None
+    ns = dict(_namespace(modules))
+    exec(compile(source, filename, "exec"), ns)  # noqa: S102 - HMAC-verified code we generated
+    return ns[match.group(1)]
+
+
+def _store(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".py")  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

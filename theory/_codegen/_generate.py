@@ -1,0 +1,59 @@
+"""Write the generated code the package ships (``theory/_codegen/_generated/``; see :mod:`theory._codegen._cache`).
+
+Run ``python -m sigrec.theory._codegen._generate`` after changing anything under ``theory/`` (a few CPU
+minutes per prior: it runs the derivations); ``tests/theory/test_generated.py`` says when it is
+due. It derives, with every cache off, the lambdified functions that the evaluation of
+:data:`PRIORS` asks :func:`theory._codegen._cache.cached_lambdify` for (the finite-step moments, the
+finite-``L`` terms, the in-plane variance, and the prior-free polynomial layer for numpy and
+mpmath), writes each one's generated source as ``<name>.code`` and then ``DIGEST``, the digest
+of the theory's sources they came from.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from . import _cache
+from .._effective._diffusion import _lam
+from .._effective._evaluate import _numpy_functions
+from .._field._scalar import _polynomials
+from .._laws import parse_prior
+
+#: the priors of the suite's built-in cases (paper-weak, paper-bistable, finite-size, sparse: fixed; rademacher)
+PRIORS = ("fixed", "rademacher")
+
+
+def generate(folder: Path = _cache.SHIPPED, priors=PRIORS) -> dict:
+    """Derive and write the shipped code of ``priors`` into ``folder``; ``{name: source}``."""
+    saved = os.environ.get("SIGREC_CACHE_DIR")
+    os.environ["SIGREC_CACHE_DIR"] = "off"
+    _cache._RECORD = {}
+    try:
+        for spec in priors:
+            prior = parse_prior(spec)
+            _numpy_functions.__wrapped__(prior)
+            _lam.__wrapped__(prior)
+        for module in ("numpy", "mpmath"):
+            _polynomials.__wrapped__(module)
+        record = dict(_cache._RECORD)
+    finally:
+        _cache._RECORD = None
+        if saved is None:
+            os.environ.pop("SIGREC_CACHE_DIR", None)
+        else:
+            os.environ["SIGREC_CACHE_DIR"] = saved
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "DIGEST").unlink(missing_ok=True)  # stale until the last file is written
+    for old in folder.glob("*.code"):
+        old.unlink()
+    for name, source in sorted(record.items()):
+        (folder / f"{name}.code").write_text(source)
+    (folder / "DIGEST").write_text(_cache._source_digest() + "\n")
+    return record
+
+
+if __name__ == "__main__":  # pragma: no cover - a maintainer's command
+    out = generate()
+    print(f"wrote {len(out)} functions to {_cache.SHIPPED} (digest {_cache._source_digest()})", file=sys.stderr)

@@ -1,0 +1,176 @@
+"""H orthonormal queries ("heads") on the k-dimensional signal subspace: the reduced flow of
+``M = U^T Q`` (docs/subspace-certificates.md section 3).
+
+**Objective.** Heads ``Q = [q_1 ... q_H]`` in ``R^d`` with ``Q^T Q = I`` (the Stiefel manifold),
+each a query of the one-query model of :mod:`theory._derivation._subspace`; the objective is the sum of the
+heads' limit objectives, ``J(Q) = sum_h j(U^T q_h)``. ``j`` was derived for ``|q| = 1`` (the
+``q``-coefficient ``beta sigma2`` of the pooled output uses ``<q, z> ~ N(0, sigma2 |q|^2)``),
+so ``J`` is only meaningful on the manifold; ``sum_h j(U^T q_h)`` is one smooth extension of it
+to all of ``R^{d x H}``, and a Riemannian gradient depends only on the values on the manifold,
+so the choice of extension (with or without a radial ``|q|`` term) does not matter. Its Euclidean
+gradient is ``G = U Gamma`` with ``Gamma = [g(m_1) ... g(m_H)]`` (``k x H``), ``m_h = U^T q_h`` the
+columns of ``M`` and ``g = grad_r j``.
+
+**Flow.** Riemannian gradient ascent for the metric induced by the embedding,
+``dQ/dt = G - Q sym(Q^T G)`` with ``sym(A) = (A + A^T)/2`` (the orthogonal projection of ``G`` on
+the tangent space ``{X : Q^T X + X^T Q = 0}``). Multiplying by ``U^T`` and using ``U^T U = I``,
+``Q^T G = Q^T U Gamma = M^T Gamma``:
+
+    dM/dt = Gamma - M sym(M^T Gamma),      d Q_perp/dt = -Q_perp sym(M^T Gamma),
+
+with ``Q_perp = (I - U U^T) Q``; so the flow closes in ``M`` (``k x H``). ``H = 1`` is the one-query
+flow ``g - <m, g> m``. Feasible ``M`` have singular values ``<= 1`` (``M`` is a block of an
+orthonormal frame; with ``d >= k + H`` every such ``M`` occurs); their cosines are the cosines of
+the principal angles between ``span Q`` and ``span U``. For ``H <= k`` the set ``M^T M = I`` (every
+head inside the span) is invariant: there ``d(M^T M)/dt = Gamma^T M + M^T Gamma - 2 sym(M^T Gamma) = 0``.
+(The canonical metric would give ``Gamma - M Gamma^T M`` instead: the same equilibria, other
+transients; not used here.)
+
+**Stability.** The Jacobian of the reduced field on ``R^{k x H}``,
+``E -> [H(m_h) e_h]_h - E S - M sym(E^T Gamma + M^T [H(m_h) e_h]_h)`` with ``S = sym(M^T Gamma)``,
+evaluated with the sympy Hessian; its eigenvalues include the directions that move heads out of
+the span (for ``d > k + H``), as the radial eigenvalue does for one query. Everything here is
+numerical evidence (float64, scipy), not interval-certified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._derivation._subspace import SubspaceModel, _functions
+
+
+def _sym(A: np.ndarray) -> np.ndarray:
+    return (A + A.T) / 2
+
+
+def _overlaps(model: SubspaceModel, M) -> np.ndarray:
+    M = np.array(M, dtype=float)
+    if M.ndim != 2 or M.shape[0] != model.k or M.shape[1] < 1 or not np.all(np.isfinite(M)):
+        raise ValueError(f"`M` must be a finite k x H matrix with k = {model.k}, got shape {M.shape}")
+    if np.linalg.svd(M, compute_uv=False)[0] > 1 + 1e-9:
+        raise ValueError("`M` must have singular values <= 1 (it is U^T Q for an orthonormal frame Q)")
+    return M
+
+
+def _columns(model: SubspaceModel, M: np.ndarray):
+    """``Gamma`` (k x H), the Hessians per head and the summed objective."""
+    fn, params = _functions(model.law, "math"), model.params()
+    vals = [fn(*(M[:, h] / max(1.0, float(np.linalg.norm(M[:, h])))), *params) for h in range(M.shape[1])]
+    return (np.column_stack([np.array(v[1], dtype=float) for v in vals]), [np.array(v[3], dtype=float) for v in vals],
+            float(sum(v[0] for v in vals)))
+
+
+def _flow(model: SubspaceModel, M: np.ndarray) -> np.ndarray:
+    gamma, _, _ = _columns(model, M)
+    return gamma - M @ _sym(M.T @ gamma)
+
+
+def heads_flow(model: SubspaceModel, M) -> np.ndarray:
+    """The reduced flow ``dM/dt = Gamma - M sym(M^T Gamma)`` at ``M`` (``k x H``)."""
+    return _flow(model, _overlaps(model, M))
+
+
+def heads_objective(model: SubspaceModel, M) -> float:
+    """``sum_h j(m_h)``."""
+    return _columns(model, _overlaps(model, M))[2]
+
+
+def heads_jacobian(model: SubspaceModel, M) -> np.ndarray:
+    """The Jacobian of :func:`heads_flow` as a ``kH x kH`` matrix on ``M.reshape(-1)`` (row-major)."""
+    return _jacobian(model, _overlaps(model, M))
+
+
+def _jacobian(model: SubspaceModel, M: np.ndarray) -> np.ndarray:
+    k, n = M.shape
+    gamma, hess, _ = _columns(model, M)
+    S = _sym(M.T @ gamma)
+    J = np.empty((k * n, k * n))
+    for idx in range(k * n):
+        E = np.zeros((k, n))
+        E.flat[idx] = 1.0
+        dgamma = np.column_stack([hess[h] @ E[:, h] for h in range(n)])
+        J[:, idx] = (dgamma - E @ S - M @ _sym(E.T @ gamma + M.T @ dgamma)).reshape(-1)
+    return J
+
+
+def principal_angles(M) -> np.ndarray:
+    """Principal angles between ``span Q`` and ``span U`` from ``M = U^T Q``: ``arccos`` of the
+    singular values, ascending (``min(k, H)`` of them)."""
+    s = np.linalg.svd(np.asarray(M, dtype=float), compute_uv=False)
+    return np.sort(np.arccos(np.clip(s, -1.0, 1.0)))
+
+
+def random_frame(k: int, n_heads: int, d: int, rng: np.random.Generator) -> tuple:
+    """``(Q, U)``: a uniformly random orthonormal ``d x H`` frame and ``U`` the first ``k``
+    coordinate vectors (so ``M = Q[:k]``)."""
+    if not k + n_heads <= d:
+        raise ValueError(f"`d` must be >= k + H = {k + n_heads}, got {d}")
+    Q, R = np.linalg.qr(rng.normal(size=(d, n_heads)))
+    return Q * np.sign(np.diag(R)), np.eye(d)[:, :k]
+
+
+@dataclass(frozen=True)
+class HeadsRun:
+    """End of an integration of the reduced flow: ``M``, ``speed = |dM/dt|`` there, the principal
+    angles and the summed objective."""
+
+    M: np.ndarray
+    speed: float
+    angles: np.ndarray
+    objective: float
+
+
+def integrate_heads(model: SubspaceModel, M0, t_max: float = 500.0, rtol: float = 1e-10) -> HeadsRun:
+    """Integrate the reduced flow from ``M0`` (scipy ``solve_ivp``, LSODA) to ``t_max``, or until
+    ``|dM/dt|`` falls below ``1e-13``."""
+    from scipy.integrate import solve_ivp
+
+    M0 = _overlaps(model, M0)
+    shape = M0.shape
+
+    def rhs(_t, y):  # no validation: trial steps may leave the feasible set by ~rtol
+        return _flow(model, y.reshape(shape)).reshape(-1)
+
+    def settled(_t, y):  # stop once the speed is at round-off level
+        return np.linalg.norm(rhs(0, y)) - 1e-13
+
+    settled.terminal = True
+    sol = solve_ivp(rhs, (0.0, float(t_max)), M0.reshape(-1), method="LSODA", rtol=rtol, atol=1e-12,
+                    events=settled)
+    M = sol.y[:, -1].reshape(shape)
+    return HeadsRun(M, float(np.linalg.norm(rhs(0, M.reshape(-1)))), principal_angles(M), heads_objective(model, M))
+
+
+@dataclass(frozen=True)
+class HeadsEquilibrium:
+    """An equilibrium of the reduced flow: ``M``, the Jacobian's eigenvalues (descending real
+    part), ``stable`` (every real part < ``-tol``), ``neutral`` (eigenvalues within ``tol`` of 0:
+    a direction the flow does not see), the principal angles and the objective."""
+
+    M: np.ndarray
+    eigenvalues: np.ndarray
+    stable: bool
+    neutral: int
+    angles: np.ndarray
+    objective: float
+    residual: float
+
+
+def heads_equilibrium(model: SubspaceModel, M0, tol: float = 1e-9) -> HeadsEquilibrium:
+    """Polish ``M0`` to an equilibrium of the reduced flow (scipy ``root``, the analytic Jacobian)
+    and classify it by the Jacobian's eigenvalues (numerical)."""
+    from scipy.optimize import root
+
+    M0 = _overlaps(model, M0)
+    shape = M0.shape
+    sol = root(lambda y: _flow(model, y.reshape(shape)).reshape(-1), M0.reshape(-1),
+               jac=lambda y: _jacobian(model, y.reshape(shape)), method="lm", tol=1e-15)
+    M = sol.x.reshape(shape)
+    ev = np.linalg.eigvals(_jacobian(model, M))
+    ev = ev[np.argsort(-ev.real)]
+    neutral = int(np.sum(np.abs(ev) <= tol))
+    return HeadsEquilibrium(M, ev, bool(np.all(ev.real < -tol)), neutral, principal_angles(M),
+                            _columns(model, M)[2], float(np.linalg.norm(_flow(model, M))))

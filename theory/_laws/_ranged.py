@@ -1,0 +1,136 @@
+"""A prior whose numeric parameters are ranges: ``gaussian(mu=0.5:1, tau=0.2)``.
+
+:func:`parse_ranged_prior` reads a spec whose numbers may be ranges ``LO:HI`` (the same
+syntax as the model's ranges on the command line), checks every corner of the parameter
+box as a point prior (:func:`theory.parse_prior`: probabilities in range, ``E s >= 0``,
+...; the constraints are intervals or, for the Gaussian, ``tau >= 0`` and not
+``mu = tau = 0``, so the corners decide them for the whole box) and returns a
+:class:`RangedPrior`. :meth:`RangedPrior.ball` gives the law on a sub-box whose
+parameters are ``arb`` balls: its :meth:`BallPrior.tilted_ball` encloses the tilted law
+of *every* prior in the sub-box (what :func:`theory.certify_region` needs to prove a
+status for every parameter at once).
+
+Rangeable: ``rademacher(p)``, ``bernoulli(p)``, ``gaussian(mu, tau)``; the lists of
+``discrete`` are not (a range of probabilities would have to keep their sum 1).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+
+from . import _tilted
+from ._parse import parse_prior
+from ._syntax import SIGNATURES, Range, format_number, read
+
+#: the families whose parameters may be ranges
+RANGEABLE = ("rademacher", "bernoulli", "gaussian")
+
+
+@dataclass(frozen=True)
+class RangedPrior:
+    """A prior family with some numeric parameters given as ranges.
+
+    Attributes
+    ----------
+    family : str
+    params : tuple
+        ``(name, value)`` pairs in the family's order; a value is a fraction or, for a
+        ranged parameter, a pair ``(lo, hi)`` of fractions.
+    """
+
+    family: str
+    params: tuple
+
+    @property
+    def ranges(self) -> dict:
+        """``name -> (lo, hi)`` (floats) of the ranged parameters, in the family's order."""
+        return {k: (float(v[0]), float(v[1])) for k, v in self.params if isinstance(v, tuple)}
+
+    @property
+    def spec(self) -> str:
+        """The canonical text: ``gaussian(mu=0.5:1, tau=0.2)``."""
+        def text(v):
+            return f"{format_number(v[0])}:{format_number(v[1])}" if isinstance(v, tuple) else format_number(v)
+
+        return f"{self.family}({', '.join(f'{k}={text(v)}' for k, v in self.params)})"
+
+    def __str__(self) -> str:
+        return self.spec
+
+    def at(self, **values) -> object:
+        """The point :class:`Prior` with the ranged parameters at ``values`` (floats or
+        fractions; missing ones at their lower end)."""
+        args = []
+        for k, v in self.params:
+            if isinstance(v, tuple):
+                x = values.get(k, v[0])
+                v = x if isinstance(x, Fraction) else Fraction(x)
+            args.append(f"{k}={format_number(v)}")
+        return parse_prior(f"{self.family}({', '.join(args)})")
+
+    def ball(self, bounds: dict):
+        """The :class:`BallPrior` of the sub-box ``bounds`` (``name -> (lo, hi)`` floats for
+        every ranged parameter), each parameter an ``arb`` ball covering its interval."""
+        from flint import arb
+
+        balls = {}
+        for k, v in self.params:
+            if isinstance(v, tuple):
+                lo, hi = bounds[k]
+                balls[k] = arb(lo).union(arb(hi))
+            else:
+                balls[k] = _tilted._arb(v)
+        fixed_mean = None
+        if self.family == "gaussian" and not isinstance(dict(self.params)["mu"], tuple):
+            fixed_mean = dict(self.params)["mu"]
+        return BallPrior(self.spec, self.family, tuple(balls.items()), fixed_mean)
+
+
+@dataclass(frozen=True)
+class BallPrior:
+    """The laws of a box of prior parameters (``arb`` balls), as the sign functions read a
+    prior: ``spec``, ``family``, ``mean`` (exact when constant on the box, else ``None``)
+    and :meth:`tilted_ball`."""
+
+    spec: str
+    family: str
+    balls: tuple
+    mean: Fraction | None = None
+
+    def tilted_ball(self, t):
+        """``log M``, ``mu1``, ``v``, ``k3`` of the tilted law at the ball ``t``, enclosing them
+        for every prior of the box (:func:`theory._laws._tilted.tilted_ball`)."""
+        b = dict(self.balls)
+        if self.family == "gaussian":
+            return _tilted.gaussian_ball(b["mu"], b["tau"] * b["tau"], t)
+        p = b["p"]
+        low = Fraction(-1) if self.family == "rademacher" else Fraction(0)
+        return _tilted.finite_ball([(low, 1 - p), (Fraction(1), p)], t)
+
+
+def parse_ranged_prior(spec) -> object:
+    """A :class:`RangedPrior` when some parameter of ``spec`` is a range ``LO:HI``, else the
+    point :class:`Prior` of :func:`theory.parse_prior` (a :class:`RangedPrior` or
+    :class:`Prior` is returned as it is). ``ValueError`` names the problem."""
+    if isinstance(spec, RangedPrior) or not isinstance(spec, str):
+        return spec if isinstance(spec, RangedPrior) else parse_prior(spec)
+    family, params = read(spec, ranges=True)
+    ranged = [k for k, v in params.items() if isinstance(v, Range)]
+    if not ranged:
+        return parse_prior(spec)
+    if family not in RANGEABLE:
+        raise ValueError(f"`prior` ranges LO:HI are for the parameters of {', '.join(RANGEABLE)}, "
+                         f"not {family}: got {spec!r}")
+    out = RangedPrior(family, tuple((k, tuple(params[k]) if k in ranged else params[k])
+                                    for k in SIGNATURES[family]))
+    # every corner must be a valid prior; the constraints are convex, so then every point is
+    for corner in itertools.product(*(params[k] for k in ranged)):
+        try:
+            out.at(**dict(zip(ranged, corner)))
+        except ValueError as exc:
+            where = ", ".join(f"{k}={format_number(v)}" for k, v in zip(ranged, corner))
+            raise ValueError(f"`prior` range {spec!r} holds an invalid prior at its corner {where}: "
+                             f"{str(exc).removeprefix('`prior` ')}") from None
+    return out

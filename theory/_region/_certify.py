@@ -1,0 +1,346 @@
+"""Certificates over a box of parameters: adaptive subdivision in ball arithmetic.
+
+:func:`certify_region` takes any of ``theta``, ``alpha``, ``beta``, ``sigma2`` and the
+numeric parameters of the prior (``gaussian(mu=0.5:1, tau=0.2)``,
+:func:`theory._laws.parse_ranged_prior`) as ranges (the others fixed) and splits the
+parameter box until, on each leaf, one statement is proved for *every* parameter in the
+leaf:
+
+* ``monotone``: the sign function ``g`` of :func:`theory.certify` (``j' = P g`` with ``P``
+  known analytically to be positive) is ``> 0`` on ``[-1, 1]``;
+* ``bistable``: ``g`` has exactly one zero in ``(-1, 1)``, inside a certified rho-interval
+  ``[a, b]`` on which ``g(a)``, ``g(b)`` have opposite certified signs and ``g'`` a certified
+  sign (so the root is simple and ``F' = (1 - rho^2) P g'`` there has that sign), and ``g``
+  has a certified sign on the rest of ``[-1, 1]`` (so also at both poles,
+  ``F'(+1) = -2 j'(1)``, ``F'(-1) = 2 j'(-1)``). For a mean-zero prior (rademacher) the
+  certified factor is ``k = j' / (c rho)``: ``k`` of one sign on ``[-1, 1]`` proves the one
+  exact equilibrium ``rho = 0`` (no other), as in the point certificate.
+
+Every parameter enters the sign function as an ``arb`` ball covering the leaf, and every
+evaluation point in ``rho`` as a ball or an exact rational, so a claim holds on the
+closed box (:mod:`theory._region._proof`), with two ends of the domain: ``alpha = 1`` is
+part of a box (the informative mass is formed as ``alpha M / (alpha M + 1 - alpha)``,
+continuous there), and a box may start at ``theta = 0``, where the field vanishes
+identically: its claim is for ``0 < theta <= hi`` (``g`` itself is proved on the closed
+box; only the removed factor ``P``, proportional to ``theta``, vanishes at 0).
+
+A leaf that proves neither is split (the side with the largest width relative to its
+range, ``alpha`` in ``log`` when its range spans a decade or more) down to ``min_width``
+(relative), then reported ``undecided``. Near a phase boundary (the fixed prior's
+``alpha_c(theta)``, where the root reaches the pole ``rho = -1``; in the sparse regime
+``beta theta = 1``) no box is decided, by construction: a thin undecided band.
+
+The tree of boxes is a function of the region alone: a sub-box (``box=``) is split and
+proved exactly as inside the whole run, and ``depth=`` stops the walk, leaving the boxes
+at that depth *pending* in order, so the subtrees can run elsewhere
+(:func:`numerics.certify_region_tasks`) and be merged by
+:meth:`RegionCertificate.from_boxes` into the same certificate.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from flint import arb, fmpq
+
+from .._certify._scalar import MAX_PREC, _sign_functions
+from .._model import Model
+from .._laws import RangedPrior, parse_ranged_prior
+from ._proof import BallModel, audit, prove_box
+from .._certify._roots import precision
+from ...core.validate import integer, real
+
+#: the parameters that may be given as ranges, in this order
+RANGED = ("theta", "alpha", "beta", "sigma2")
+#: default relative width below which a box is not split further
+MIN_WIDTH = 2.0 ** -10
+
+
+@dataclass(frozen=True)
+class RegionBox:
+    """One leaf of :func:`certify_region`.
+
+    Attributes
+    ----------
+    bounds : tuple of (str, float, float)
+        The ranged parameters and the closed interval of each.
+    status : {"monotone", "bistable", "undecided"}
+    equilibrium : tuple or None
+        Bistable: ``(lo, hi, stability, exact)``: for every parameter in the box the one
+        interior equilibrium lies in ``(lo, hi)`` (``lo == hi`` when exact).
+    poles : tuple or None
+        ``(F'(+1), F'(-1))`` labels ``"stable"``/``"unstable"``, certified on the box.
+    proof : tuple
+        The rho-tiles ``(lo, hi, kind, sign)`` that proved the status (``kind`` is
+        ``"sign"``: ``g`` has that sign on the tile, or ``"root"``: one simple root, ``g'``
+        of that sign); empty when undecided.
+    """
+
+    bounds: tuple
+    status: str
+    equilibrium: tuple | None = None
+    poles: tuple | None = None
+    proof: tuple = ()
+
+    def as_dict(self) -> dict:
+        out = {name: [lo, hi] for name, lo, hi in self.bounds}
+        out["status"] = self.status
+        if self.poles is not None:
+            out["poles"] = {"plus": self.poles[0], "minus": self.poles[1]}
+        if self.equilibrium is not None:
+            lo, hi, stability, exact = self.equilibrium
+            out["equilibrium"] = {"rho": [lo, hi], "stability": stability, "exact": exact}
+        return out
+
+
+@dataclass(frozen=True)
+class RegionCertificate:
+    """Outcome of :func:`certify_region`.
+
+    Attributes
+    ----------
+    region : dict
+        ``ranges`` (name -> ``[lo, hi]``), ``fixed`` (name -> value), ``prior``, ``scale``
+        (name -> ``"linear"`` or ``"log"``: how widths and measure are taken), ``min_width``,
+        ``prec``.
+    boxes : tuple of RegionBox
+        The leaves; they tile the parameter box.
+    fractions : dict
+        Measure fraction of each status (product of the relative widths in each
+        parameter's scale, so ``alpha`` in log when ``scale["alpha"] == "log"``).
+    certified : bool
+        True iff every non-undecided leaf carries a proof that passes :func:`audit`
+        (a contiguous tiling of ``[-1, 1]`` with the claimed sign pattern).
+    seconds : float
+    pending : tuple
+        With ``depth``: ``(index, bounds)`` of the boxes left unexamined at that depth, in
+        order; the leaves of the subtree of each belong at ``index`` in ``boxes``
+        (:meth:`from_boxes` merges them). Empty otherwise.
+    """
+
+    region: dict
+    boxes: tuple
+    fractions: dict
+    certified: bool
+    seconds: float
+    pending: tuple = ()
+
+    @property
+    def boxes_count(self) -> int:
+        return len(self.boxes)
+
+    @classmethod
+    def from_boxes(cls, region: dict, boxes, seconds: float, pending=()) -> "RegionCertificate":
+        """The certificate of the leaves ``boxes`` of ``region`` (a :attr:`region` dict):
+        fractions in the region's scales and the audit of every proof, recomputed here."""
+        boxes = tuple(boxes)
+        ranges, scale = region["ranges"], region["scale"]
+
+        def rel(name, lo, hi):
+            a, b = ranges[name]
+            if scale[name] == "log":
+                return math.log(hi / lo) / math.log(b / a)
+            return (hi - lo) / (b - a)
+
+        fractions = {"monotone": 0.0, "bistable": 0.0, "undecided": 0.0}
+        for leaf in boxes:
+            fractions[leaf.status] += math.prod(rel(*b) for b in leaf.bounds)
+        certified = all(audit(leaf.proof, leaf.equilibrium is not None and leaf.equilibrium[3]) == leaf.status
+                        for leaf in boxes if leaf.status != "undecided")
+        return cls(region, boxes, fractions, certified, seconds, tuple(pending))
+
+    def as_dict(self) -> dict:
+        out = {
+            "region": self.region,
+            "boxes": [b.as_dict() for b in self.boxes],
+            "fractions": dict(self.fractions),
+            "certified": self.certified,
+            "boxes_count": self.boxes_count,
+            "seconds": self.seconds,
+        }
+        if self.pending:
+            out["pending"] = [[i, [list(b) for b in bounds]] for i, bounds in self.pending]
+        return out
+
+
+# ----------------------------------------------------------------------------------
+# the parameter box
+
+
+def _parse(name: str, value, domain) -> tuple[float, float] | float:
+    """A fixed value (float) or a range ``(lo, hi)`` inside the parameter's domain."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2:
+            raise ValueError(f"`{name}` range must be a pair (lo, hi), got {value!r}")
+        lo, hi = (real(name, v) for v in value)
+        if not lo < hi:
+            raise ValueError(f"`{name}` range must have lo < hi, got {lo!r}:{hi!r} (give one value to fix it)")
+        low, high, text = domain
+        if lo < low[0] or (lo == low[0] and not low[1]) or (high is not None and (hi > high[0] or (
+                hi == high[0] and not high[1]))):
+            raise ValueError(f"`{name}` range must lie in {text}, got {lo!r}:{hi!r}")
+        return lo, hi
+    return value
+
+
+#: the domain of a ranged parameter: ``((lower, closed), (upper, closed) or None, text)``.
+#: ``theta = 0`` may start a box (the claim is then for ``theta > 0``: the field vanishes at
+#: 0) and ``alpha = 1`` may end one (``m = 1``, continuous); ``alpha = 0`` is another regime
+#: (the sparse field, ``alpha = 0`` as a fixed value), not part of a box
+_DOMAIN = {"theta": ((0.0, True), None, "[0, inf)"), "alpha": ((0.0, False), (1.0, True), "(0, 1]"),
+           "beta": ((0.0, False), None, "(0, inf)"), "sigma2": ((0.0, False), None, "(0, inf)")}
+
+
+def _split_point(lo: float, hi: float, log: bool) -> float:
+    p = math.sqrt(lo * hi) if log else 0.5 * (lo + hi)
+    return p if lo < p < hi else 0.5 * (lo + hi)
+
+
+def _sub_box(box, top) -> tuple:
+    """``box`` (bounds ``((name, lo, hi), ...)`` as :attr:`RegionBox.bounds`) checked to lie in ``top``."""
+    try:
+        box = tuple((str(n), float(lo), float(hi)) for n, lo, hi in box)
+    except (TypeError, ValueError):
+        raise ValueError(f"`box` must be bounds ((name, lo, hi), ...) as RegionBox.bounds, got {box!r}") from None
+    if [n for n, _, _ in box] != [n for n, _, _ in top] or not all(
+            a <= lo < hi <= b for (_, lo, hi), (_, a, b) in zip(box, top)):
+        raise ValueError(f"`box` must be a sub-box of {top!r} with the same names in order, got {box!r}")
+    return box
+
+
+def certify_region(theta, alpha, beta=1.0, sigma2=1.0, prior="fixed", *, min_width: float = MIN_WIDTH,
+                   prec: int = 128, log_alpha: bool | None = None, max_boxes: int = 200_000,
+                   sign_functions=None, box=None, depth=None) -> RegionCertificate:
+    """Certify the status of the field on every leaf of an adaptive split of a parameter box.
+
+    Parameters
+    ----------
+    theta, alpha, beta, sigma2 : float or (float, float)
+        A fixed value, or a range ``(lo, hi)`` with ``lo < hi`` inside the domain
+        (``theta >= 0``, ``0 < alpha <= 1``, ``beta, sigma2 > 0``; a box starting at
+        ``theta = 0`` makes its claim for ``theta > 0``). At least one range (here or in
+        the prior).
+    prior : str, Prior or RangedPrior
+        A prior spec whose numbers may be ranges ``LO:HI`` (``"gaussian(mu=0.5:1, tau=0.2)"``;
+        :func:`theory._laws.parse_ranged_prior`): each ranged parameter is a side of the
+        box (linear scale), named as in the spec in :attr:`RegionBox.bounds`.
+    min_width : float
+        A box whose every side is narrower than ``min_width`` times its range (in the
+        parameter's scale) is not split further; undecided if nothing was proved.
+    prec : int
+        Working precision in bits (53..4096).
+    log_alpha : bool or None
+        Split and measure ``alpha`` in log scale; default: when ``hi / lo >= 10``.
+    max_boxes : int
+        Budget of parameter boxes examined (by this call); boxes left when it runs out are
+        undecided.
+    sign_functions : callable, optional
+        ``BallModel -> (g, dg, description, root_at_zero)``; default the point certificate's
+        own (:func:`theory.certify`). A test hook: every status is proved from it.
+    box : tuple, optional
+        Walk only this sub-box (bounds as :attr:`RegionBox.bounds`) of the region, exactly
+        as the whole walk would (widths, splits and fractions relative to the whole ranges).
+    depth : int, optional
+        Leave the boxes ``depth`` splits below the start unexamined: :attr:`RegionCertificate.pending`.
+
+    Returns
+    -------
+    RegionCertificate
+    """
+    start = time.perf_counter()
+    ctx = _context(theta, alpha, beta, sigma2, prior, min_width, prec, log_alpha, sign_functions)
+    max_boxes = integer("max_boxes", max_boxes, 1)
+    depth = None if depth is None else integer("depth", depth, 0)
+    top = tuple((k, *ctx.ranges[k]) for k in ctx.ranges)
+    root = top if box is None else _sub_box(box, top)
+    leaves, pending = _walk(ctx, root, depth, max_boxes)
+    return RegionCertificate.from_boxes(ctx.region, leaves, time.perf_counter() - start, pending)
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every box of one region reads: ranges, scales, fixed values, the prior."""
+
+    ranges: dict
+    scale: dict
+    fixed: dict
+    prior: object
+    sparse: bool
+    min_width: float
+    prec: int
+    sign_functions: object
+    region: dict
+
+    def rel(self, name, lo, hi) -> float:
+        a, b = self.ranges[name]
+        if self.scale[name] == "log":
+            return math.log(hi / lo) / math.log(b / a)
+        return (hi - lo) / (b - a)
+
+
+def _context(theta, alpha, beta, sigma2, prior, min_width, prec, log_alpha, sign_functions) -> _Context:
+    given = {"theta": theta, "alpha": alpha, "beta": beta, "sigma2": sigma2}
+    values = {k: _parse(k, v, _DOMAIN[k]) for k, v in given.items()}
+    ranges = {k: v for k, v in values.items() if isinstance(v, tuple)}
+    law = parse_ranged_prior(prior)
+    if isinstance(law, RangedPrior):
+        ranges.update(law.ranges)
+    if not ranges:
+        raise ValueError("give at least one of `theta`, `alpha`, `beta`, `sigma2` (or a prior parameter) as a "
+                         "range (lo, hi); for one point use certify")
+    min_width = real("min_width", min_width, lower=0.0, upper=1.0, strict=True)
+    prec = integer("prec", prec, 53, MAX_PREC)
+    # the fixed values and the prior, validated by the point model at the box's corner
+    point = law.at() if isinstance(law, RangedPrior) else law
+    probe = Model(**{k: (v[0] if isinstance(v, tuple) else v) for k, v in values.items()}, prior=point)
+    fixed = {k: getattr(probe, k) for k in RANGED if k not in ranges}
+    if "alpha" in ranges:
+        lo, hi = ranges["alpha"]
+        log = (hi / lo >= 10) if log_alpha is None else bool(log_alpha)
+    else:
+        log = False
+    scale = {k: ("log" if k == "alpha" and log else "linear") for k in ranges}
+    region = {"ranges": {k: list(v) for k, v in ranges.items()}, "fixed": fixed, "prior": str(law.spec),
+              "scale": scale, "min_width": min_width, "prec": prec}
+    return _Context(ranges, scale, fixed, law if isinstance(law, RangedPrior) else probe.prior, probe.sparse,
+                    min_width, prec, sign_functions or _sign_functions, region)
+
+
+def _walk(ctx: _Context, root: tuple, depth, max_boxes: int):
+    """Leaves of the subtree of ``root`` in depth-first order (low halves first), and the
+    ``(index, bounds)`` of the boxes left at ``depth``."""
+    leaves, pending, stack, examined = [], [], [(root, 0)], 0
+    ranged_prior = isinstance(ctx.prior, RangedPrior)
+    with precision(ctx.prec):
+        fixed_balls = {k: arb(v) for k, v in ctx.fixed.items()}
+        while stack:
+            bounds, level = stack.pop()
+            if depth is not None and level >= depth:
+                pending.append((len(leaves), bounds))
+                continue
+            examined += 1
+            if examined > max_boxes:
+                leaves.extend(RegionBox(b, "undecided") for b in [bounds, *(b for b, _ in stack)])
+                break
+            widths = [ctx.rel(*b) for b in bounds]
+            balls = {k: arb(lo).union(arb(hi)) for k, lo, hi in bounds if k in RANGED}
+            law = ctx.prior.ball({k: (lo, hi) for k, lo, hi in bounds if k not in RANGED}) if ranged_prior \
+                else ctx.prior
+            bm = BallModel(law, sparse=ctx.sparse, **fixed_balls, **balls)
+            rho_min = fmpq(*max(2.0 ** -30, max(widths) / 64).as_integer_ratio())
+            proved = prove_box(bm, ctx.sign_functions, rho_min, max_tiles=512)
+            if proved is not None:
+                status, eq, poles, tiles = proved
+                leaves.append(RegionBox(bounds, status, eq, poles, tiles))
+                continue
+            i = max(range(len(bounds)), key=widths.__getitem__)
+            if widths[i] <= ctx.min_width:
+                leaves.append(RegionBox(bounds, "undecided"))
+                continue
+            name, lo, hi = bounds[i]
+            p = _split_point(lo, hi, ctx.scale[name] == "log")
+            for part in ((p, hi), (lo, p)):
+                stack.append((bounds[:i] + ((name, *part),) + bounds[i + 1:], level + 1))
+    return leaves, pending

@@ -1,0 +1,150 @@
+"""One parameter box of :func:`theory.certify_region`: tile ``[-1, 1]`` in ``rho`` with the
+parameters as ``arb`` balls and audit the tiling (see :mod:`theory._region._certify`)."""
+
+from __future__ import annotations
+
+import math
+
+from flint import arb, fmpq
+
+from dataclasses import dataclass
+
+from .._certify._roots import _SPLIT, decide, sign
+
+#: ``F'`` sign -> label (as :func:`theory.pole_signs` and the CLI use them)
+_LABEL = {-1: "stable", 1: "unstable"}
+
+
+@dataclass(frozen=True)
+class BallModel:
+    """A model whose parameters are ``arb`` balls (what the sign functions read); ``prior``
+    is a point :class:`theory.Prior` or the :class:`theory._laws.BallPrior` of a box."""
+
+    prior: object
+    theta: object
+    alpha: object
+    beta: object
+    sigma2: object
+    sparse: bool
+
+
+
+
+def _tiles(g, dg, rho_min: fmpq, max_tiles: int):
+    """Tiles ``(lo, hi, kind, sign)`` covering ``[-1, 1]`` left to right, or ``None`` when
+    a tile narrower than ``rho_min`` (or the budget) is reached undecided."""
+    tiles, stack, count = [], [(fmpq(-1), fmpq(1))], 0
+    while stack:
+        a, b = stack.pop()
+        count += 1
+        if count > max_tiles:
+            return None
+        kind, s = decide(g, dg, a, b)
+        if kind is not None:
+            tiles.append((a, b, kind, s))
+            continue
+        if b - a < rho_min:
+            return None
+        p = _split(g, a, b)
+        stack.append((p, b))
+        stack.append((a, p))
+    return tiles
+
+
+#: where a rho-tile is split, in order of preference (the first with a certified sign of g)
+_FRACTIONS = (_SPLIT, fmpq(1, 3), fmpq(2, 3), fmpq(1, 5), fmpq(4, 5))
+
+
+def _split(g, a: fmpq, b: fmpq) -> fmpq:
+    """A split point of ``[a, b]`` where ``g`` has a certified sign for the whole parameter
+    box, if one of :data:`_FRACTIONS` gives one: a fixed split point that the root passes
+    through for some parameter in the box would stay undecided at every depth."""
+    for frac in _FRACTIONS:
+        p = a + (b - a) * frac
+        if sign(g(arb(p))):
+            return p
+    return a + (b - a) * _SPLIT
+
+
+def audit(tiles, root_at_zero: bool) -> str | None:
+    """The status a tiling proves, or ``None``: the tiles must cover ``[-1, 1]`` without
+    gaps; no root tile and ``g > 0`` -> ``"monotone"``; exactly one root tile between tiles
+    of opposite sign (consistent with ``g'``) -> ``"bistable"``; for a mean-zero prior
+    (``root_at_zero``) no root tile and one sign of ``k`` -> ``"bistable"`` (``rho = 0``)."""
+    if not tiles or tiles[0][0] != -1 or tiles[-1][1] != 1:
+        return None
+    if any(t[1] != u[0] for t, u in zip(tiles, tiles[1:])):
+        return None
+    roots = [i for i, t in enumerate(tiles) if t[2] == "root"]
+    signs = {t[3] for t in tiles if t[2] == "sign"}
+    if root_at_zero:
+        return "bistable" if not roots and len(signs) == 1 else None
+    if not roots:
+        return "monotone" if signs == {1} else None
+    if len(roots) != 1:
+        return None
+    i, slope = roots[0], tiles[roots[0]][3]
+    left = {t[3] for t in tiles[:i]}
+    right = {t[3] for t in tiles[i + 1:]}
+    # g rises through the root iff g' > 0 there: the sign left of it is -slope, right +slope
+    if left - {-slope} or right - {slope}:
+        return None
+    return "bistable"
+
+
+def prove_box(bm: BallModel, sign_functions, rho_min: fmpq, max_tiles: int):
+    """``(status, equilibrium, poles, tiles)`` proved on the box, or ``None``."""
+    g, dg, _, root_at_zero = sign_functions(bm)
+    s_plus, s_minus = sign(g(arb(1))), sign(g(arb(-1)))
+    if not s_plus or not s_minus:  # a pole on (or near) the boundary: nothing to prove
+        return None
+    tiles = _tiles(g, dg, rho_min, max_tiles)
+    status = audit(tiles, root_at_zero) if tiles is not None else None
+    if status is None:
+        return None
+    # F'(+1) = -2 j'(1); F'(-1) = 2 j'(-1); j' = P g (P > 0), or P rho k (mean-zero prior)
+    poles = (_LABEL[-s_plus], _LABEL[-s_minus if root_at_zero else s_minus])
+    equilibrium = None
+    if status == "bistable":
+        if root_at_zero:
+            equilibrium = (0.0, 0.0, _LABEL[s_plus], True)  # F'(0) = c k(0), k of one sign
+        else:
+            i = next(i for i, t in enumerate(tiles) if t[2] == "root")
+            a, b, _, slope = tiles[i]
+            # [A, a] and [b, B] keep g' of one sign and their end signs: no zero there
+            A, B = a, b
+            a, b = _narrow(g, A, B, -slope)
+            tiles[i:i + 1] = [t for t in ((A, a, "sign", -slope), (a, b, "root", slope), (b, B, "sign", slope))
+                              if t[0] < t[1]]
+            # outward rounding of the rational ends keeps the root inside [lo, hi]
+            lo, hi = _floor(a), _ceil(b)
+            equilibrium = (lo, hi, _LABEL[slope], False)
+    return status, equilibrium, poles, tuple((float(a), float(b), k, s) for a, b, k, s in tiles)
+
+
+def _narrow(g, a: fmpq, b: fmpq, left: int, steps: int = 60):
+    """Shrink a root tile ``[a, b]`` (``g(a)`` of sign ``left``, ``g(b)`` opposite, for every
+    parameter) by bisection while ``g`` at a split point has a certified sign."""
+    for _ in range(steps):
+        for frac in (fmpq(1, 2), fmpq(1, 3), fmpq(2, 3), fmpq(1, 5), fmpq(4, 5)):
+            p = a + (b - a) * frac
+            s = sign(g(arb(p)))
+            if s:
+                break
+        else:
+            return a, b
+        if s == left:
+            a = p
+        else:
+            b = p
+    return a, b
+
+
+def _floor(q: fmpq) -> float:
+    x = float(q)
+    return x if fmpq(*x.as_integer_ratio()) <= q else math.nextafter(x, -math.inf)
+
+
+def _ceil(q: fmpq) -> float:
+    x = float(q)
+    return x if fmpq(*x.as_integer_ratio()) >= q else math.nextafter(x, math.inf)
