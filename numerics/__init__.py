@@ -19,8 +19,6 @@ classes and building blocks stay in their private modules (e.g.
 """
 
 from ._bench import benchmark
-from ._parallel._cluster import shutdown_local
-from ._ode._corrected import corrected_drift, predict
 from ._diffusion import (
     SPLIT_GROWTH,
     band,
@@ -36,21 +34,23 @@ from ._diffusion import (
     simulate_diffusion,
     splitting_probability,
 )
-from ._parallel._executor import Executor, current_executor, describe, executor
 from ._gradient._crossfit import CrossFitMean
 from ._gradient._influence import gradient_features
-from ._simulate._init import initial_rho, spawn_generators
-from ._parallel._machine import available_memory, machine_workers
 from ._ode import basins, flow_map, integrate, time_to_alignment
-from ._planner import decisive_runs, measure_rate, plan_recovery, schedule_text
+from ._ode._certified_time import CrossingStep, crossing_step, ode_time_ball
+from ._ode._corrected import corrected_drift, predict
+from ._ode._subspace import SubspacePath, subspace_path
+from ._parallel._cluster import shutdown_local
+from ._parallel._executor import Executor, current_executor, describe, executor
+from ._parallel._machine import available_memory, machine_workers
 from ._parallel._progress import report
+from ._parallel._region_tasks import certify_region_tasks
+from ._planner import decisive_runs, measure_rate, plan_recovery, schedule_text
 from ._schedule import Schedule
 from ._simulate._driver import LONG_CONTEXT, Problem, Simulation, kernel_floats, simulate
+from ._simulate._init import initial_rho, spawn_generators
 from ._simulate._start import start_law
 from ._simulate._subspace_driver import SubspaceProblem, SubspaceSimulation, simulate_subspace
-from ._ode._subspace import SubspacePath, subspace_path
-from ._parallel._region_tasks import certify_region_tasks
-from ._ode._certified_time import CrossingStep, crossing_step, ode_time_ball
 
 __all__ = [
     # problems, schedules, simulations

@@ -23,16 +23,15 @@ simulator at ``d_large`` runs a tenth of the runs (its token buffer is ``L d_lar
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._parallel._executor import current_executor
-from ._simulate._init import initial_rho, spawn_generators
 from ._schedule import Schedule
 from ._simulate._driver import LONG_CONTEXT, Problem, reduced_kernel, simulate, single_threaded_blas
+from ._simulate._init import initial_rho, spawn_generators
 from ._simulate._subspace_driver import SubspaceProblem, simulate_subspace
 
 #: speed targets of the simulators: (name, ratio key, threshold)

@@ -49,10 +49,10 @@ import numpy as np
 from scipy.stats import beta as beta_law
 from scipy.stats import binom
 
-from ..theory import certify, effective_drift, evaluate, pole_signs, validity
 from ..core import validate
-from ._ode._corrected import corrected_drift, integrate_corrected
+from ..theory import certify, effective_drift, evaluate, pole_signs, validity
 from ._diffusion import diffusion_tables, simulate_diffusion
+from ._ode._corrected import corrected_drift, integrate_corrected
 from ._schedule import Schedule
 from ._simulate._driver import Problem, simulate
 from ._simulate._start import start_law
@@ -126,7 +126,7 @@ class RecoveryPlan:
     token_steps: float
     seconds: float | None
     message: str
-    validity: "theory.Validity | None" = None  # what theory.validity returns
+    validity: theory.Validity | None = None  # what theory.validity returns
 
     def as_dict(self) -> dict:
         d = asdict(self)
@@ -135,7 +135,7 @@ class RecoveryPlan:
         d["validity"] = None if self.validity is None else self.validity.as_dict()
         return d
 
-    def with_runs(self, runs: int) -> "RecoveryPlan":
+    def with_runs(self, runs: int) -> RecoveryPlan:
         """The same plan for ``runs`` runs (its cost restated; nothing else depends on them)."""
         runs = validate.integer("runs", runs, 1)
         if not self.feasible:

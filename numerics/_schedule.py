@@ -98,7 +98,7 @@ class Schedule:
         object.__setattr__(self, "power", power)
 
     @classmethod
-    def constant(cls, eta: float) -> "Schedule":
+    def constant(cls, eta: float) -> Schedule:
         """The constant schedule ``eta_k = eta``."""
         return cls(eta0=eta, k0=1.0, power=0.0, kind="constant")
 

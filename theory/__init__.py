@@ -17,11 +17,11 @@ The result classes (``FieldValues``, ``Derivation``, ``EffectiveDrift``, ...) ar
 functions return; they are not exported.
 """
 
-from ._derivation import _symbols as symbols
 from ..core import validate
 from ._calculus import central_difference
-from ._certify._scalar import Bracket, Certificate, certify, pole_signs
-from ._certify._critical import Thresholds, thresholds
+from ._certify._basin import Basin, certified_basin
+from ._certify._circle import CircleCertificate, DiskCertificate, certify_circle, certify_disk
+from ._certify._complete import SubspaceCompleteness, subspace_completeness
 from ._certify._conditions import (
     critical_alpha,
     general_criteria,
@@ -30,16 +30,15 @@ from ._certify._conditions import (
     sparse_threshold,
     sparse_threshold_prior,
 )
-from ._derivation._scalar import derive, derive_general
-from ._effective._diffusion import alignment_variance, derive_diffusion, variance_quadrature
-from ._effective._derivation import derive_effective
-from ._effective._evaluate import effective_drift, gradient_second_moment, stationary_alignment, validity
-from ._effective._quadrature import effective_quadrature
-from ._field._scalar import evaluate, evaluate_mp, pole_exponents, pole_exponents_mp, stable_forms_agree
-from ._latex import Display, compact, display, same, tex, width
-from ._model import Model
-from ._laws import FAMILIES, Prior, canonical_prior, parse_prior
+from ._certify._critical import Thresholds, thresholds
+from ._certify._near import certify_equilibrium
+from ._certify._ode_time import TimeEnclosure, certified_time
+from ._certify._scalar import Bracket, Certificate, certify, pole_signs
+from ._certify._subspace import SubspaceBox, SubspaceCertificate, certify_subspace
+from ._certify._transition import TransitionBracket, certify_transition
+from ._derivation import _symbols as symbols
 from ._derivation._quadrature import cross_check
+from ._derivation._scalar import derive, derive_general
 from ._derivation._subspace import (
     SubspaceModel,
     derive_subspace,
@@ -47,21 +46,21 @@ from ._derivation._subspace import (
     evaluate_subspace_mp,
     integrate_subspace_flow,
 )
-from ._laws._vector import SubspaceLaw, parse_subspace_law
 from ._derivation._subspace_quadrature import subspace_quadrature
-from ._field._equilibria import critical_thetas, find_subspace_equilibria, mixture_eigenvalues
-from ._region._certify import RegionBox, RegionCertificate, certify_region
-from ._certify._subspace import SubspaceBox, SubspaceCertificate, certify_subspace
-from ._certify._transition import TransitionBracket, certify_transition
-from ._certify._circle import CircleCertificate, DiskCertificate, certify_circle, certify_disk
-from ._certify._complete import SubspaceCompleteness, subspace_completeness
-from ._certify._near import certify_equilibrium
-from ._field._heads import heads_equilibrium, heads_flow, heads_jacobian, integrate_heads, principal_angles
-from ._laws import RangedPrior, parse_ranged_prior
-from ._region._proposition import DEFAULT_REGION, RegionProposition, region_proposition
-from ._certify._basin import Basin, certified_basin
+from ._effective._derivation import derive_effective
+from ._effective._diffusion import alignment_variance, derive_diffusion, variance_quadrature
+from ._effective._evaluate import effective_drift, gradient_second_moment, stationary_alignment, validity
+from ._effective._quadrature import effective_quadrature
 from ._effective._token_moments import token_feature_means
-from ._certify._ode_time import TimeEnclosure, certified_time
+from ._field._equilibria import critical_thetas, find_subspace_equilibria, mixture_eigenvalues
+from ._field._heads import heads_equilibrium, heads_flow, heads_jacobian, integrate_heads, principal_angles
+from ._field._scalar import evaluate, evaluate_mp, pole_exponents, pole_exponents_mp, stable_forms_agree
+from ._latex import Display, compact, display, same, tex, width
+from ._laws import FAMILIES, Prior, RangedPrior, canonical_prior, parse_prior, parse_ranged_prior
+from ._laws._vector import SubspaceLaw, parse_subspace_law
+from ._model import Model
+from ._region._certify import RegionBox, RegionCertificate, certify_region
+from ._region._proposition import DEFAULT_REGION, RegionProposition, region_proposition
 
 __all__ = [
     # the model and its prior

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from ._laws import Prior, parse_prior
 from ..core.validate import counts, real
+from ._laws import Prior, parse_prior
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Model:
             object.__setattr__(self, name, value)
 
     @classmethod
-    def from_counts(cls, theta, R: int, L: int, **kwargs) -> "Model":
+    def from_counts(cls, theta, R: int, L: int, **kwargs) -> Model:
         """Model with ``alpha = R / L`` from token counts ``0 <= R <= L``, ``L >= 1``."""
         R, L = counts(R, L)
         return cls(theta=theta, alpha=R / L, **kwargs)

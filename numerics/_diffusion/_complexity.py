@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...theory import validity
 from ...core.validate import instance, integer, real
+from ...theory import validity
 from .._schedule import Schedule
 from .._simulate._driver import Problem
 from ._passage import passage
@@ -44,7 +44,7 @@ class Complexity:
     plateau: float
     runs: int
     horizon: int
-    validity: "theory.Validity"  # what theory.validity returns
+    validity: theory.Validity  # what theory.validity returns
 
     def as_dict(self) -> dict:
         def num(x):

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize
 
-from ...theory import validity
 from ...core.validate import instance, integer, real
+from ...theory import validity
 from .._schedule import Schedule
 from .._simulate._driver import Problem
 from .._simulate._start import start_law

@@ -14,7 +14,6 @@ from .._schedule import Schedule
 from .._simulate._driver import Problem
 from ._tables import DiffusionTables, diffusion_tables
 
-
 #: largest ``eta F'(rho*)`` at which the scale function predicts a constant-step chain: one step
 #: multiplies ``rho - rho*`` by ``1 + eta F'`` where the diffusion has ``exp(eta F')``, a difference
 #: below 0.5% here (at ``eta F' = 0.48`` a chain went to ``+xi`` in 0.876 of runs, 99% interval

@@ -7,8 +7,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...theory import alignment_variance
 from ...core.validate import instance, integer, real
+from ...theory import alignment_variance
 from .._ode._corrected import corrected_drift
 from .._simulate._driver import Problem
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...theory import token_feature_means
-from .._simulate._reduced import ReducedKernel
 from .._simulate._driver import Problem
+from .._simulate._reduced import ReducedKernel
 
 
 def _group_features(W, u, lo, hi, k1, k2, rows):

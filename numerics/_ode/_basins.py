@@ -10,8 +10,8 @@ from numbers import Real
 import numpy as np
 from scipy.integrate import IntegrationWarning, quad
 
-from ...theory import Model
 from ...core.validate import alignments
+from ...theory import Model
 from . import _field
 from ._equilibria import equilibrium_points
 from ._field import check_model

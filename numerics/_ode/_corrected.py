@@ -47,12 +47,11 @@ import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.interpolate import CubicSpline
 
-from ...theory import effective_drift, validity
 from ...core.validate import instance, integer, real
-
-from . import integrate
+from ...theory import effective_drift, validity
 from .._schedule import Schedule
 from .._simulate._driver import Problem, record_indices
+from . import integrate
 
 #: rho grid of the drift tables
 GRID = 1601
@@ -224,7 +223,7 @@ class Prediction:
     eta: np.ndarray
     success: bool
     message: str
-    validity: "theory.Validity"  # what theory.validity returns
+    validity: theory.Validity  # what theory.validity returns
 
     def as_dict(self) -> dict:
         return {

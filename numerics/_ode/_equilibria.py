@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-from ...theory import Model
 from ...core.validate import alignments
+from ...theory import Model
 from . import _field
 from ._field import check_model
 

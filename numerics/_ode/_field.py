@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...theory import Model, evaluate
 from ...core.validate import instance
+from ...theory import Model, evaluate
 
 #: default tolerances of the float path (:func:`integrate` requires ``rtol <= 1e-10``)
 RTOL = 1e-12

@@ -9,8 +9,8 @@ from numbers import Real
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ...theory import Model
 from ...core.validate import alignments, nonnegative
+from ...theory import Model
 from . import _field
 from ._equilibria import equilibrium_points
 from ._field import ATOL, RTOL, check_model, one_minus_tanh

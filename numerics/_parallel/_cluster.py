@@ -66,7 +66,7 @@ def shutdown_local() -> None:
         try:
             client.close()
             cluster.close()
-        except Exception:  # noqa: BLE001 - best effort at interpreter exit
+        except Exception:
             pass
 
 
@@ -155,7 +155,7 @@ def probe_scheduler(address: str, timeout: float, name: str = "`scheduler`") -> 
     def ask():
         try:
             found["info"] = asyncio.run(asyncio.wait_for(_identity(address, timeout), timeout))
-        except BaseException as exc:  # noqa: BLE001 - reported below, as one line
+        except BaseException as exc:
             found["error"] = exc
 
     thread = threading.Thread(target=ask, name="sigrec-scheduler-probe", daemon=True)
@@ -219,12 +219,12 @@ def close_client(client) -> None:
     ``__del__`` has nothing left to do at interpreter exit."""
     try:
         client.close(timeout=CLOSE_TIMEOUT_S)
-    except BaseException:  # noqa: BLE001 - the scheduler may be gone; nothing to report
+    except BaseException:
         pass
     try:
         if getattr(client, "status", "closed") not in ("closed", "newly-created"):
             client.status = "closed"
-    except Exception:  # noqa: BLE001 - a half-made client may lack attributes
+    except Exception:
         pass
 
 

@@ -250,7 +250,7 @@ def _completed(client, fn, units, retries: int, *, limit: int | None = None, pri
 
             try:
                 Event(stop, client=client).set()
-            except Exception:  # noqa: BLE001 - best effort: the cluster may be gone
+            except Exception:
                 pass
         for f in live:
             f.release()

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import time
 
-from ...theory import RegionCertificate, certify_region
 from ...core.validate import integer
+from ...theory import RegionCertificate, certify_region
 from ._executor import current_executor
 
 #: default depth of the in-process top of the tree (at most 2**DEPTH units)

@@ -20,14 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...theory import Model
 from ...core.validate import choice, counts, instance, integer, real
-
+from ...theory import Model
 from .._parallel._executor import current_executor
+from .._schedule import Schedule
 from ._full import FullKernel
 from ._init import initial_rho, spawn_generators
 from ._reduced_chunks import CHUNK
-from .._schedule import Schedule
 
 SIMULATORS = ("reduced", "full")
 #: above this many tokens the reduced simulator processes them in chunks of

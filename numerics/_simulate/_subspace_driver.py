@@ -21,12 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...theory import SubspaceModel
 from ...core.validate import choice, counts, instance, integer
-
-from ._init import spawn_generators
+from ...theory import SubspaceModel
 from .._schedule import Schedule
 from ._driver import SIMULATORS, record_indices, single_threaded_blas
+from ._init import spawn_generators
 from ._stiefel import fixed_frames, principal_angles, retract, symmetrize, uniform_frames
 from ._subspace_full import SubspaceFullKernel
 from ._subspace_reduced import SubspaceReducedKernel
@@ -70,7 +69,7 @@ class SubspaceProblem:
             object.__setattr__(self, name, value)
 
     @classmethod
-    def from_model(cls, model: SubspaceModel, L: int, d: int, batch: int = 1) -> "SubspaceProblem":
+    def from_model(cls, model: SubspaceModel, L: int, d: int, batch: int = 1) -> SubspaceProblem:
         """The instance of ``model`` with ``L`` tokens, ``R = alpha L`` of them informative
         (``alpha L`` must be an integer up to rounding)."""
         instance("model", model, SubspaceModel, "theory.SubspaceModel")

@@ -21,7 +21,6 @@ import pytest
 from sigrec.numerics import executor
 from sigrec.verify.cli import _limits
 
-
 HOST = "127.0.0.1"
 #: a cheap command that takes --scheduler
 SIMULATE = ["simulate", "--theta", "1", "--R", "3", "--L", "10", "--d", "3", "--steps", "2", "--json"]
@@ -77,7 +76,7 @@ def tcp_server(behaviour):
         while not stop.is_set():
             try:
                 conn, _ = sock.accept()
-            except (socket.timeout, OSError):
+            except (TimeoutError, OSError):
                 continue
             conns.append(conn)
             threading.Thread(target=behaviour, args=(conn,), daemon=True).start()

@@ -66,8 +66,8 @@ def _options(command):
 
 
 def _is_int_option(action) -> bool:
-    return action.type is int or getattr(action.type, "__module__", "").endswith("_limits") and \
-        action.type.__qualname__.startswith("count")
+    return action.type is int or (getattr(action.type, "__module__", "").endswith("_limits") and \
+        action.type.__qualname__.startswith("count"))
 
 
 def _is_path_option(action) -> bool:

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 import sigrec.numerics._parallel._executor as executor_module
 from sigrec.verify.cli import _limits
 
-from .test_addresses import _junk, _silent, tcp_server
 from . import test_fuzz as fuzz
+from .test_addresses import _junk, _silent, tcp_server
 from .test_fuzz import assert_contract, run_cli
 
 HOST = "127.0.0.1"

@@ -38,7 +38,7 @@ def nulls(obj, path=()):
         return [n for k, v in obj.items() for n in nulls(v, (*path, k))]
     if isinstance(obj, list):
         return [n for v in obj for n in nulls(v, (*path, "[]"))]
-    if obj is None or isinstance(obj, float) and not math.isfinite(obj):
+    if obj is None or (isinstance(obj, float) and not math.isfinite(obj)):
         return [(path, obj)]
     return []
 

@@ -194,7 +194,7 @@ def test_two_sweeps_at_once_on_a_fresh_store(reference, tmp_path):
         try:
             with executor(workers=1):
                 sweep.run_sweep(sweep.make_spec(**TINY_SPEC), store, progress=hold)
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
+        except BaseException as exc:
             failed.append(exc)
             inside.set()
 

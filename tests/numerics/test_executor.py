@@ -15,7 +15,6 @@ from sigrec.numerics import Problem, Schedule, executor, simulate
 from sigrec.verify.cli import main
 
 
-
 def _square_after(x):
     time.sleep(0.05 * (3 - x) if x < 3 else 0)  # later units finish first on a cluster
     return x * x

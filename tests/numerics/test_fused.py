@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sigrec.numerics import LONG_CONTEXT, Problem, spawn_generators
+from sigrec.numerics._simulate._driver import reduced_kernel
 from sigrec.numerics._simulate._fused import FusedChunkedKernel, FusedReducedKernel, vexp_array
 from sigrec.numerics._simulate._reduced import ReducedKernel
 from sigrec.numerics._simulate._reduced_chunks import ChunkedReducedKernel
-from sigrec.numerics._simulate._driver import reduced_kernel
 
 PRIORS = ["fixed", "rademacher", "gaussian(mu=1, tau=0.5)"]
 

@@ -8,7 +8,6 @@ import pytest
 from sigrec.numerics import certify_region_tasks, executor
 from sigrec.theory import certify_region
 
-
 REGION = ((0.0, 5.0), (1e-4, 1.0))
 
 

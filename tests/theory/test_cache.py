@@ -57,8 +57,8 @@ def test_disabled_and_damaged_caches_rebuild(tmp_path, monkeypatch):
 
 
 def test_the_effective_coefficients_agree_with_and_without_the_cache(tmp_path, monkeypatch):
-    from sigrec.theory import Model, effective_drift
     import sigrec.theory._effective._evaluate as ev
+    from sigrec.theory import Model, effective_drift
 
     model = Model(0.5, 0.1)
     r = np.linspace(-0.9, 0.9, 5)

@@ -24,8 +24,8 @@ def test_the_shipped_code_is_current():
 
 def test_the_shipped_code_is_what_the_built_in_priors_ask_for():
     """Every function the built-in priors' evaluation asks for is shipped, and is read from there."""
-    from sigrec.theory import Model, effective_drift
     import sigrec.theory._effective._evaluate as ev
+    from sigrec.theory import Model, effective_drift
 
     names = {p.stem for p in cache.SHIPPED.glob("*.code")}
     for spec in ("fixed", "rademacher"):

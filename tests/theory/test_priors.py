@@ -24,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+import sigrec.theory._certify._scalar as certify_module
 from sigrec.numerics import Problem, Schedule, predict, simulate
 from sigrec.theory import (
     Model,
@@ -38,9 +39,8 @@ from sigrec.theory import (
     parse_prior,
     stable_forms_agree,
 )
-from sigrec.theory._certify._scalar import _general_sign_functions
-import sigrec.theory._certify._scalar as certify_module
 from sigrec.theory._certify._conditions import general_criteria, pole_alpha, sparse_threshold_prior
+from sigrec.theory._certify._scalar import _general_sign_functions
 from sigrec.theory._derivation._lemmas import specialise
 from sigrec.verify.strategies import models, priors
 

@@ -4,7 +4,7 @@ closed-form boundary, the point certificate at random points, and a perturbed fi
 import json
 import math
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -16,7 +16,7 @@ from sigrec.theory import Model, RegionCertificate, certify, certify_region, cri
 THETA, ALPHA = (0.5, 4.0), (0.01, 0.9)
 
 
-@lru_cache(maxsize=None)
+@cache
 def coarse(prior="fixed") -> RegionCertificate:
     return certify_region(THETA, ALPHA, prior=prior, min_width=2.0 ** -6)
 
@@ -46,7 +46,7 @@ def test_leaves_tile_the_box_and_fractions_add_up():
     assert cert.fractions["monotone"] > 0.1 and cert.fractions["bistable"] > 0.5
 
 
-@lru_cache(maxsize=None)
+@cache
 def _alpha_c(theta):
     a = critical_alpha(float(theta))
     return 0.0 if a is None else a

@@ -6,23 +6,29 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
 
-from sigrec.theory import (DEFAULT_REGION, RegionCertificate, critical_alpha, certify_region, pole_alpha,
-                           region_proposition)
+from sigrec.theory import (
+    DEFAULT_REGION,
+    RegionCertificate,
+    certify_region,
+    critical_alpha,
+    pole_alpha,
+    region_proposition,
+)
 
 COARSE = 2.0 ** -6
 
 
-@lru_cache(maxsize=None)
+@cache
 def _prop(prior):
     return region_proposition(prior, min_width=COARSE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cert(prior):
     return certify_region(DEFAULT_REGION["theta"], DEFAULT_REGION["alpha"], prior=prior, min_width=COARSE)
 

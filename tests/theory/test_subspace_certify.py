@@ -20,8 +20,8 @@ from sigrec.theory import (
     pole_signs,
 )
 from sigrec.theory._certify._roots import precision
-from sigrec.theory._certify._subspace_balls import ball_field, inertia
 from sigrec.theory._certify._subspace import certify_point
+from sigrec.theory._certify._subspace_balls import ball_field, inertia
 from sigrec.theory._field._equilibria import _polish
 
 

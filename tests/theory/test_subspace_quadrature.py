@@ -31,8 +31,8 @@ def test_objective_and_gradient_match_quadrature(law):
 def test_quadrature_detects_a_wrong_law():
     """The comparison can fail: the derivation of onehot(k=2) against the quadrature of an
     unequal onehot law differs far above the tolerance."""
-    from sigrec.theory._derivation._subspace_quadrature import quadrature_objective
     from sigrec.theory import evaluate_subspace_mp
+    from sigrec.theory._derivation._subspace_quadrature import quadrature_objective
     r = [0.3, -0.2]
     good = evaluate_subspace_mp(SubspaceModel("onehot(k=2)", 1.2, 0.4), r)
     wrong = quadrature_objective(SubspaceModel("onehot(k=2, probs=[0.4, 0.6])", 1.2, 0.4), r, dps=30)

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 from flint import arb
 
-from ._scalar import Bracket, Certificate, certify, pole_signs
-from ._field_ball import field_ball
 from .._model import Model
+from ._field_ball import field_ball
 from ._roots import precision, sign
+from ._scalar import Bracket, Certificate, certify, pole_signs
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 from flint import arb, arb_mat, fmpq
 
-from ._roots import isolate, precision, sign
 from .._derivation._subspace import SubspaceModel
-from ._subspace_balls import ball_field, inertia, interior_system
+from ._roots import isolate, precision, sign
 from ._subspace import _check_prec, _params
+from ._subspace_balls import ball_field, inertia, interior_system
 
 #: a rational just above pi (pi < 355/113 = 3.14159292...) and the seam angle where the turn starts
 _P = fmpq(355, 113)

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._derivation._subspace import SubspaceModel
-from ._subspace import SubspaceCertificate
 from ._circle import CircleCertificate, DiskCertificate, certify_circle, certify_disk
+from ._subspace import SubspaceCertificate
 
 
 @dataclass(frozen=True)

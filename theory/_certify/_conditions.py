@@ -35,15 +35,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import sympy as sp
 
-from .._derivation._scalar import derive, derive_general
 from .._derivation._lemmas import MGF, mgf_derivative
-from .._model import Model
-from .._laws import Prior, parse_prior
+from .._derivation._scalar import derive, derive_general
 from .._derivation._symbols import alpha, beta, m, m1, rho, sigma2, theta
+from .._laws import Prior, parse_prior
+from .._model import Model
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def monotone_analysis(prior: Prior | str) -> MonotoneAnalysis:
     return _monotone_analysis(parse_prior(prior))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _monotone_analysis(prior: Prior) -> MonotoneAnalysis:
     d = derive(prior)
     odd = sp.simplify(d.m.subs(rho, -rho) + d.m) == 0
@@ -164,7 +164,7 @@ def critical_alpha(model_or_theta, beta_value=1.0, sigma2_value=1.0) -> float | 
     return 1.0 / (1.0 + math.exp(-log_odds)) if log_odds > -700 else 0.0
 
 
-@lru_cache(maxsize=None)
+@cache
 def _critical_m_function():
     """``m_c(theta, beta, sigma2)`` lambdified from the symbolic analysis."""
     return sp.lambdify((theta, beta, sigma2), monotone_analysis("fixed").critical_m, modules="math")
@@ -220,7 +220,7 @@ class GeneralCriteria:
     remaining: str
 
 
-@lru_cache(maxsize=None)
+@cache
 def general_criteria() -> GeneralCriteria:
     """Derive the general-prior criteria and prove the identities they rest on (sympy).
 
@@ -329,7 +329,7 @@ def pole_alpha(model_or_prior, theta_value=None, beta_value=1.0, sigma2_value=1.
         return sorted(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pole_coefficients():
     """The coefficients of the pole quadratic ``Q(w)`` (highest first), lambdified once in
     ``(mu1, v, beta, theta, sigma2)`` for mpmath."""

@@ -22,10 +22,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._scalar import certify
-from ._conditions import critical_alpha, pole_alpha, sparse_threshold_prior
-from .._model import Model
 from ...core.validate import integer
+from .._model import Model
+from ._conditions import critical_alpha, pole_alpha, sparse_threshold_prior
+from ._scalar import certify
 
 #: the alpha grid: logit-uniform on [1e-6, 1 - 1e-6]
 GRID = 1.0 / (1.0 + np.exp(-np.linspace(-math.log(1e6), math.log(1e6), 57)))

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._derivation._subspace import SubspaceModel, evaluate_subspace
-from ._subspace import SubspaceBox, certify_subspace
 from .._field._equilibria import _polish, classify
+from ._subspace import SubspaceBox, certify_subspace
 
 
 def certify_equilibrium(model: SubspaceModel, r, prec: int = 128, sphere_tol: float = 1e-8) -> SubspaceBox:

@@ -38,11 +38,11 @@ from dataclasses import dataclass
 
 from flint import arb, arb_series, ctx
 
-from ._basin import Basin, certified_basin, check_alignment
-from ._scalar import MAX_PREC
-from ._field_ball import field_ball
 from .._model import Model
+from ._basin import Basin, certified_basin, check_alignment
+from ._field_ball import field_ball
 from ._roots import precision, sign
+from ._scalar import MAX_PREC
 
 #: default Taylor order of the piece rule (even); 2 is the midpoint rule
 ORDER = 8

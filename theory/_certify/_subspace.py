@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 import mpmath
 from flint import arb, fmpq
 
-from ._roots import precision, sign
 from .._derivation._subspace import SubspaceModel
-from ._subspace_balls import ball_field, inertia, interior_system, krawczyk, newton_refine, sphere_system
 from .._field._equilibria import find_subspace_equilibria
+from ._roots import precision, sign
+from ._subspace_balls import ball_field, inertia, interior_system, krawczyk, newton_refine, sphere_system
 
 #: the largest working precision accepted, in bits
 MAX_PREC = 1024

@@ -23,7 +23,7 @@ Sylvester's law of inertia then gives the inertia of ``S`` itself (congruence by
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import sympy as sp
@@ -80,7 +80,7 @@ class _ArbMath:
 _NAMESPACE = {"_arb": arb, "_ipow": _ipow, "math": _ArbMath()}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ball_functions(law: SubspaceLaw):
     d = _derive(law)
     return sp.lambdify((*d.r, *PARAM_SYMBOLS), (d.gradient, d.hessian),

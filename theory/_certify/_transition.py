@@ -30,19 +30,19 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import mpmath
 import sympy as sp
 from flint import arb, fmpq
 
-from ._roots import isolate, precision
 from .._derivation._subspace import PARAM_SYMBOLS, SubspaceModel, _derive
-from ._subspace_balls import _NAMESPACE, _ArbPrinter
-from ._subspace import _check_prec, certify_point
-from .._laws._vector import parse_subspace_law
-from .._field._equilibria import critical_thetas, mixture_eigenvalues
 from .._derivation._symbols import theta as THETA
+from .._field._equilibria import critical_thetas, mixture_eigenvalues
+from .._laws._vector import parse_subspace_law
+from ._roots import isolate, precision
+from ._subspace import _check_prec, certify_point
+from ._subspace_balls import _NAMESPACE, _ArbPrinter
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ class TransitionBracket:
         return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _mixture_curve(k: int):
     """Ball functions ``(E, dE/dtheta, lam, dlam/dtheta)`` of ``(theta, alpha, beta, sigma2)`` at the
     mixture, after the symbolic symmetry checks of the module doc."""

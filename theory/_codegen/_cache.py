@@ -43,7 +43,7 @@ import re
 import secrets
 import stat
 import tempfile
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -63,7 +63,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 SHIPPED = Path(__file__).parent / "_generated"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _source_digest() -> str:
     """A digest of every ``.py`` file under ``theory/`` (subpackages included): what the
     derivations, and so the generated code, depend on."""
@@ -75,7 +75,7 @@ def _source_digest() -> str:
     return h.hexdigest()[:16]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _digest() -> str:
     """The user cache's key: the theory's sources and the sympy and numpy versions."""
     h = hashlib.sha256(_source_digest().encode())
@@ -112,12 +112,12 @@ def _shipped_source(key_name: str) -> str | None:
         return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _shipped_ok() -> bool:
     return shipped_current()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _namespace(modules: str) -> dict:
     """The globals ``lambdify`` gives generated code for ``modules`` (expression-independent)."""
     return sp.lambdify((), 0, modules=modules).__globals__
@@ -140,7 +140,7 @@ def cached_lambdify(tag: str, build, modules: str = "numpy"):
             fn = _load(shipped, modules, str(SHIPPED / f"{key_name}.code"))
             if fn is not None:
                 return fn
-        except Exception:  # noqa: BLE001 - generated under another sympy/numpy: build as usual
+        except Exception:
             pass
     try:
         folder = cache_dir()
@@ -161,7 +161,7 @@ def cached_lambdify(tag: str, build, modules: str = "numpy"):
                 fn = _load(source, modules, str(path))
                 if fn is not None:
                     return fn
-            except Exception:  # noqa: BLE001 - verified but unusable (not ours to guess why): rebuild
+            except Exception:
                 pass
     args, expr, kwargs = build()
     fn = sp.lambdify(args, expr, modules=modules, **kwargs)
@@ -253,7 +253,7 @@ def _load(source: str, modules: str, filename: str):
     if not match:
         return None
     ns = dict(_namespace(modules))
-    exec(compile(source, filename, "exec"), ns)  # noqa: S102 - HMAC-verified code we generated
+    exec(compile(source, filename, "exec"), ns)
     return ns[match.group(1)]
 
 

@@ -15,11 +15,11 @@ import os
 import sys
 from pathlib import Path
 
-from . import _cache
 from .._effective._diffusion import _lam
 from .._effective._evaluate import _numpy_functions
 from .._field._scalar import _polynomials
 from .._laws import parse_prior
+from . import _cache
 
 #: the priors of the suite's built-in cases (paper-weak, paper-bistable, finite-size, sparse: fixed; rademacher)
 PRIORS = ("fixed", "rademacher")

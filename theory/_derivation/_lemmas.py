@@ -23,7 +23,7 @@ the (non-orthogonal) pair ``(xi, q)``, with ``<xi, q> = rho``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import sympy as sp
 
@@ -73,7 +73,7 @@ def gaussian_density():
     return sp.exp(-(y**2) / (2 * sigma2)) / sp.sqrt(2 * sp.pi * sigma2)
 
 
-@lru_cache(maxsize=None)
+@cache
 def tilted_mean() -> Lemma:
     """``M = E exp(beta <q,z>)``, evaluated by sympy."""
     integral = sp.Integral(sp.exp(beta * y) * gaussian_density(), (y, -sp.oo, sp.oo))
@@ -81,7 +81,7 @@ def tilted_mean() -> Lemma:
     return Lemma("tilted_mean", "E exp(beta <q,z>) = M", integral, rhs)
 
 
-@lru_cache(maxsize=None)
+@cache
 def tilted_first_moment() -> Lemma:
     """``E exp(beta <q,z>) z = T q`` with ``T = E y exp(beta y)``, evaluated by sympy."""
     integral = sp.Integral(y * sp.exp(beta * y) * gaussian_density(), (y, -sp.oo, sp.oo))
@@ -89,7 +89,7 @@ def tilted_first_moment() -> Lemma:
     return Lemma("tilted_first_moment", "E exp(beta <q,z>) z = T q", integral, (sp.Integer(0), T))
 
 
-@lru_cache(maxsize=None)
+@cache
 def informative_lemmas_general() -> tuple[Lemma, Lemma]:
     """``E exp(beta<q,x>)`` and ``E exp(beta<q,x>) x`` for any prior, through its MGF ``M_s``."""
     M = tilted_mean().rhs
@@ -105,7 +105,7 @@ def informative_lemmas_general() -> tuple[Lemma, Lemma]:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def informative_lemmas(prior: Prior) -> tuple[Lemma, Lemma]:
     """Prior-averaged ``E exp(beta<q,x>)`` and ``E exp(beta<q,x>) x`` for ``x = theta s xi + z``.
 

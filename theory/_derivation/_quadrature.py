@@ -20,15 +20,15 @@ derivation at the same precision.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 import mpmath
 import numpy as np
 import sympy as sp
 
-from ._scalar import derive
-from ._lemmas import informative_lemmas, tilted_first_moment, tilted_mean
 from .._laws import Prior, parse_prior
+from ._lemmas import informative_lemmas, tilted_first_moment, tilted_mean
+from ._scalar import derive
 from ._symbols import ARGS
 
 
@@ -84,7 +84,7 @@ def _plane(vec_xi_q, r):
     return (c_xi + c_q * r, c_q * mpmath.sqrt(1 - r * r))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _lam(expr):
     return sp.lambdify(ARGS, expr, modules="mpmath")
 

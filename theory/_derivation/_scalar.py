@@ -27,12 +27,12 @@ first-order coefficient in ``alpha`` of ``j - j|_{alpha=0}``, of ``F`` and of ``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import sympy as sp
 
-from ._lemmas import Lemma, informative_lemmas, informative_lemmas_general, tilted_first_moment, tilted_mean
 from .._laws import Prior, parse_prior
+from ._lemmas import Lemma, informative_lemmas, informative_lemmas_general, tilted_first_moment, tilted_mean
 from ._symbols import alpha, m, m1, rho, theta
 
 
@@ -102,7 +102,7 @@ def derive(prior: Prior | str) -> Derivation:
     return _derive(parse_prior(prior))
 
 
-@lru_cache(maxsize=None)
+@cache
 def derive_general() -> Derivation:
     """The derivation for any prior: the MGF ``M_s`` of ``s`` stays an unspecified function.
 
@@ -112,7 +112,7 @@ def derive_general() -> Derivation:
     return _compose("M_s", informative_lemmas_general())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _derive(prior: Prior) -> Derivation:
     return _compose(prior, informative_lemmas(prior))
 

@@ -29,15 +29,15 @@ invariant; with ``d > k`` the open ball is reachable too. ``k = 1``: ``d rho/dt 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import mpmath
 import numpy as np
 import sympy as sp
 
+from .._laws._vector import SubspaceLaw, parse_subspace_law
 from .._model import Model
 from ._lemmas import tilted_first_moment, tilted_mean
-from .._laws._vector import SubspaceLaw, parse_subspace_law
 from ._symbols import alpha, beta, sigma2, theta
 
 PARAM_SYMBOLS = (theta, alpha, beta, sigma2)
@@ -104,7 +104,7 @@ def derive_subspace(law) -> SubspaceDerivation:
     return _derive(parse_subspace_law(law))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _derive(law: SubspaceLaw) -> SubspaceDerivation:
     r = overlap_symbols(law.k)
     M, T = tilted_mean().rhs, tilted_first_moment().rhs[1]
@@ -131,7 +131,7 @@ def _derive(law: SubspaceLaw) -> SubspaceDerivation:
     return SubspaceDerivation(law, r, mgf, (num_u, num_q), den, (c_q, m), objective, gradient, hessian, flow)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _functions(law: SubspaceLaw, module: str):
     d = _derive(law)
     args = (*d.r, *PARAM_SYMBOLS)

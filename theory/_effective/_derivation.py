@@ -92,14 +92,14 @@ the covariance of ``f`` and ``b`` the second-order delta-method bias of ``N^ / D
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import sympy as sp
 
 from .._derivation._scalar import derive
-from ._lemmas import KIND_WEIGHTS, centred_tilted_moment, mixture, tilted_expectation
-from .._laws import Prior, parse_prior
 from .._derivation._symbols import B_batch, L_tok, X_inc, Y_inc, beta, dim, eta, rho, rho_perp, sigma2, x1, x2
+from .._laws import Prior, parse_prior
+from ._lemmas import KIND_WEIGHTS, centred_tilted_moment, mixture, tilted_expectation
 
 #: placeholders of the polynomial layer of the influence function
 _f1, _f2, _D = sp.symbols("f1 f2 D", real=True)
@@ -206,7 +206,7 @@ def derive_effective(prior: Prior | str) -> EffectiveDerivation:
     return _derive_effective(parse_prior(prior))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _derive_effective(prior: Prior) -> EffectiveDerivation:
     series, drift = step_expansion()
     lemmas = tuple(centred_tilted_moment(n) for n in range(5))

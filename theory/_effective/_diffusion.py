@@ -50,20 +50,20 @@ boundary-value problem.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import sympy as sp
 
+from ...core.validate import alignments, instance, integer, real, representable
+from .._codegen._cache import cached_lambdify
+from .._derivation._symbols import ARGS, B_batch, L_tok, eta, rho
+from .._field._scalar import scales
+from .._laws import Prior, parse_prior
+from .._model import Model
 from ._derivation import derive_effective
 from ._quadrature import effective_quadrature
 from ._tokens import token_moments
-from .._codegen._cache import cached_lambdify
-from .._field._scalar import scales
-from .._model import Model
-from .._laws import Prior, parse_prior
-from .._derivation._symbols import ARGS, B_batch, L_tok, eta, rho
-from ...core.validate import alignments, instance, integer, real, representable
 
 #: symbols and functions of the splitting formula (printing and verification only)
 _a, _b, _c, _r, _u, _rho0 = sp.symbols("a b c r v rho_0", real=True)
@@ -119,7 +119,7 @@ def derive_diffusion(prior: Prior | str) -> DiffusionDerivation:
     return _derive_diffusion(parse_prior(prior))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _derive_diffusion(prior: Prior) -> DiffusionDerivation:
     e = derive_effective(prior)
     var = (1 - rho**2) * e.in_plane_variance / (L_tok * B_batch)
@@ -131,7 +131,7 @@ def _derive_diffusion(prior: Prior) -> DiffusionDerivation:
     return DiffusionDerivation(prior, e.in_plane_variance, var, eta**2 * var, s, split, ok)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _lam(prior: Prior):
     return cached_lambdify(f"in-plane-variance|{prior.spec}",
                            lambda: (ARGS, _derive_diffusion(prior).in_plane_variance, {"cse": True}))

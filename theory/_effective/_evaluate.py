@@ -23,26 +23,26 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 from scipy.optimize import brentq
 
-from .._codegen._cache import cached_lambdify
+from ...core.validate import alignments, instance, nonnegative, real, representable
 from .._calculus import central_difference
-from ._derivation import derive_effective
-from ._tokens import expansion_parameters, token_moments
+from .._codegen._cache import cached_lambdify
+from .._derivation._symbols import ARGS, dim
 from .._field._scalar import evaluate, scales
 from .._laws import Prior
 from .._model import Model
-from .._derivation._symbols import ARGS, dim
-from ...core.validate import alignments, instance, nonnegative, real, representable
+from ._derivation import derive_effective
+from ._tokens import expansion_parameters, token_moments
 
 #: half-width of the central differences (slope at the plateau, ``F'`` of the Euler term)
 _H = 1e-6
 
 
-@lru_cache(maxsize=None)
+@cache
 def _numpy_functions(prior: Prior):
     """The lambdified finite-step coefficients (from the disk cache of generated code when the
     theory is unchanged: :mod:`theory._codegen._cache`; the derivation runs only on a miss)."""

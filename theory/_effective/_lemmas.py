@@ -22,13 +22,13 @@ its moment generating function: ``E_s s^n exp(c s) = M_s^{(n)}(c)``.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import sympy as sp
 
 from .._derivation._lemmas import Lemma, mgf_derivative, prior_law, specialise
-from .._laws import Prior
 from .._derivation._symbols import alpha, beta, rho, rho_perp, s, sigma2, theta, x1, x2
+from .._laws import Prior
 
 #: tilt and integration variable of the one-dimensional lemmas
 _c, _x = sp.Symbol("c", real=True), sp.Symbol("x", real=True)
@@ -37,7 +37,7 @@ _c, _x = sp.Symbol("c", real=True), sp.Symbol("x", real=True)
 KIND_WEIGHTS = (("informative", alpha), ("nuisance", 1 - alpha))
 
 
-@lru_cache(maxsize=None)
+@cache
 def centred_tilted_moment(n: int) -> Lemma:
     """``int y^n exp(c y) phi_sigma2(y) dy``, by sympy integration (any real ``c``)."""
     dens = sp.exp(-(_x**2) / (2 * sigma2)) / sp.sqrt(2 * sp.pi * sigma2)

@@ -9,14 +9,14 @@ the one-dimensional tilting lemmas nor the polynomial layer of the influence fun
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import mpmath
 import sympy as sp
 
-from ._derivation import derive_effective
-from .._laws import Prior, parse_prior
 from .._derivation._symbols import ARGS
+from .._laws import Prior, parse_prior
+from ._derivation import derive_effective
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ def _mp_law(law: Prior) -> dict:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _lam_mp(prior: Prior):
     e = derive_effective(prior)
     return sp.lambdify(ARGS, (e.out_of_plane_variance, e.in_plane_variance, e.weight_square, e.mean_perp), modules="mpmath")

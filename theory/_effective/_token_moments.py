@@ -37,8 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...core.validate import instance, integer, real
 from .._model import Model
-from ...core.validate import integer, instance, real
 
 #: the ``e1``-weighted features (upper triangle of ``V V^T``, ``V = (1, c1, c2, n3)``) and the
 #: ``e2``-weighted ones (``V``); without an out-of-plane direction (``d = 2``) those with ``n3`` drop

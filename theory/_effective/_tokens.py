@@ -58,12 +58,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
-from .._model import Model
 from .._laws import parse_prior
+from .._model import Model
 
 #: Gauss–Hermite nodes along the score direction (the saturation ``a(w)`` is a logistic
 #: step of width ``1/beta`` there) and along the orthogonal direction (exact for degree <= 7)
@@ -71,7 +71,7 @@ _NODES_SCORE = 96
 _NODES_ORTH = 4
 
 
-@lru_cache(maxsize=None)
+@cache
 def _hermite(n: int) -> tuple[np.ndarray, np.ndarray]:
     z, w = np.polynomial.hermite_e.hermegauss(n)
     return z, w / w.sum()

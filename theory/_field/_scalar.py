@@ -20,19 +20,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import mpmath
 import numpy as np
 import sympy as sp
 from scipy.special import expit
 
+from ...core.validate import alignments, representable
 from .._codegen._cache import cached_lambdify
 from .._derivation._scalar import derive
-from .._model import Model
-from .._laws import Prior
 from .._derivation._symbols import ARGS, alpha, beta, m, m1, rho, theta
-from ...core.validate import alignments, representable
+from .._laws import Prior
+from .._model import Model
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def stable_forms_agree(prior: Prior | str) -> bool:
     return True
 
 
-@lru_cache(maxsize=None)
+@cache
 def _polynomials(module: str):
     """The prior-free polynomial layer ``j(rho, m)``, ``j'(rho, m, m')`` (same for every prior),
     lambdified for ``module`` (``"numpy"`` or ``"mpmath"``), through :func:`cached_lambdify`."""
@@ -165,7 +165,7 @@ def evaluate(model: Model, rho_values) -> FieldValues:
     return FieldValues(r, obj, slope, field, nm)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _mpmath_functions(prior: Prior):
     d = derive(prior)
     exprs = (d.objective, d.slope, d.field, d.noise_mass)

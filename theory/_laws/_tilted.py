@@ -8,7 +8,7 @@ central moment for the certificate) and mpmath at the caller's precision.
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -142,7 +142,7 @@ def tilted_mp(prior, t):
     return top * t + mpmath.log(total), mu1, var
 
 
-@lru_cache(maxsize=None)
+@cache
 def finite_arrays(prior) -> tuple[np.ndarray, np.ndarray]:
     """The atoms of a finite law and their log-probabilities, as float arrays."""
     values = np.array([float(v) for v, _ in prior.support])

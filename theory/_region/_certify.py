@@ -45,12 +45,12 @@ from dataclasses import dataclass
 
 from flint import arb, fmpq
 
-from .._certify._scalar import MAX_PREC, _sign_functions
-from .._model import Model
-from .._laws import RangedPrior, parse_ranged_prior
-from ._proof import BallModel, audit, prove_box
-from .._certify._roots import precision
 from ...core.validate import integer, real
+from .._certify._roots import precision
+from .._certify._scalar import MAX_PREC, _sign_functions
+from .._laws import RangedPrior, parse_ranged_prior
+from .._model import Model
+from ._proof import BallModel, audit, prove_box
 
 #: the parameters that may be given as ranges, in this order
 RANGED = ("theta", "alpha", "beta", "sigma2")
@@ -132,7 +132,7 @@ class RegionCertificate:
         return len(self.boxes)
 
     @classmethod
-    def from_boxes(cls, region: dict, boxes, seconds: float, pending=()) -> "RegionCertificate":
+    def from_boxes(cls, region: dict, boxes, seconds: float, pending=()) -> RegionCertificate:
         """The certificate of the leaves ``boxes`` of ``region`` (a :attr:`region` dict):
         fractions in the region's scales and the audit of every proof, recomputed here."""
         boxes = tuple(boxes)

@@ -4,10 +4,9 @@ parameters as ``arb`` balls and audit the tiling (see :mod:`theory._region._cert
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from flint import arb, fmpq
-
-from dataclasses import dataclass
 
 from .._certify._roots import _SPLIT, decide, sign
 

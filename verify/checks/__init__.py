@@ -4,7 +4,6 @@
 from ._case import Case
 from ._common import loglog_fit, one_step, one_step_increments, scaled_problem
 from ._context import CheckContext, certificate, derive_seed, equilibria
-from ._finite import rate_plan
 from ._figures import (
     EffectiveDriftFigure,
     FieldFigure,
@@ -20,6 +19,7 @@ from ._figures import (
     tracking_figure,
     trajectories_figure,
 )
+from ._finite import rate_plan
 from ._preset import PAPER, PRESETS, QUICK, Preset, preset_named
 from ._record import KINDS, STATUSES, CheckRecord
 from ._registry import MODELS, REGISTRY, SCOPES, Check, select

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...core import validate
 from ...numerics import Problem, SubspaceProblem
 from ...theory import Model, SubspaceModel, canonical_prior, parse_subspace_law
-from ...core import validate
 from ._registry import select
 
 
@@ -84,7 +84,7 @@ class Case:
             object.__setattr__(self, name, value)
 
     @classmethod
-    def from_counts(cls, name: str, theta: float, R: int, N: int, d: int, description: str = "", **kw) -> "Case":
+    def from_counts(cls, name: str, theta: float, R: int, N: int, d: int, description: str = "", **kw) -> Case:
         """A finite instance with ``R`` informative and ``N`` nuisance tokens (``alpha = R / (R + N)``)."""
         return cls(name, theta, R / (R + N), R=R, L=R + N, d=d, description=description, **kw)
 

@@ -8,7 +8,6 @@ import math
 import numpy as np
 
 from ...numerics import Problem, Schedule, simulate
-
 from ._context import derive_seed
 
 #: normals per simulate() call in one-step sampling (memory bound of a chunk)

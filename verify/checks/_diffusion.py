@@ -54,7 +54,6 @@ from ...numerics import (
     splitting_probability,
 )
 from ...theory import validity
-
 from ._context import CheckContext
 from ._preset import Preset
 from ._record import CheckRecord

@@ -34,7 +34,6 @@ import numpy as np
 
 from ...numerics import Problem, Schedule, predict, simulate
 from ...theory import effective_drift, gradient_second_moment, stationary_alignment
-
 from ._context import CheckContext
 from ._figures import effective_drift_figure
 from ._preset import QUICK, Preset

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 import mpmath
 
 from ...theory import Model, critical_alpha, evaluate_mp, pole_exponents_mp, pole_signs, sparse_threshold_prior
-
 from ._context import CheckContext, certificate
 from ._figures import field_figure
 from ._record import CheckRecord

@@ -132,7 +132,7 @@ class EffectiveDriftFigure:
                             rho_corrected=self.rho_corrected, meta=np.array(meta))
 
     @classmethod
-    def load_data(cls, path, figure_path) -> "EffectiveDriftFigure":
+    def load_data(cls, path, figure_path) -> EffectiveDriftFigure:
         """The spec :meth:`save_data` wrote to ``path``, drawing to ``figure_path``."""
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))

@@ -15,7 +15,6 @@ from scipy.stats import ks_2samp
 
 from ...numerics import CrossFitMean, Problem, Schedule, gradient_features, simulate, spawn_generators
 from ...theory import effective_drift, evaluate, validity
-
 from ._common import _CHUNK_NORMALS, loglog_fit, one_step_increments, scaled_problem
 from ._context import CheckContext, derive_seed
 from ._figures import finite_size_figure

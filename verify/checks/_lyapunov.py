@@ -13,7 +13,6 @@ import numpy as np
 
 from ...numerics import integrate, time_to_alignment
 from ...theory import evaluate
-
 from ._context import CheckContext, equilibria
 from ._record import CheckRecord
 

@@ -58,7 +58,7 @@ class Preset:
     bench_smoke: bool
     scaling_steps: int
     scaling_runs: int
-    larger: "Preset | None" = None
+    larger: Preset | None = None
 
     def larger_fits(self, budget: str, cost: float) -> bool:
         """True iff a larger preset exists and ``cost`` fits its field ``budget`` (what

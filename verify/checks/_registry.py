@@ -13,22 +13,32 @@ prediction to apply (:data:`NEEDS`); a case without it is not run and not counte
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
 
 from ...theory import Model, validity
 from ._context import CheckContext, certificate
-from ._diffusion import (check_fluctuations, check_hitting_time, check_splitting, diffusion_expansion,
-                         splitting_expansion)
+from ._diffusion import (
+    check_fluctuations,
+    check_hitting_time,
+    check_splitting,
+    diffusion_expansion,
+    splitting_expansion,
+)
 from ._effective import check_effective_drift
 from ._field import check_monotone, check_phase_boundary, check_stability
 from ._finite import check_finite_size, check_reduced_exact
 from ._lyapunov import check_lyapunov
-from ._sga import check_convergence, check_filtering, filtering_expansion
 from ._schedule import check_robbins_monro
-from ._subspace import (check_heads_angles, check_subspace_convergence, check_subspace_equilibria,
-                        check_subspace_quadrature, check_subspace_tracking)
+from ._sga import check_convergence, check_filtering, filtering_expansion
+from ._subspace import (
+    check_heads_angles,
+    check_subspace_convergence,
+    check_subspace_equilibria,
+    check_subspace_quadrature,
+    check_subspace_tracking,
+)
 from ._theory import check_endpoints, check_quadrature
 from ._tracking import check_tracking, tracking_expansion
 
@@ -49,7 +59,7 @@ def _validity(model: Model, d: int, L: int, eta_max: float):
     return validity(model, d, L, eta_max)
 
 
-def expansion_validity(check: "Check", case, ctx: CheckContext | None = None):
+def expansion_validity(check: Check, case, ctx: CheckContext | None = None):
     """``(validity, (d, L, eta_max))``: :func:`theory.validity` at the first instance and
     largest step ``check`` uses on ``case`` that lies outside, else at the last one (``None``
     when the check has no ``expansion``).

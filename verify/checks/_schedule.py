@@ -15,7 +15,6 @@ import numpy as np
 
 from ...numerics import Problem, Schedule, time_to_alignment
 from ...theory import evaluate
-
 from ._common import drag_second_moment
 from ._context import CheckContext, equilibria
 from ._preset import QUICK, Preset

@@ -35,7 +35,6 @@ from ...numerics import (
     simulate,
 )
 from ...theory import central_difference, certified_basin, evaluate
-
 from ._common import one_step_increments
 from ._context import CheckContext, certificate, equilibria
 from ._figures import nuisance_figure, trajectories_figure

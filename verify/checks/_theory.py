@@ -8,7 +8,6 @@ import time
 from typing import TYPE_CHECKING
 
 from ...theory import cross_check, derive, derive_general
-
 from ._context import CheckContext
 from ._record import CheckRecord
 

@@ -16,7 +16,6 @@ import numpy as np
 
 from ...numerics import Problem, Schedule, flow_map, integrate, simulate, time_to_alignment
 from ...theory import evaluate
-
 from ._common import loglog_fit, one_step_increments, scaled_problem
 from ._context import CheckContext, equilibria
 from ._figures import tracking_figure, trajectories_figure

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from ...numerics import Problem, Schedule, executor
 from ...theory import Model, canonical_prior, parse_subspace_law
-
 from . import _limits
-from ._limits import bounded, count, finite_float  # noqa: F401  (finite_float: the commands' float type)
+from ._limits import bounded, count, finite_float
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, need_alpha: bool = True) -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import math
-from pathlib import Path
 
 import mpmath
 from rich.console import Console
@@ -23,14 +22,20 @@ from rich.table import Table
 
 from ...numerics import certify_region_tasks
 from ...theory import RangedPrior, certify, parse_ranged_prior, parse_subspace_law, pole_exponents_mp, pole_signs
-
-from ._args import (PRIOR_HELP, add_executor_arguments, add_json_flag, add_size_arguments, executor_from_args,
-                    model_from_args, prior_arg)
+from . import _subspace_certify
+from ._args import (
+    PRIOR_HELP,
+    add_executor_arguments,
+    add_json_flag,
+    add_size_arguments,
+    executor_from_args,
+    model_from_args,
+    prior_arg,
+)
 from ._certify_time import add_time_arguments, check_time_flags, print_time, time_doc
 from ._limits import count, finite_float, limits_text
 from ._output import emit_json
 from ._region_figure import draw_region, figure_path
-from . import _subspace_certify
 from ._subspace import add_heads_argument, refuse_heads
 
 #: the model flags that take a range ``LO:HI``

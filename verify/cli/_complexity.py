@@ -9,11 +9,27 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ...numerics import (Schedule, basins, complexity, corrected_drift, crossing_step, diffusion_tables,
-                         optimize_schedule, scaling_exponents, start_law, time_to_alignment)
+from ...numerics import (
+    Schedule,
+    basins,
+    complexity,
+    corrected_drift,
+    crossing_step,
+    diffusion_tables,
+    optimize_schedule,
+    scaling_exponents,
+    start_law,
+    time_to_alignment,
+)
 from ...theory import certified_basin, certified_time, certify
-
-from ._args import add_json_flag, add_model_arguments, add_size_arguments, finite_float, problem_and_schedule, scalar_only
+from ._args import (
+    add_json_flag,
+    add_model_arguments,
+    add_size_arguments,
+    finite_float,
+    problem_and_schedule,
+    scalar_only,
+)
 from ._guard import quiet_numerics
 from ._limits import bounded, count
 from ._output import emit_json

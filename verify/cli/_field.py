@@ -11,7 +11,6 @@ from rich.console import Console
 from rich.table import Table
 
 from ...theory import evaluate
-
 from . import _subspace_field
 from ._args import add_json_flag, add_model_arguments, finite_float, model_from_args, subspace_law
 from ._output import emit_json

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
+
 from ...numerics import available_memory, kernel_floats
 from ..suite import MAX_NAME_CHARS
 

@@ -43,7 +43,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = _NEGATIVE_NUMBER
 
-    def error(self, message):  # noqa: D401 - argparse API
+    def error(self, message):
         raise _UsageError(f"{self.prog}: {message}")
 
 
@@ -156,7 +156,7 @@ def main(argv=None) -> int:
     except (_UsageError, ValueError) as exc:
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    except Exception as exc:  # noqa: BLE001 - the contract: one line, never a traceback
+    except Exception as exc:
         print(internal_error(_command_of(args, argv), exc), file=sys.stderr)
         return 2
 

@@ -6,14 +6,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..render import compare_notes as compare
+from ..render import to_json, write_notes
+from ..studies import EVIDENCE_FILE, Evidence, appendix_data, configurations, run_config
+from ..suite import SuiteConfig, run_suite
 from ._args import add_json_flag, add_out_argument
 from ._atomic import atomic_folder
 from ._output import emit_json, stderr_progress
-from ..render import compare_notes as compare
-from ..render import write_notes
-from ..render import to_json
-from ..studies import EVIDENCE_FILE, Evidence, appendix_data, configurations, run_config
-from ..suite import SuiteConfig, run_suite
 
 
 def register(sub) -> None:

@@ -13,27 +13,33 @@ checked box by box against the closed-form criterion (:func:`theory.region_propo
 
 from __future__ import annotations
 
-
 import argparse
 import json
 import math
 
 from rich.console import Console
 
-
-from ._args import (PRIOR_HELP, add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, prior_arg,
-                    subspace_law)
+from ...numerics import certify_region_tasks
+from ...theory import region_proposition, sparse_threshold_prior
+from ..render import plot_phase as plot
+from ..studies import phase_diagram
+from ..studies import write_phase_csv as write_csv
 from . import _subspace_phase
-from ._subspace import add_heads_argument, refuse_heads
+from ._args import (
+    PRIOR_HELP,
+    add_executor_arguments,
+    add_json_flag,
+    add_out_argument,
+    executor_from_args,
+    prior_arg,
+    subspace_law,
+)
 from ._atomic import atomic_folder
 from ._certify import MIN_WIDTH, MIN_WIDTH_LIMITS
 from ._limits import bounded, check_grid, count, finite_float, limits_text
 from ._output import emit_json, stderr_progress
 from ._region_figure import draw_region
-from ...numerics import certify_region_tasks
-from ...theory import region_proposition, sparse_threshold_prior
-from ..render import plot_phase as plot
-from ..studies import phase_diagram, write_phase_csv as write_csv
+from ._subspace import add_heads_argument, refuse_heads
 
 
 def register(sub) -> None:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 
 from ...numerics import band, predict
-
+from . import _subspace_predict
 from ._args import add_json_flag, add_problem_arguments, finite_float, problem_and_schedule, subspace_route
 from ._guard import quiet_numerics, require_finite
 from ._limits import check_prediction, count, limits_text
 from ._output import emit_json
-from . import _subspace_predict
 from ._subspace import add_heads_argument, overlap_vector
 
 

@@ -8,14 +8,21 @@ import sys
 import numpy as np
 
 from ...numerics import simulate
-
-from ._args import (add_executor_arguments, add_json_flag, add_problem_arguments, executor_from_args, finite_float,
-                    npz_file, problem_and_schedule, subspace_route)
+from . import _subspace_simulate
+from ._args import (
+    add_executor_arguments,
+    add_json_flag,
+    add_problem_arguments,
+    executor_from_args,
+    finite_float,
+    npz_file,
+    problem_and_schedule,
+    subspace_route,
+)
 from ._atomic import atomic_file
 from ._guard import quiet_numerics, require_finite
 from ._limits import check_simulation, count, limits_text
 from ._output import emit_json
-from . import _subspace_simulate
 from ._subspace import add_heads_argument, overlap_vector
 
 #: show a progress bar (stderr, TTY only) when a run has at least this many run-steps

@@ -9,7 +9,6 @@ only (docs/subspace-certificates.md).
 from __future__ import annotations
 
 from ...theory import certify_subspace, subspace_completeness
-
 from ._output import emit_json
 from ._subspace import model_doc, model_line, model_of
 

@@ -8,7 +8,6 @@ prior (``k = 1``) ``r`` is the alignment ``rho``, ``g = j'`` and the flow is ``(
 from __future__ import annotations
 
 from ...theory import evaluate_subspace
-
 from ._output import emit_json
 from ._subspace import check_overlaps, model_doc, model_line, model_of
 

@@ -14,7 +14,6 @@ import numpy as np
 
 from ...theory import certify_transition
 from ..render import plot_subspace_phase
-
 from ._atomic import atomic_folder
 from ._output import emit_json, stderr_progress
 

@@ -14,7 +14,6 @@ import numpy as np
 
 from ...numerics import subspace_path
 from ...theory import certify_equilibrium, heads_equilibrium, principal_angles
-
 from ._guard import quiet_numerics, require_finite
 from ._limits import check_prediction
 from ._output import emit_json

@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...numerics import SubspaceProblem, simulate_subspace
-
 from ._atomic import atomic_file
 from ._guard import quiet_numerics, require_finite
 from ._limits import check_simulation

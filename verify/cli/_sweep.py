@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 
 from ...numerics import describe
-from ..render import plot_sweep
 from ...theory import parse_subspace_law
+from ..render import plot_sweep
 from ..studies import SWEEP_PRESETS, SubspaceSweepSpec, run_subspace_sweep, run_sweep, sweep_figure_data, sweep_spec
 from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, prior_arg
 from ._limits import bounded, count, finite_float

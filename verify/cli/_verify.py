@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dataclasses import replace
-
-from ._args import PRIOR_HELP, add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, finite_float, prior_arg
+from ..checks import select
+from ..render import write_report
+from ..suite import PRESETS, SuiteConfig, cases_from_toml, check_selection, make_case, run_suite
+from ._args import (
+    PRIOR_HELP,
+    add_executor_arguments,
+    add_json_flag,
+    add_out_argument,
+    executor_from_args,
+    finite_float,
+    prior_arg,
+)
 from ._atomic import atomic_folder
 from ._limits import MAX_CASES_BYTES, MAX_TOML_DEPTH, NAME_CHARS, count
 from ._output import emit_json, stderr_progress
 from ._subspace import heads_count
-from ..checks import select
-from ..render import write_report
-from ..suite import PRESETS, SuiteConfig, cases_from_toml, check_selection, make_case, run_suite
 
 #: the flags that define one case of the user's own
 _CASE_FLAGS = ("theta", "alpha", "R", "L", "N", "d", "beta", "sigma2", "prior", "heads", "name")

@@ -12,8 +12,8 @@ from ._phase_figure import plot_phase
 from ._report import markdown, report_dict, write_report
 from ._reproduce_figure import plot_reproduction
 from ._reproduce_text import reproduce_markdown, reproduce_summary
-from ._sweep_figure import plot_sweep
 from ._subspace_phase_figure import plot_subspace_phase
+from ._sweep_figure import plot_sweep
 from ._validate_text import pass_table as validate_pass_table
 from ._validate_text import validate_markdown
 

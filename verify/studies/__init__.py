@@ -18,12 +18,20 @@ from ._reproduce import (
 )
 from ._reproduce import PRESETS as REPRODUCE_PRESETS
 from ._scaling import ScalingReport, measure_scaling
-from ._sweep import SweepFigure, SweepResult, SweepSpec, make_spec, run_sweep
 from ._sweep import PRESETS as SWEEP_PRESETS
+from ._sweep import (
+    SubspaceSweep,
+    SubspaceSweepSpec,
+    SweepFigure,
+    SweepResult,
+    SweepSpec,
+    make_spec,
+    run_subspace_sweep,
+    run_sweep,
+)
 from ._sweep import figure_data as sweep_figure_data
 from ._sweep import load as load_sweep
 from ._sweep import spec_from as sweep_spec
-from ._sweep import SubspaceSweep, SubspaceSweepSpec, run_subspace_sweep
 from ._validate import PROFILES as VALIDATE_PROFILES
 from ._validate import Validation, draw_models, run_validation
 

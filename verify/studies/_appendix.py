@@ -28,17 +28,17 @@ from ...theory import (
     general_criteria,
     monotone_analysis,
     parse_prior,
-    region_proposition,
     pole_alpha,
     pole_signs,
+    region_proposition,
     same,
     sparse_threshold_prior,
     symbols,
     variance_quadrature,
 )
 from ..suite import PAPER_MEAN_FINAL_ALIGNMENT, claims
-from ._evidence import Evidence
 from ._appendix_subspace import SubspaceData, subspace_data
+from ._evidence import Evidence
 from ._phase import PhaseDiagram, phase_diagram
 from ._reproduce import PROTOCOL
 

@@ -63,7 +63,7 @@ class Evidence:
     figure: object = field(default=None, compare=False)
 
     @classmethod
-    def from_result(cls, result) -> "Evidence":
+    def from_result(cls, result) -> Evidence:
         """The evidence of a fresh :class:`verify.suite.SuiteResult` (the figure as a spec)."""
         config = result.config.as_dict()
         recs = [r for r in result.records if r.id == _FIGURE_CHECK and r.figures]
@@ -71,7 +71,7 @@ class Evidence:
                    tuple(config.get("cases", [])), float(result.seconds), recs[0].figures[0] if recs else None)
 
     @classmethod
-    def from_report(cls, folder) -> "Evidence":
+    def from_report(cls, folder) -> Evidence:
         """The evidence of a ``sigrec verify`` output folder (its ``report.json`` and figures)."""
         folder = Path(folder)
         path = folder / "report.json"
@@ -83,7 +83,7 @@ class Evidence:
             records = tuple(_record(r) for r in rep["checks"])
         except (ValueError, KeyError, TypeError) as e:
             raise ValueError(f"`evidence`: {str(path)!r} is not a sigrec report ({e})") from None
-        date = env.get("date") or _dt.datetime.fromtimestamp(path.stat().st_mtime, _dt.timezone.utc).isoformat(
+        date = env.get("date") or _dt.datetime.fromtimestamp(path.stat().st_mtime, _dt.UTC).isoformat(
             timespec="seconds")
         figure = None
         for r in records:
@@ -94,7 +94,7 @@ class Evidence:
                    float(rep.get("summary", {}).get("seconds", 0.0)), figure)
 
     @classmethod
-    def load(cls, path) -> "Evidence":
+    def load(cls, path) -> Evidence:
         """An evidence file written by :meth:`as_dict` (``figure``: a PNG beside it, if named)."""
         path = Path(path)
         d = json.loads(path.read_text())
@@ -125,4 +125,4 @@ def _record(d: dict) -> CheckRecord:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")

@@ -12,7 +12,6 @@ import numpy as np
 from ...numerics import current_executor
 from ...theory import Model, certify, critical_alpha, parse_prior, pole_alpha, pole_signs, sparse_threshold_prior
 
-
 #: every status :func:`theory.certify` can return
 STATUSES = ("monotone", "bistable", "undecided", "degenerate")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-from ..checks import PRESETS as _BY_NAME
 from ..checks import PAPER, QUICK, REGISTRY, Case, Preset, preset_named, rate_plan
+from ..checks import PRESETS as _BY_NAME
 
 #: the preset names (``--preset`` choices)
 PRESETS = tuple(_BY_NAME)
@@ -54,7 +54,7 @@ def _cases(preset: Preset) -> tuple:
 CASES = _cases(QUICK)
 
 
-def left_out(config: "SuiteConfig") -> list[dict]:
+def left_out(config: SuiteConfig) -> list[dict]:
     """The checks a preset's built-in case leaves out, with why: ``{"check", "case", "reason"}``
     (listed with the checks that do not apply; nothing for the paper preset or your own cases).
 
@@ -124,12 +124,12 @@ class SuiteConfig:
     budget: float | None = None
 
     @classmethod
-    def preset_config(cls, preset: str) -> "SuiteConfig":
+    def preset_config(cls, preset: str) -> SuiteConfig:
         """The configuration of the preset called ``preset`` (its cases and quadrature points)."""
         chosen = preset_named(preset)
         return cls(preset=chosen, quadrature_points=chosen.quadrature_points, cases=_PRESET_CASES[chosen.name])
 
-    def with_seed(self, seed: int) -> "SuiteConfig":
+    def with_seed(self, seed: int) -> SuiteConfig:
         if seed < 0:
             raise ValueError(f"`seed` must be >= 0, got {seed!r}")
         return replace(self, seed=seed)

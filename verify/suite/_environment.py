@@ -41,7 +41,7 @@ def environment(executor: dict | None = None) -> dict:
         except metadata.PackageNotFoundError:
             versions[name] = None
     return {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "machine": platform.machine(),

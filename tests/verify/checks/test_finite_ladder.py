@@ -15,7 +15,7 @@ import pytest
 
 from sigrec.theory import effective_drift, evaluate, validity
 from sigrec.verify.checks import QUICK, REGISTRY, CheckContext
-from sigrec.verify.checks._finite import MAX_LADDER_L, RATE_CONCENTRATION, RATE_TOP_BIAS, RHO_GRID, sizes
+from sigrec.verify.checks._finite import MAX_LADDER_L, RATE_CONCENTRATION, RATE_TOP_BIAS, sizes
 
 from ..suite.test_random_models import cases
 

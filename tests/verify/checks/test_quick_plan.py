@@ -7,7 +7,6 @@ are checked by routes other than the planner's own: the last step's plateau by
 ``theory.stationary_alignment`` (brentq on the scalar drift), the mean by ``numerics.predict``.
 """
 
-import numpy as np
 import pytest
 
 from sigrec.numerics import plan_recovery, predict

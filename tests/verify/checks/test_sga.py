@@ -5,7 +5,7 @@ import json
 import pytest
 
 import sigrec.numerics._ode._field as ode
-from sigrec.verify.checks import REGISTRY, STATUSES, Case, CheckContext, CheckRecord, QUICK, select
+from sigrec.verify.checks import QUICK, REGISTRY, STATUSES, Case, CheckContext, CheckRecord, select
 
 #: strong-signal bistable fixed-prior case, small sizes: cheap
 BIST = Case("bist", 3.0, 20 / 1000, R=20, L=1000, d=5)

@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from sigrec.theory import SubspaceModel, critical_thetas, mixture_eigenvalues
-from sigrec.verify.checks import REGISTRY, Case, CheckContext
-from sigrec.verify.checks import _subspace
+from sigrec.verify.checks import REGISTRY, Case, CheckContext, _subspace
 from sigrec.verify.cli import main
 from sigrec.verify.suite import SuiteConfig, cases_from_toml, plan
 

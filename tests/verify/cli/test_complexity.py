@@ -6,7 +6,6 @@ import json
 import math
 
 import numpy as np
-
 import pytest
 
 from sigrec.verify.cli._main import main

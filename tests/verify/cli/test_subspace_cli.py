@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from sigrec.theory import Model, SubspaceModel, evaluate, evaluate_subspace, subspace_quadrature
+from sigrec.theory import SubspaceModel, evaluate_subspace, subspace_quadrature
 from sigrec.verify.cli._main import main
 
 

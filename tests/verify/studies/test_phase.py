@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from sigrec.numerics import simulate
 from sigrec.theory import certify, evaluate
 from sigrec.verify.cli._main import main
-from sigrec.verify.studies._phase import phase_diagram
 from sigrec.verify.strategies import models, simulation_configs
+from sigrec.verify.studies._phase import phase_diagram
 
 
 def test_small_phase_diagram_agrees_with_closed_form():

@@ -22,8 +22,8 @@ from ._evidence import evidence_section
 from ._experiments import reproduce_section
 from ._landscape import monotone_section
 from ._priors import priors_section
-from ._regions import regions_section
 from ._recursion import filtering_section, stability_section, tracking_section
+from ._regions import regions_section
 from ._setting import lemma_section, limit_section, model_section
 from ._subspace import subspace_section
 

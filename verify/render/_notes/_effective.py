@@ -8,7 +8,6 @@ from pathlib import Path
 import sympy as sp
 
 from ....theory import tex
-
 from ..figures import draw
 from ._format import _g, _int, _schedule_math, rho
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from ...checks import select
 from .._document import GROUP_RULE
 
-
 _KIND = {"pass": "pass", "fail": "FAIL", "holds": "holds", "fails": "fails", "undecided": "undecided",
          "inconclusive": "inconclusive"}
 

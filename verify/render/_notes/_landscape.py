@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from ....theory import display, tex
-
 from .._phase_figure import plot_phase
 from ._format import NAMES, _case_math, _status
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sympy as sp
 
 from ....theory import tex
-
 from ._format import NAMES, _case_math, _g, _status, _two, rho
 
 

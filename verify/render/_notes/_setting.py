@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ....theory import display, tex
-
 from ._format import NAMES, _num, _status, _two
 
 

@@ -12,7 +12,6 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from pathlib import Path
 
 from ....theory import tex
-
 from .._subspace_figure import plot_heads_angles, plot_subspace_flow
 from ._format import NAMES, _g, _num
 

@@ -6,9 +6,9 @@ import math
 from dataclasses import asdict, dataclass
 from itertools import product
 
+from ....core.validate import integer, real
 from ....numerics import Problem, Schedule
 from ....theory import canonical_prior
-from ....core.validate import integer, real
 from ...checks import PRESETS as _BY_NAME
 from ...checks import preset_named
 from .._reproduce import PROTOCOL

@@ -31,9 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ....core.validate import integer, real
 from ....numerics import Schedule, SubspaceProblem, simulate_subspace
 from ....theory import SubspaceModel, certify_transition, parse_subspace_law
-from ....core.validate import integer, real
 from ...checks import derive_seed, subspace_certificate
 
 #: specialisation index above which a run counts as specialised

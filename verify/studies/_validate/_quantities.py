@@ -18,7 +18,6 @@ from ....numerics import (
     SPLIT_GROWTH,
     Schedule,
     band,
-    censored_quantile,
     complexity,
     diffusion_tables,
     exits,

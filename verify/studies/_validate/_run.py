@@ -6,8 +6,8 @@ import math
 import time
 from dataclasses import dataclass
 
-from ....numerics import current_executor
 from ....core.validate import integer
+from ....numerics import current_executor
 from ._models import BETA_SPLIT, DrawnModel, draw_models
 from ._profile import QUANTITIES, SIGMAS, TOLERANCES, Profile
 from ._quantities import decaying, error, moments, plateau, second_moment, splitting
@@ -38,7 +38,7 @@ def _run_unit(u: _Unit) -> dict:
     for study, quantities in STUDIES:
         try:
             out = study(u.model, u.profile)
-        except Exception as exc:  # noqa: BLE001 - recorded, counted and listed, never dropped
+        except Exception as exc:
             comps += [error(q, f"{type(exc).__name__}: {exc}") for q in quantities]
             continue
         comps += out if isinstance(out, list) else [out]
