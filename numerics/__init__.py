@@ -38,7 +38,8 @@ from ._gradient._crossfit import CrossFitMean
 from ._gradient._influence import gradient_features
 from ._ode import basins, flow_map, integrate, time_to_alignment
 from ._ode._certified_time import CrossingStep, crossing_step, ode_time_ball
-from ._ode._corrected import corrected_drift, predict
+from ._ode._corrected import corrected_drift
+from ._ode._predict import predict
 from ._ode._subspace import SubspacePath, subspace_path
 from ._parallel._cluster import shutdown_local
 from ._parallel._executor import Executor, current_executor, describe, executor
@@ -47,10 +48,11 @@ from ._parallel._progress import report
 from ._parallel._region_tasks import certify_region_tasks
 from ._planner import decisive_runs, measure_rate, plan_recovery, schedule_text
 from ._schedule import Schedule
-from ._simulate._driver import LONG_CONTEXT, Problem, Simulation, kernel_floats, simulate
+from ._simulate._driver import LONG_CONTEXT, kernel_floats, simulate
 from ._simulate._init import initial_rho, spawn_generators
+from ._simulate._problem import Problem
+from ._simulate._result import Simulation
 from ._simulate._start import start_law
-from ._simulate._subspace_driver import SubspaceProblem, SubspaceSimulation, simulate_subspace
 
 __all__ = [
     # problems, schedules, simulations
@@ -103,9 +105,6 @@ __all__ = [
     "available_memory",
     "shutdown_local",
     # the k-dimensional signal subspace, H heads (docs/subspace-simulation.md)
-    "SubspaceProblem",
-    "SubspaceSimulation",
-    "simulate_subspace",
     "subspace_path",
     "SubspacePath",
     # region certificates on the executor

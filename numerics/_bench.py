@@ -32,7 +32,6 @@ from ._parallel._executor import current_executor
 from ._schedule import Schedule
 from ._simulate._driver import LONG_CONTEXT, Problem, reduced_kernel, simulate, single_threaded_blas
 from ._simulate._init import initial_rho, spawn_generators
-from ._simulate._subspace_driver import SubspaceProblem, simulate_subspace
 
 #: speed targets of the simulators: (name, ratio key, threshold)
 TARGETS = (
@@ -242,8 +241,7 @@ SUBSPACE_LAW, SUBSPACE_HEADS = "onehot(k=2)", 2
 
 def _subspace_rate(problem, steps, runs, simulator, seed) -> float:
     schedule = Schedule(eta0=0.5, k0=10.0, power=0.75)
-    sim = simulate_subspace(problem, schedule, heads=SUBSPACE_HEADS, steps=steps, runs=runs, simulator=simulator,
-                            seed=seed)
+    sim = simulate(problem, schedule, steps=steps, runs=runs, simulator=simulator, seed=seed)
     return steps * runs / sim.wall_s
 
 
@@ -254,7 +252,7 @@ def subspace_bench(*, runs: int = 30, d: int = 100, d_large: int = 1000, R: int 
     ``repeats`` interleaved rounds, and the reduced/full ratio at each dimension."""
     k, H = 2, SUBSPACE_HEADS
     d, d_large = max(d, k + 2 * H), max(d_large, k + 2 * H)
-    small, large = (SubspaceProblem(SUBSPACE_LAW, 1.0, R, L, dim) for dim in (d, d_large))
+    small, large = (Problem(1.0, R, L, dim, prior=SUBSPACE_LAW, heads=H) for dim in (d, d_large))
     runs_large = max(1, runs // 10)
     rates = _best_interleaved({
         "full_d": lambda rep: _subspace_rate(small, full_steps, runs, "full", rep),

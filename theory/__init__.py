@@ -31,40 +31,46 @@ from ._certify._conditions import (
     sparse_threshold_prior,
 )
 from ._certify._critical import Thresholds, thresholds
+from ._certify._entry import certify
 from ._certify._near import certify_equilibrium
 from ._certify._ode_time import TimeEnclosure, certified_time
-from ._certify._scalar import Bracket, Certificate, certify, pole_signs
-from ._certify._subspace import SubspaceBox, SubspaceCertificate, certify_subspace
+from ._certify._scalar import Bracket, Certificate, pole_signs
+from ._certify._subspace import SubspaceBox, SubspaceCertificate
 from ._certify._transition import TransitionBracket, certify_transition
 from ._derivation import _symbols as symbols
+from ._derivation._entry import derive
 from ._derivation._quadrature import cross_check
-from ._derivation._scalar import derive, derive_general
-from ._derivation._subspace import (
-    SubspaceModel,
-    derive_subspace,
-    evaluate_subspace,
-    evaluate_subspace_mp,
-    integrate_subspace_flow,
-)
+from ._derivation._scalar import derive_general
 from ._derivation._subspace_quadrature import subspace_quadrature
 from ._effective._derivation import derive_effective
 from ._effective._diffusion import alignment_variance, derive_diffusion, variance_quadrature
 from ._effective._evaluate import effective_drift, gradient_second_moment, stationary_alignment, validity
 from ._effective._quadrature import effective_quadrature
 from ._effective._token_moments import token_feature_means
+from ._field._entry import evaluate, evaluate_mp
 from ._field._equilibria import critical_thetas, find_subspace_equilibria, mixture_eigenvalues
-from ._field._heads import heads_equilibrium, heads_flow, heads_jacobian, integrate_heads, principal_angles
-from ._field._scalar import evaluate, evaluate_mp, pole_exponents, pole_exponents_mp, stable_forms_agree
+from ._field._heads import (
+    HeadsEquilibrium,
+    heads_equilibrium,
+    heads_flow,
+    heads_jacobian,
+    integrate_heads,
+    principal_angles,
+)
+from ._field._scalar import pole_exponents, pole_exponents_mp, stable_forms_agree
+from ._field._subspace import integrate_subspace_flow
 from ._latex import Display, compact, display, same, tex, width
-from ._laws import FAMILIES, Prior, RangedPrior, canonical_prior, parse_prior, parse_ranged_prior
-from ._laws._vector import SubspaceLaw, parse_subspace_law
-from ._model import Model
+from ._laws import FAMILIES, Prior, RangedPrior, SignalLaw, canonical_prior, parse_law, parse_prior, parse_ranged_prior
+from ._model import ENGINES, MAX_HEADS, Model, engine_for
 from ._region._certify import RegionBox, RegionCertificate, certify_region
 from ._region._proposition import DEFAULT_REGION, RegionProposition, region_proposition
 
 __all__ = [
-    # the model and its prior
+    # the model, its signal law and the engines every operation chooses from
     "Model",
+    "ENGINES",
+    "engine_for",
+    "MAX_HEADS",
     "Prior",
     "FAMILIES",
     "parse_prior",
@@ -108,19 +114,14 @@ __all__ = [
     "variance_quadrature",
     "stable_forms_agree",
     # the k-dimensional signal subspace, one query (docs/subspace.md)
-    "SubspaceLaw",
-    "parse_subspace_law",
-    "SubspaceModel",
-    "derive_subspace",
-    "evaluate_subspace",
-    "evaluate_subspace_mp",
+    "SignalLaw",
+    "parse_law",
     "integrate_subspace_flow",
     "subspace_quadrature",
     "find_subspace_equilibria",
     "mixture_eigenvalues",
     "critical_thetas",
     # interval certificates of the subspace flow (docs/subspace-certificates.md)
-    "certify_subspace",
     "SubspaceCertificate",
     "SubspaceBox",
     "certify_transition",
@@ -137,6 +138,7 @@ __all__ = [
     "heads_jacobian",
     "integrate_heads",
     "heads_equilibrium",
+    "HeadsEquilibrium",
     "principal_angles",
     # symbols, printing and input validation
     "symbols",

@@ -305,7 +305,7 @@ def integrate_corrected(drift: CorrectedDrift, schedule: Schedule, steps: int, r
     return np.full(t_eval.shape, np.nan), False, f"{'; '.join(failures)} (horizon t = {span[1]:.3g})"
 
 
-def predict(problem: Problem, schedule: Schedule, steps: int, rho0: float, stride: int = 1, *,
+def predict_scalar(problem: Problem, schedule: Schedule, steps: int, rho0: float, stride: int = 1, *,
             finite_L: bool = True, drag_scale: float = 1.0) -> Prediction:
     """Plain and corrected predictions of ``E rho_k`` at ``k = 0, S, 2S, ..., steps``.
 

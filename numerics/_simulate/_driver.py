@@ -1,15 +1,29 @@
-"""Driver shared by the full and the reduced simulator: validation, recording, result.
+"""One driver over every simulator kernel: validation, starts, recording, blocks of runs.
 
-The recursion (docs/design.md section 1), for ``k = 0 .. steps - 1``::
+The recursion, for ``t = 0 .. steps - 1`` (docs/design.md section 1; ``H`` heads:
+docs/subspace-simulation.md)::
 
-    q_{k+1} = normalize(q_k + eta_k * P_{q_k} (1/B) sum_b grad_q ||f_{q_k}(X_{k,b})||^2)
+    Q_{t+1} = retract(Q_t + eta_t Xi_t),   Xi_t = G_t - Q_t sym(Q_t^T G_t),
+    G_t = (1/B) sum_b grad_Q sum_h ||f_{q_h}(X_{t,b})||^2,
 
-with a fresh token collection ``X_{k,b}`` for every step and batch member. A
-simulator module provides a *kernel* with ``rho`` (current alignments, shape
-``(runs,)``) and ``step(eta) -> (noise_mass, objective)`` (batch averages of the
-sample at ``q_k``, shape ``(runs,)``: the attention mass on nuisance tokens and
-``||f_{q_k}(X)||^2``); this module validates the inputs once, builds the kernel, runs
-the loop and records.
+with a fresh token collection ``X_{t,b}`` for every step and batch member; for one query
+(``H = 1``) it is ``q_{t+1} = normalize(q_t + eta_t P_{q_t} g_t)``. The engines and their
+kernels (:data:`KERNELS`), chosen from the model (:attr:`theory.Model.engine`) unless
+``engine`` names one:
+
+* ``"scalar"`` (one query on one signal direction): the full ``d``-dimensional recursion
+  (:mod:`._full`) or the exact reduced alignment chain (docs/design.md section 2: compiled,
+  :mod:`._fused`, in chunks beyond :data:`LONG_CONTEXT` tokens);
+* ``"subspace"`` (any ``k`` and ``H``, ``k = H = 1`` included): the full recursion on the
+  Stiefel manifold (:mod:`._subspace_full`) or its exact reduced chain (:mod:`._subspace_reduced`).
+
+Kernel contract: a kernel holds the state of a block of runs, each drawing only from its own
+generator, and provides ``overlaps`` (``M = U^T Q``, shape ``(runs, k, H)``), ``out_gram``
+(``P^T P``, ``(runs, H, H)``) and ``step(eta) -> (noise_mass (runs, H), objective (runs,))``
+(batch averages of the sample at ``Q_t``); the scalar ones also ``rho`` and ``retire`` (runs
+that stopped, :func:`simulate`'s ``stop_outside``). This module validates the inputs once,
+builds the starts and the kernels, runs the loop (in blocks of runs on the executor,
+bit-identical for any split) and records a :class:`Simulation`.
 """
 
 from __future__ import annotations
@@ -20,13 +34,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.validate import choice, counts, instance, integer, real
-from ...theory import Model
+from ...core.validate import choice, instance, integer, real
+from ...theory import engine_for
 from .._parallel._executor import current_executor
 from .._schedule import Schedule
 from ._full import FullKernel
 from ._init import initial_rho, spawn_generators
+from ._problem import Problem
 from ._reduced_chunks import CHUNK
+from ._result import Simulation, record_indices
+from ._stiefel import fixed_frames, retract, symmetrize, uniform_frames
+from ._subspace_full import SubspaceFullKernel
+from ._subspace_reduced import SubspaceReducedKernel
+
+__all__ = ["KERNELS", "LONG_CONTEXT", "SIMULATORS", "Problem", "Simulation", "kernel_floats", "record_indices",
+           "fixed_start", "reduced_kernel", "simulate", "single_threaded_blas"]
 
 SIMULATORS = ("reduced", "full")
 #: above this many tokens the reduced simulator processes them in chunks of
@@ -72,155 +94,66 @@ def single_threaded_blas():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-@dataclass(frozen=True, init=False)
-class Problem:
-    """A finite-size instance of the model of docs/design.md section 1: the limit
-    :class:`theory.Model` (``alpha = R / L``) and what only a finite instance has.
+class _ScalarKernel:
+    """The contract's view of a scalar kernel (state ``rho``, shape ``(runs,)``): ``M = [[rho]]``,
+    ``P^T P = [[1 - rho^2]]``, one head. It reshapes and computes nothing else, so the chain
+    and its draws are the scalar kernel's own."""
 
-    Parameters
-    ----------
-    theta : float
-        Signal strength ``>= 0``.
-    R : int
-        Number of informative tokens, ``0 <= R <= L``.
-    L : int
-        Number of tokens, ``L >= 1``.
-    d : int
-        Dimension, ``d >= 2``.
-    beta : float
-        Inverse temperature ``> 0``.
-    sigma2 : float
-        Noise variance ``> 0``.
-    prior : str or theory.Prior
-        Signal prior (``"fixed"``, ``"rademacher"``, ``"gaussian(mu=1, tau=0.5)"``,
-        ...; see :mod:`theory._laws`), held parsed by the model.
-    batch : int
-        Mini-batch size ``B >= 1`` (token collections averaged per step).
-
-    ``theta``, ``beta``, ``sigma2`` and ``prior`` are read from :attr:`model`, which
-    validates them; ``R``, ``L`` are checked by :func:`core.validate.counts`.
-    """
-
-    model: Model
-    R: int
-    L: int
-    d: int
-    batch: int = 1
-
-    def __init__(self, theta, R, L, d, beta=1.0, sigma2=1.0, prior="fixed", batch=1):
-        R, L = counts(R, L)
-        model = Model(theta=theta, alpha=R / L, beta=beta, sigma2=sigma2, prior=prior)
-        values = dict(model=model, R=R, L=L, d=integer("d", d, 2), batch=integer("batch", batch, 1))
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
-
-    theta = property(lambda self: self.model.theta, doc="signal strength (of :attr:`model`)")
-    beta = property(lambda self: self.model.beta, doc="inverse temperature (of :attr:`model`)")
-    sigma2 = property(lambda self: self.model.sigma2, doc="noise variance (of :attr:`model`)")
-    prior = property(lambda self: self.model.prior, doc="the :class:`theory.Prior` (of :attr:`model`)")
-
-    def as_dict(self) -> dict:
-        return {"theta": self.theta, "R": self.R, "L": self.L, "d": self.d, "beta": self.beta,
-                "sigma2": self.sigma2, "prior": self.prior.spec, "batch": self.batch}
-
-
-@dataclass(frozen=True)
-class Simulation:
-    """Trajectories of ``runs`` independent runs of the stochastic recursion.
-
-    Attributes
-    ----------
-    simulator : {"reduced", "full"}
-    problem : Problem
-    schedule : Schedule
-    seed : int or None
-    steps : int
-    record_steps : ndarray of int, shape (n_rec,)
-        Indices ``k`` at which ``rho_k`` is recorded (``0``, every ``stride``, and ``steps``).
-    times : ndarray, shape (n_rec,)
-        ODE times ``t_k = sum_{j<k} eta_j`` of ``record_steps``.
-    rho : ndarray, shape (runs, n_rec)
-        ``rho_k = <q_k, xi>``.
-    sample_steps : ndarray of int, shape (n_samp,)
-        Indices ``k < steps`` at which the step-``k`` sample is recorded.
-    noise_mass : ndarray, shape (runs, n_samp)
-        Attention mass on nuisance tokens of the step-``k`` sample (batch average).
-    objective : ndarray, shape (runs, n_samp)
-        ``||f_{q_k}(X_k)||^2`` (batch average).
-    wall_s : float
-        Seconds spent in the simulation loop.
-    """
-
-    simulator: str
-    problem: Problem
-    schedule: Schedule
-    seed: object
-    steps: int
-    record_steps: np.ndarray
-    times: np.ndarray
-    rho: np.ndarray
-    sample_steps: np.ndarray
-    noise_mass: np.ndarray
-    objective: np.ndarray
-    wall_s: float
+    def __init__(self, kernel):
+        self.kernel = kernel
 
     @property
-    def runs(self) -> int:
-        return self.rho.shape[0]
+    def rho(self) -> np.ndarray:
+        return self.kernel.rho
 
     @property
-    def final_rho(self) -> np.ndarray:
-        """``rho_steps`` for each run, shape ``(runs,)``."""
-        return self.rho[:, -1]
+    def overlaps(self) -> np.ndarray:
+        return self.kernel.rho[:, None, None]
 
     @property
-    def initial_rho(self) -> np.ndarray:
-        return self.rho[:, 0]
+    def out_gram(self) -> np.ndarray:
+        rho = self.kernel.rho
+        return (1.0 - rho * rho)[:, None, None]
 
-    def rho_at(self, steps) -> np.ndarray:
-        """``rho_k`` at recorded step indices ``k`` (:attr:`record_steps`).
+    def step(self, eta: float):
+        nm, ob = self.kernel.step(eta)
+        return nm[:, None], ob
 
-        ``steps`` is one index (result shape ``(runs,)``) or an array of indices
-        (shape ``(runs,) + steps.shape``). ``ValueError`` names the indices that were
-        not recorded (only ``0``, every ``stride`` steps and the last are).
-        """
-        k = np.asarray(steps)
-        if k.dtype.kind not in "iuf":
-            raise ValueError(f"`steps` must be step indices, got {steps!r}")
-        idx = np.searchsorted(self.record_steps, k)
-        found = self.record_steps[np.minimum(idx, self.record_steps.size - 1)] == k
-        if not np.all(found):
-            missing = np.unique(k[~found]).tolist()
-            raise ValueError(f"`steps` must be recorded step indices (0, every `stride` steps and {self.steps}), "
-                             f"got unrecorded {missing}")
-        return self.rho[:, idx]
-
-    @property
-    def sampled_rho(self) -> np.ndarray:
-        """``rho_k`` at the :attr:`sample_steps`, shape ``(runs, n_samp)``: the alignment
-        at which each recorded sample (``noise_mass``, ``objective``) was drawn."""
-        return self.rho_at(self.sample_steps)
-
-    def save(self, path) -> None:
-        """Write the trajectories and the configuration to ``path`` (``.npz``)."""
-        np.savez_compressed(
-            path, rho=self.rho, record_steps=self.record_steps, times=self.times,
-            sample_steps=self.sample_steps, noise_mass=self.noise_mass, objective=self.objective,
-            simulator=self.simulator, seed=-1 if self.seed is None else self.seed,
-            **{f"problem_{k}": v for k, v in self.problem.as_dict().items()},
-            **{f"schedule_{k}": v for k, v in self.schedule.as_dict().items()},
-        )
+    def retire(self, runs) -> None:
+        if hasattr(self.kernel, "retire"):  # the reduced kernels: no more draws for them
+            self.kernel.retire(runs)
 
 
-def record_indices(steps: int, stride: int) -> np.ndarray:
-    """Recorded step indices: ``0, stride, 2 stride, ...`` and ``steps``."""
-    idx = np.arange(0, steps + 1, stride)
-    return idx if idx[-1] == steps else np.append(idx, steps)
+def _scalar_kernel(problem: Problem, simulator: str, generators, start):
+    """``start``: a fixed ``rho0`` or ``None`` (the uniform-sphere law, drawn first in each stream)."""
+    rho = initial_rho(generators, problem.d, start)
+    Kernel = FullKernel if simulator == "full" else reduced_kernel(problem.L)
+    return _ScalarKernel(Kernel(problem, generators, rho))
+
+
+def _subspace_kernel(problem: Problem, simulator: str, generators, start):
+    """``start``: fixed overlaps ``M_0`` (``k x H``) or ``None`` (``Q_0`` uniform on the Stiefel
+    manifold: the same draws in both simulators, so they share their starts)."""
+    runs, k, H = len(generators), problem.k, problem.heads
+    if start is None:
+        G, M, P = uniform_frames(generators, problem.d, k, H)
+    else:
+        G = None
+        M = np.broadcast_to(start, (runs, k, H)).copy()
+        P = np.broadcast_to(symmetrize(np.eye(H) - start.T @ start), (runs, H, H)).copy()
+    if simulator == "full":
+        Q0 = fixed_frames(generators, problem.d, start) if G is None else retract(G)
+        return SubspaceFullKernel(problem, generators, Q0)
+    return SubspaceReducedKernel(problem, generators, M, P)
+
+
+#: the kernel builders of each engine: ``(problem, simulator, generators, start) -> kernel``
+KERNELS = {"scalar": _scalar_kernel, "subspace": _subspace_kernel}
 
 
 class _Stops:
-    """Runs stopped on leaving ``(a, b)`` (``simulate(stop_outside=(a, b))``): which are still
-    alive, and the value each stopped one keeps."""
+    """Runs stopped on leaving ``(a, b)`` (``simulate(stop_outside=(a, b))``, scalar kernels):
+    which are still alive, and the value each stopped one keeps."""
 
     def __init__(self, interval, kernel):
         self.a, self.b = interval
@@ -236,76 +169,121 @@ class _Stops:
         if out.any():
             self.kept[out] = r[out]
             self.alive &= ~out
-            if hasattr(self.kernel, "retire"):  # the reduced kernels: no more draws for them
-                self.kernel.retire(np.flatnonzero(out))
+            self.kernel.retire(np.flatnonzero(out))
         return r
-
-
-def _run_block(problem, simulator, seed, runs, lo, hi, rho0, etas, record, progress, stop=None):
-    """Runs ``lo..hi-1`` of ``runs`` (streams ``SeedSequence(seed).spawn(runs)[lo:hi]``);
-    ``stop = (a, b)``: see ``simulate(stop_outside=...)``."""
-    gens = spawn_generators(seed, runs)[lo:hi]
-    start = initial_rho(gens, problem.d, rho0)
-    Kernel = FullKernel if simulator == "full" else reduced_kernel(problem.L)
-    kernel = Kernel(problem, gens, start)
-    steps = etas.size
-    samples = record[record < steps]
-    n = hi - lo
-    rho = np.empty((n, record.size))
-    nuisance = np.empty((n, samples.size))
-    obj = np.empty((n, samples.size))
-    stops = None if stop is None else _Stops(stop, kernel)
-    rho[:, 0] = kernel.rho if stops is None else stops.update()
-    rec_i = samp_i = 0
-    with single_threaded_blas():
-        t0 = time.perf_counter()
-        for k in range(steps):
-            if stops is not None and not stops.alive.any():  # every run has stopped: the rest is known
-                rho[:, rec_i + 1:] = stops.kept[:, None]
-                nuisance[:, samp_i:] = obj[:, samp_i:] = np.nan
-                if progress is not None:
-                    progress(steps)
-                break
-            alive = None if stops is None else stops.alive.copy()
-            nm, ob = kernel.step(float(etas[k]))
-            if samp_i < samples.size and samples[samp_i] == k:
-                if alive is not None:  # a stopped run has no sample
-                    nm, ob = np.where(alive, nm, np.nan), np.where(alive, ob, np.nan)
-                nuisance[:, samp_i], obj[:, samp_i] = nm, ob
-                samp_i += 1
-            current = kernel.rho if stops is None else stops.update()
-            if record[rec_i + 1] == k + 1:
-                rec_i += 1
-                rho[:, rec_i] = current
-            if progress is not None:
-                progress(k + 1)
-        wall = time.perf_counter() - t0
-    return rho, nuisance, obj, wall
 
 
 @dataclass(frozen=True)
 class _Block:
-    """One unit of work: runs ``lo..hi-1`` of ``runs`` (picklable, pure)."""
+    """One unit of work: runs ``lo..hi-1`` of ``runs`` (streams ``SeedSequence(seed).spawn(runs)[lo:hi]``;
+    picklable, pure)."""
 
     problem: Problem
+    engine: str
     simulator: str
-    seed: int
+    seed: int | None
     runs: int
     lo: int
     hi: int
-    rho0: object
+    start: object
     etas: np.ndarray
     record: np.ndarray
     stop: tuple | None = None
 
 
+def _run_block(b: _Block, progress=None):
+    """The recorded states, samples and loop time of the runs of ``b`` (``b.stop = (a, b)``: see
+    ``simulate(stop_outside=...)``)."""
+    gens = spawn_generators(b.seed, b.runs)[b.lo:b.hi]
+    kernel = KERNELS[b.engine](b.problem, b.simulator, gens, b.start)
+    record, steps = b.record, b.etas.size
+    samples = record[record < steps]
+    n, k, H = b.hi - b.lo, b.problem.k, b.problem.heads
+    over = np.empty((n, record.size, k, H))
+    gram = np.empty((n, record.size, H, H))
+    nuisance = np.empty((n, samples.size, H))
+    obj = np.empty((n, samples.size))
+    stops = None if b.stop is None else _Stops(b.stop, kernel)
+
+    def store(i: int, rho) -> None:
+        if rho is None:
+            over[:, i], gram[:, i] = kernel.overlaps, kernel.out_gram
+        else:  # stopped runs keep their exit value
+            over[:, i, 0, 0], gram[:, i, 0, 0] = rho, 1.0 - rho * rho
+
+    store(0, None if stops is None else stops.update())
+    rec_i = samp_i = 0
+    with single_threaded_blas():
+        t0 = time.perf_counter()
+        for t in range(steps):
+            if stops is not None and not stops.alive.any():  # every run has stopped: the rest is known
+                for i in range(rec_i + 1, record.size):
+                    store(i, stops.kept)
+                nuisance[:, samp_i:] = obj[:, samp_i:] = np.nan
+                if progress is not None:
+                    progress(steps)
+                break
+            alive = None if stops is None else stops.alive.copy()
+            nm, ob = kernel.step(float(b.etas[t]))
+            if samp_i < samples.size and samples[samp_i] == t:
+                if alive is not None:  # a stopped run has no sample
+                    nm, ob = np.where(alive[:, None], nm, np.nan), np.where(alive, ob, np.nan)
+                nuisance[:, samp_i], obj[:, samp_i] = nm, ob
+                samp_i += 1
+            current = None if stops is None else stops.update()
+            if record[rec_i + 1] == t + 1:
+                rec_i += 1
+                store(rec_i, current)
+            if progress is not None:
+                progress(t + 1)
+        wall = time.perf_counter() - t0
+    return over, gram, nuisance, obj, wall
+
+
 def _run_unit(b: _Block):
-    return _run_block(b.problem, b.simulator, b.seed, b.runs, b.lo, b.hi, b.rho0, b.etas, b.record, None, b.stop)
+    return _run_block(b)
+
+
+def fixed_start(problem: Problem, engine: str, rho0, M0):
+    """The fixed start of ``engine`` from ``rho0`` or ``M0`` (one of them; ``None`` for the
+    uniform law): a float for the scalar engine, a ``k x H`` array for the subspace one."""
+    if rho0 is not None and M0 is not None:
+        raise ValueError("give the fixed start as `rho0` (one query on one direction) or `M0` (U^T Q_0), not both")
+    k, H = problem.k, problem.heads
+    if rho0 is not None:
+        rho0 = real("rho0", rho0, lower=-1.0, upper=1.0)
+        if (k, H) != (1, 1):
+            raise ValueError(f"`rho0` is the start of one query on one signal direction; with k = {k}, H = {H} "
+                             f"give the start overlaps `M0` (a k x H matrix)")
+        return rho0 if engine == "scalar" else np.array([[rho0]])
+    if M0 is None:
+        return None
+    try:
+        M = np.array(M0, dtype=float).reshape(k, H) if np.size(M0) == k * H else None
+    except (TypeError, ValueError):
+        M = None
+    if M is None or not np.all(np.isfinite(M)):
+        raise ValueError(f"`M0` must be {k * H} finite numbers (a k x H = {k} x {H} matrix), got {M0!r}")
+    norm = float(np.linalg.norm(M, 2))
+    if norm > 1.0 + 1e-12:
+        raise ValueError(f"`M0` must have operator norm <= 1 (U^T Q for an orthonormal Q), got {norm:.6g}")
+    return real("M0", M[0, 0], lower=-1.0, upper=1.0) if engine == "scalar" else M
+
+
+def _stop_interval(stop_outside):
+    if stop_outside is None:
+        return None
+    if not (isinstance(stop_outside, (tuple, list)) and len(stop_outside) == 2):
+        raise ValueError(f"`stop_outside` must be a pair (a, b), got {stop_outside!r}")
+    a, b = (real("stop_outside", v) for v in stop_outside)
+    if not a < b:
+        raise ValueError(f"`stop_outside` must be (a, b) with a < b, got {stop_outside!r}")
+    return (a, b)
 
 
 def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, simulator: str = "reduced",
-             rho0=None, seed=None, stride: int = 1, progress=None, workers: int = 1,
-             stop_outside: tuple[float, float] | None = None) -> Simulation:
+             rho0=None, M0=None, seed=None, stride: int = 1, progress=None, workers: int = 1,
+             stop_outside: tuple[float, float] | None = None, engine: str = "auto") -> Simulation:
     """Run ``runs`` independent copies of the projected stochastic gradient ascent.
 
     Parameters
@@ -317,72 +295,77 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
     runs : int
         Number of independent runs ``>= 1``.
     simulator : {"reduced", "full"}
-        ``"full"``: the ``d``-dimensional recursion; ``"reduced"``: the exact
-        reduced chain of docs/design.md section 2 (same law of ``rho_k``; above
-        :data:`LONG_CONTEXT` tokens it processes them in chunks, memory independent of ``L``).
+        ``"full"``: the ``d``-dimensional recursion; ``"reduced"``: the exact reduced chain
+        (same law of the state; cost independent of ``d``; the subspace one needs
+        ``d >= k + 2 H``).
     rho0 : float, optional
-        Fixed start in ``[-1, 1]``; default: ``q_0`` uniform on the sphere.
+        Fixed start ``rho_0`` in ``[-1, 1]`` of one query on one signal direction.
+    M0 : array_like (k, H), optional
+        Fixed start overlaps ``U^T Q_0`` (operator norm ``<= 1``) of any model. Default (neither
+        given): ``q_0`` uniform on the sphere, ``Q_0`` uniform on the Stiefel manifold.
     seed : int, optional
-        Seed of ``SeedSequence(seed).spawn(runs)``.
+        Seed of ``SeedSequence(seed).spawn(runs)``: run ``i`` draws only from child ``i``.
     stride : int
         Record every ``stride`` steps (and the last).
     progress : callable, optional
         Called as ``progress(k)`` after step ``k`` (1-based) for progress display
-        (on a cluster: after each block of runs, with ``k`` the finished share of
-        ``steps``).
+        (on a cluster: after each block of runs, with ``k`` the finished share of ``steps``).
     workers : int
-        Without an enclosing :func:`sigrec.numerics.executor` block, split the runs
-        into blocks simulated on the process-wide local ``dask.distributed`` cluster
-        of this many workers (started once, then reused); inside such a block, on
-        its executor (docs/design.md section 8). Run ``i`` still draws only from the
-        ``i``-th child of ``SeedSequence(seed)``, so the result is bit-identical to
-        ``workers = 1`` on any cluster (a seed is required for ``workers > 1``).
+        Without an enclosing :func:`sigrec.numerics.executor` block, split the runs into blocks
+        simulated on the process-wide local ``dask.distributed`` cluster of this many workers
+        (started once, then reused); inside such a block, on its executor (docs/design.md
+        section 8). Run ``i`` still draws only from the ``i``-th child of
+        ``SeedSequence(seed)``, so the result is bit-identical to ``workers = 1`` on any
+        cluster (a seed is required for ``workers > 1``).
     stop_outside : (a, b), optional
-        For first-exit questions: a run stops at its first recorded state with
-        ``rho <= a`` or ``rho >= b`` (step 0 included). Its later recorded alignments repeat
-        that value, its later nuisance and objective samples are ``nan``, and it draws
-        nothing more (the reduced simulator skips it; the full one steps it and discards the
-        result). Up to its exit a run's path is the one it has without ``stop_outside`` (its
-        own generator), so exits and their sides are unchanged; the loop ends when every
-        run has stopped.
+        For first-exit questions of one query on one direction: a run stops at its first
+        recorded state with ``rho <= a`` or ``rho >= b`` (step 0 included). Its later recorded
+        alignments repeat that value, its later samples are ``nan``, and it draws nothing more
+        (the reduced simulator skips it; the full one steps it and discards the result). Up to
+        its exit a run's path is the one it has without ``stop_outside`` (its own generator).
+    engine : {"auto", "scalar", "subspace"}
+        The kernels (module docstring); ``"auto"`` is the model's own
+        (:attr:`theory.Model.engine`): scalar for ``k = H = 1``, else subspace.
     """
     instance("problem", problem, Problem)
     instance("schedule", schedule, Schedule)
     choice("simulator", simulator, SIMULATORS)
+    engine = engine_for(problem.model, engine, "simulate")
     steps = integer("steps", steps, 1)
     runs = integer("runs", runs, 1)
     stride = integer("stride", stride, 1)
-    if rho0 is not None:
-        rho0 = real("rho0", rho0, lower=-1.0, upper=1.0)
+    start = fixed_start(problem, engine, rho0, M0)
     if seed is not None:
         seed = integer("seed", seed, 0)
-    if stop_outside is not None:
-        if not (isinstance(stop_outside, (tuple, list)) and len(stop_outside) == 2):
-            raise ValueError(f"`stop_outside` must be a pair (a, b), got {stop_outside!r}")
-        a, b = (real("stop_outside", v) for v in stop_outside)
-        if not a < b:
-            raise ValueError(f"`stop_outside` must be (a, b) with a < b, got {stop_outside!r}")
-        stop_outside = (a, b)
-
+    stop = _stop_interval(stop_outside)
+    if engine == "subspace":
+        if stop is not None:
+            raise ValueError("`stop_outside` stops runs of one query on one signal direction (the scalar engine)")
+        if simulator == "reduced" and problem.d < problem.k + 2 * problem.heads:
+            raise ValueError(f"`d` must be >= k + 2 heads = {problem.k + 2 * problem.heads} for the reduced "
+                             f"simulator, got {problem.d} (use simulator='full')")
     workers = integer("workers", workers, 1)
-    record = record_indices(steps, stride)
-    etas = schedule.eta(np.arange(steps))
     if seed is None and workers > 1:
         raise ValueError("`seed` is required with `workers > 1` (runs are split by SeedSequence child)")
+    record = record_indices(steps, stride)
+    etas = schedule.eta(np.arange(steps))
+
+    def block(lo: int, hi: int) -> _Block:
+        return _Block(problem, engine, simulator, seed, runs, lo, hi, start, etas, record, stop)
+
     ex = current_executor(workers)
     if ex.backend != "inline" and runs > 1 and seed is not None:
         # Blocks of runs as independent units: run i draws only from child i of
         # SeedSequence(seed), so the split (and the cluster) never changes the result.
-        blocks = np.array_split(np.arange(runs), min(ex.workers, runs))
-        units = [_Block(problem, simulator, seed, runs, int(b[0]), int(b[-1]) + 1, rho0, etas, record, stop_outside)
-                 for b in blocks]
+        bounds = np.array_split(np.arange(runs), min(ex.workers, runs))
+        units = [block(int(b[0]), int(b[-1]) + 1) for b in bounds]
         done = None if progress is None else (lambda i, n: progress(int(steps * i // n)))
         parts = ex.map(_run_unit, units, progress=done)
-        rho, nuisance, obj = (np.concatenate([p_[i] for p_ in parts]) for i in range(3))
-        wall = max(p_[3] for p_ in parts)
+        over, gram, nuisance, obj = (np.concatenate([p_[i] for p_ in parts]) for i in range(4))
+        wall = max(p_[4] for p_ in parts)
     else:
-        rho, nuisance, obj, wall = _run_block(problem, simulator, seed, runs, 0, runs, rho0, etas, record, progress,
-                                              stop_outside)
+        over, gram, nuisance, obj, wall = _run_block(block(0, runs), progress)
     samples = record[record < steps]
     times = schedule.times(steps)[record]
-    return Simulation(simulator, problem, schedule, seed, steps, record, times, rho, samples, nuisance, obj, wall)
+    return Simulation(simulator, engine, problem, schedule, seed, steps, record, times, over, gram, samples,
+                      nuisance, obj, wall)

@@ -33,7 +33,7 @@ from ._stiefel import retract, symmetrize
 
 
 class SignalSampler:
-    """Draws of ``s`` (n, k) from ``law`` (a ``theory.SubspaceLaw``), its arrays built once.
+    """Draws of ``s`` (n, k) from ``law`` (a ``theory.SignalLaw``), its arrays built once.
 
     A scalar prior draws through its own sampler (``theory.Prior.sample``; the ``fixed`` prior
     draws nothing); a finite law draws ``n`` uniforms and inverts the distribution function of

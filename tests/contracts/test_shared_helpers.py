@@ -71,7 +71,8 @@ def test_problem_holds_its_model():
     assert all(type(v) is float for v in (problem.theta, problem.beta, problem.sigma2))
     assert problem.prior is problem.model.prior and str(problem.prior) == "rademacher(p=0.7)"
     assert problem.as_dict() == {"theta": 2.0, "R": 10, "L": 40, "d": 4, "beta": 0.5, "sigma2": 2.0,
-                                 "prior": "rademacher(p=0.7)", "batch": 3}
+                                 "prior": "rademacher(p=0.7)", "k": 1, "heads": 1, "batch": 3}
+    assert Problem.from_dict(problem.as_dict()) == problem
     assert Problem(2, 10, 40, 4, 0.5, 2, "rademacher(p=0.7)", 3) == problem
     assert validate.counts(3.0, 4) == (3, 4) and all(type(v) is int for v in validate.counts(3.0, 4))
     with pytest.raises(AttributeError):
@@ -168,5 +169,5 @@ def test_rho_at_refuses_unrecorded_steps(sim, steps):
 
 def test_sampled_rho_is_rho_at_the_sample_steps(sim):
     np.testing.assert_array_equal(sim.sample_steps, [0, 4, 8])
-    assert sim.sampled_rho.shape == sim.noise_mass.shape
+    assert sim.sampled_rho.shape == sim.noise_mass.shape[:2] and sim.noise_mass.shape[2] == 1  # one head
     np.testing.assert_array_equal(sim.sampled_rho, sim.rho[:, :3])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sigrec.theory import SubspaceModel, evaluate_subspace
+from sigrec.theory import Model, evaluate
 from sigrec.theory._field._heads import (
     heads_equilibrium,
     heads_flow,
@@ -18,7 +18,7 @@ from sigrec.theory._field._heads import (
 
 def _objective(model, Q, U):
     """The summed objective from the one-query evaluator, one head at a time."""
-    return sum(evaluate_subspace(model, U.T @ Q[:, h]).objective for h in range(Q.shape[1]))
+    return sum(evaluate(model.with_heads(1), U.T @ Q[:, h]).objective for h in range(Q.shape[1]))
 
 
 def _retract(Q):
@@ -34,12 +34,13 @@ def test_reduced_flow_is_the_riemannian_gradient(law, k, n_heads):
     by central differences along a QR retraction. X = G - Q sym(Q^T G) passes, and U^T X is the
     reduced flow at M = U^T Q."""
     rng = np.random.default_rng(k * 10 + n_heads)
-    model = SubspaceModel(law, 1.7, 0.2, 0.9, 1.1)
+    model = Model(1.7, 0.2, beta=0.9, sigma2=1.1, prior=law, heads=n_heads)
     d = k + n_heads + 1
     Q, U = random_frame(k, n_heads, d, rng)
     M = U.T @ Q
     flow = heads_flow(model, M)
-    G = U @ np.column_stack([evaluate_subspace(model, M[:, h]).gradient for h in range(n_heads)])
+    one = model.with_heads(1)  # each head is a query of the one-query model
+    G = U @ np.column_stack([evaluate(one, M[:, h]).gradient for h in range(n_heads)])
     X = G - Q @ ((Q.T @ G + G.T @ Q) / 2)
     assert np.allclose(Q.T @ X + X.T @ Q, 0, atol=1e-13)  # tangent
     assert np.allclose(U.T @ X, flow, rtol=1e-12, atol=1e-13)
@@ -52,14 +53,14 @@ def test_reduced_flow_is_the_riemannian_gradient(law, k, n_heads):
 
 
 def test_one_head_is_the_single_query_flow():
-    model = SubspaceModel("onehot(k=3)", 1.2, 0.3)
+    model = Model(1.2, 0.3, prior="onehot(k=3)")
     r = np.array([0.3, -0.5, 0.6])
-    assert np.allclose(heads_flow(model, r[:, None])[:, 0], evaluate_subspace(model, r).flow, rtol=1e-13, atol=1e-15)
+    assert np.allclose(heads_flow(model, r[:, None])[:, 0], evaluate(model, r, engine="subspace").flow, rtol=1e-13, atol=1e-15)
 
 
 def test_jacobian_against_finite_differences():
     rng = np.random.default_rng(5)
-    model = SubspaceModel("onehot(k=2)", 2.0, 0.1)
+    model = Model(2.0, 0.1, prior="onehot(k=2)", heads=3)
     Q, U = random_frame(2, 3, 6, rng)
     M = U.T @ Q
     J = heads_jacobian(model, M)
@@ -72,17 +73,19 @@ def test_jacobian_against_finite_differences():
 
 
 def test_invalid_overlaps_are_refused():
-    model = SubspaceModel("onehot(k=2)", 1.0, 0.3)
+    model = Model(1.0, 0.3, prior="onehot(k=2)", heads=2)
     with pytest.raises(ValueError, match="singular values"):
         heads_flow(model, np.eye(2) * 1.1)
     with pytest.raises(ValueError, match="k x H"):
         heads_flow(model, np.ones(3))
+    with pytest.raises(ValueError, match="the model's heads"):  # M has one column, the model two heads
+        heads_flow(model, np.array([[0.3], [0.2]]))
 
 
 def test_subspace_recovery_two_heads():
     """H = k = 2 at theta = 1.5, alpha = 0.05: from random frames the principal angles between
     span Q and span U go to 0; the end is a stable equilibrium with one head near each xi_j."""
-    model = SubspaceModel("onehot(k=2)", 1.5, 0.05)
+    model = Model(1.5, 0.05, prior="onehot(k=2)", heads=2)
     rng = np.random.default_rng(11)
     for _ in range(2):
         Q, U = random_frame(2, 2, 5, rng)
@@ -98,7 +101,7 @@ def test_shared_direction_state_blocks_recovery():
     """theta = 3, alpha = 0.3: two heads can share one direction of the span (equal columns of M,
     |m_h|^2 = 1/2, g(m) parallel to m) and that state is stable, so recovery is not universal at
     strong signal; span Q then holds one direction of span U and misses the other."""
-    model = SubspaceModel("onehot(k=2)", 3.0, 0.3)
+    model = Model(3.0, 0.3, prior="onehot(k=2)", heads=2)
     run = integrate_heads(model, np.array([[-0.05, -0.05], [0.70, 0.70]]))
     eq = heads_equilibrium(model, run.M)
     assert eq.stable and eq.residual < 1e-12
@@ -112,7 +115,7 @@ def test_shared_direction_state_blocks_recovery():
 def test_three_heads_two_directions():
     """H = 3 > k = 2 (theta = 1.5, alpha = 0.05): span U is recovered inside span Q (M M^T = I);
     two heads specialise and the extra one keeps a small overlap along the mixture direction."""
-    model = SubspaceModel("onehot(k=2)", 1.5, 0.05)
+    model = Model(1.5, 0.05, prior="onehot(k=2)", heads=3)
     Q, U = random_frame(2, 3, 6, np.random.default_rng(2))
     run = integrate_heads(model, U.T @ Q)
     eq = heads_equilibrium(model, run.M)

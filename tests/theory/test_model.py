@@ -52,6 +52,6 @@ def test_the_prior_is_parsed_once_and_held_as_a_prior():
     assert isinstance(by_spec.prior, Prior) and by_spec.prior.family == "gaussian"
     assert str(by_spec.prior) == by_spec.prior.spec == "gaussian(mu=1, tau=0.5)"
     assert by_spec.as_dict() == {"theta": 1.0, "alpha": 0.5, "beta": 1.0, "sigma2": 1.0,
-                                 "prior": "gaussian(mu=1, tau=0.5)", "regime": "proportional"}
+                                 "prior": "gaussian(mu=1, tau=0.5)", "k": 1, "heads": 1, "regime": "proportional"}
     assert type(by_spec.as_dict()["prior"]) is str
     assert Model(theta=1, alpha=0.5).prior == parse_prior("fixed")

@@ -9,18 +9,16 @@ from flint import arb
 
 from sigrec.theory import (
     Model,
-    SubspaceModel,
     certify,
-    certify_subspace,
     certify_transition,
     critical_thetas,
-    evaluate_subspace,
+    evaluate,
     find_subspace_equilibria,
     mixture_eigenvalues,
     pole_signs,
 )
 from sigrec.theory._certify._roots import precision
-from sigrec.theory._certify._subspace import certify_point
+from sigrec.theory._certify._subspace import certify_point, certify_subspace
 from sigrec.theory._certify._subspace_balls import ball_field, inertia
 from sigrec.theory._field._equilibria import _polish
 
@@ -29,8 +27,7 @@ def _random_models(seed, laws, n):
     rng = np.random.default_rng(seed)
     for _ in range(n):
         for law in laws:
-            yield SubspaceModel(law, rng.uniform(0.4, 3.0), rng.uniform(0.03, 0.6), rng.uniform(0.5, 1.5),
-                                rng.uniform(0.5, 1.5))
+            yield Model(rng.uniform(0.4, 3.0), rng.uniform(0.03, 0.6), beta=rng.uniform(0.5, 1.5), sigma2=rng.uniform(0.5, 1.5), prior=law)
 
 
 def _assert_boxes_hold_independent_equilibria(model, n_random=2):
@@ -54,10 +51,10 @@ def test_ball_field_encloses_the_float_field():
     rng = np.random.default_rng(3)
     for law in ("onehot(k=2)", "onehot(k=2, probs=[3/5, 2/5])", "gaussian(k=2, tau=0.7, mu=[1, 0.5])",
                 "rademacher"):
-        model = SubspaceModel(law, 1.3, 0.2, 0.8, 1.2)
+        model = Model(1.3, 0.2, beta=0.8, sigma2=1.2, prior=law)
         r = rng.normal(size=model.k)
         r *= 0.8 / np.linalg.norm(r)
-        v = evaluate_subspace(model, r)
+        v = evaluate(model, r, engine="subspace")
         g, h = ball_field(model.law)([arb(x) for x in r], [arb(p) for p in model.params()])
         for gb, gf in zip(g, v.gradient):
             assert abs(float(gb.mid()) - gf) <= 1e-12 * (1 + abs(gf)) and float(gb.rad()) < 1e-12
@@ -86,7 +83,7 @@ def test_inertia_against_numpy_and_the_bordered_matrix():
 def test_k1_agrees_with_the_scalar_certificate(spec, theta, alpha):
     """Same interior equilibria (each box inside the scalar bracket, or at the exact root 0), same
     stability, and the poles' radial signs are the scalar pole signs."""
-    cert = certify_subspace(SubspaceModel(spec, theta, alpha))
+    cert = certify_subspace(Model(theta, alpha, prior=spec))
     scalar = certify(Model(theta, alpha, prior=spec))
     assert cert.certified
     interior = [b for b in cert.boxes if b.kind == "interior"]
@@ -117,7 +114,7 @@ def test_documented_table_k2():
     """docs/subspace.md section 3 at theta = 3, alpha = 0.05: the stable anti-mixture and the
     specialised points are certified stable, the mixture a saddle; the k = 2 tangent eigenvalue
     ball holds the closed form at the mixture."""
-    model = SubspaceModel("onehot(k=2)", 3.0, 0.05)
+    model = Model(3.0, 0.05, prior="onehot(k=2)")
     cert = _assert_boxes_hold_independent_equilibria(model)
     stable = sorted(b.label for b in cert.stable)
     assert stable == ["mixture-", "specialised(1)", "specialised(2)"]
@@ -139,7 +136,7 @@ def _perturbed(field, factor):
 def test_perturbed_field_is_caught():
     """Scaling one component of the field by 1 + 1e-3 moves the certified boxes off the true
     equilibria (so the containment test above can fail), while the true field's boxes hold them."""
-    model = SubspaceModel("onehot(k=2)", 1.5, 0.05)
+    model = Model(1.5, 0.05, prior="onehot(k=2)")
     eqs = [e for e in find_subspace_equilibria(model, n_random=2) if e.kind == "sphere"]
     bad = certify_subspace(model, eqs, field_fn=_perturbed(ball_field(model.law), arb(1) + arb(10) ** -3))
     good = certify_subspace(model, eqs)
@@ -154,12 +151,12 @@ def test_perturbed_field_is_caught():
 def test_undecided_is_reported():
     """Isotropic law: a circle of equilibria, none isolated; theta = 0: nothing to certify."""
     with precision(128):
-        box = certify_point(SubspaceModel("gaussian(k=2, tau=1/2)", 1.0, 0.3), [1.0, 0.0], "sphere")
+        box = certify_point(Model(1.0, 0.3, prior="gaussian(k=2, tau=1/2)"), [1.0, 0.0], "sphere")
     assert box.status == "undecided" and "singular" in box.reason and not box.certified
-    cert = certify_subspace(SubspaceModel("onehot(k=2)", 0.0, 0.3))
+    cert = certify_subspace(Model(0.0, 0.3, prior="onehot(k=2)"))
     assert not cert.certified and "theta = 0" in cert.notes[0]
     with pytest.raises(ValueError, match="prec"):
-        certify_subspace(SubspaceModel("onehot(k=2)", 1.0, 0.3), prec=10)
+        certify_subspace(Model(1.0, 0.3, prior="onehot(k=2)"), prec=10)
 
 
 @pytest.mark.parametrize("k,alpha", [(2, 0.05), (2, 0.3), (3, 0.3)])
@@ -174,7 +171,7 @@ def test_certified_transition_bracket(k, alpha):
     assert br.float_thetas == pytest.approx((tc,), abs=1e-10)
     with precision(128):
         for theta, want in ((br.lo - 1e-4, "stable"), (br.hi + 1e-4, "unstable")):
-            box = certify_point(SubspaceModel(f"onehot(k={k})", theta, alpha), [k ** -0.5] * k, "sphere")
+            box = certify_point(Model(theta, alpha, prior=f"onehot(k={k})"), [k ** -0.5] * k, "sphere")
             assert box.status == want
 
 
@@ -197,7 +194,7 @@ def test_k2_complete_enumeration(theta, alpha):
 
     from sigrec.theory import certify_circle, certify_disk
 
-    model = SubspaceModel("onehot(k=2)", theta, alpha)
+    model = Model(theta, alpha, prior="onehot(k=2)")
     eqs = find_subspace_equilibria(model, n_random=2)
     circle, disk = certify_circle(model), certify_disk(model)
     assert circle.complete and disk.complete

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sigrec.theory import SubspaceModel, subspace_quadrature
+from sigrec.theory import Model, subspace_quadrature
+from sigrec.theory._field._subspace import evaluate_subspace_mp
 
 LAWS = ["onehot(k=2)", "onehot(k=3)", "gaussian(k=2, tau=0.6)"]
 
 
 def _model(rng, law):
-    return SubspaceModel(law, float(rng.uniform(0.1, 2.5)), float(rng.uniform(0.02, 0.95)),
-                         float(rng.uniform(0.3, 2.0)), float(rng.uniform(0.3, 2.0)))
+    return Model(float(rng.uniform(0.1, 2.5)), float(rng.uniform(0.02, 0.95)), beta=float(rng.uniform(0.3, 2.0)), sigma2=float(rng.uniform(0.3, 2.0)), prior=law)
 
 
 def _point(rng, k):
@@ -31,11 +31,10 @@ def test_objective_and_gradient_match_quadrature(law):
 def test_quadrature_detects_a_wrong_law():
     """The comparison can fail: the derivation of onehot(k=2) against the quadrature of an
     unequal onehot law differs far above the tolerance."""
-    from sigrec.theory import evaluate_subspace_mp
     from sigrec.theory._derivation._subspace_quadrature import quadrature_objective
     r = [0.3, -0.2]
-    good = evaluate_subspace_mp(SubspaceModel("onehot(k=2)", 1.2, 0.4), r)
-    wrong = quadrature_objective(SubspaceModel("onehot(k=2, probs=[0.4, 0.6])", 1.2, 0.4), r, dps=30)
+    good = evaluate_subspace_mp(Model(1.2, 0.4, prior="onehot(k=2)"), r)
+    wrong = quadrature_objective(Model(1.2, 0.4, prior="onehot(k=2, probs=[0.4, 0.6])"), r, dps=30)
     assert abs(good["gradient"][0] - wrong[1][0]) > 1e-4
 
 

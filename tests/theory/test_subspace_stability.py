@@ -6,13 +6,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from sigrec.theory import (
-    SubspaceModel,
-    critical_thetas,
-    evaluate_subspace_mp,
-    find_subspace_equilibria,
-    mixture_eigenvalues,
-)
+from sigrec.theory import Model, critical_thetas, evaluate_mp, find_subspace_equilibria, mixture_eigenvalues
 from sigrec.theory._field._equilibria import classify, sparse_critical_product
 
 
@@ -23,7 +17,7 @@ def test_mixture_closed_form_matches_the_derived_hessian(k):
     rng = np.random.default_rng(k)
     for _ in range(2):
         theta, alpha, beta, sigma2 = rng.uniform(0.1, 2.5), rng.uniform(0.02, 0.95), rng.uniform(0.3, 2), rng.uniform(0.3, 2)
-        sm = SubspaceModel(f"onehot(k={k})", theta, alpha, beta, sigma2)
+        sm = Model(theta, alpha, beta=beta, sigma2=sigma2, prior=f"onehot(k={k})")
         with mpmath.workdps(30):
             e = classify(sm, [1 / mpmath.sqrt(k)] * k)
             tangent, radial = mixture_eigenvalues(k, theta, alpha, beta, sigma2)
@@ -35,9 +29,9 @@ def test_mixture_closed_form_matches_the_derived_hessian(k):
 
 
 def test_mixture_is_an_equilibrium_and_e1_is_not():
-    sm = SubspaceModel("onehot(k=2)", 1.5, 0.05)
-    assert max(abs(x) for x in evaluate_subspace_mp(sm, [2**-0.5] * 2)["flow"]) < 1e-15
-    assert abs(evaluate_subspace_mp(sm, [1, 0])["flow"][1]) > 1e-2
+    sm = Model(1.5, 0.05, prior="onehot(k=2)")
+    assert max(abs(x) for x in evaluate_mp(sm, [2**-0.5] * 2, engine="subspace")["flow"]) < 1e-15
+    assert abs(evaluate_mp(sm, [1, 0], engine="subspace")["flow"][1]) > 1e-2
 
 
 @pytest.mark.parametrize("k,alpha,expected", [(2, 0.05, 0.85566), (2, 0.3, 0.78030), (3, 0.05, 1.04796), (3, 0.3, 0.95567)])
@@ -59,10 +53,10 @@ def test_sparse_limit_of_the_critical_product(k):
 
 
 def test_equilibria_k2_both_sides_of_the_transition():
-    weak = find_subspace_equilibria(SubspaceModel("onehot(k=2)", 0.25, 0.05), n_random=2)
+    weak = find_subspace_equilibria(Model(0.25, 0.05, prior="onehot(k=2)"), n_random=2)
     stable = [e for e in weak if e.stable]
     assert [e.label for e in stable] == ["mixture+"]
-    strong = find_subspace_equilibria(SubspaceModel("onehot(k=2)", 1.5, 0.05), n_random=2)
+    strong = find_subspace_equilibria(Model(1.5, 0.05, prior="onehot(k=2)"), n_random=2)
     stable = sorted((e for e in strong if e.stable), key=lambda e: e.label)
     assert [e.label for e in stable] == ["specialised(1)", "specialised(2)"]
     r = stable[0].r

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from flint import arb, arb_mat, fmpq
 
-from .._derivation._subspace import SubspaceModel
+from .._model import Model
 from ._roots import isolate, precision, sign
 from ._subspace import _check_prec, _params
 from ._subspace_balls import ball_field, inertia, interior_system
@@ -60,11 +60,11 @@ class CircleCertificate:
     prec: int
 
 
-def certify_circle(model: SubspaceModel, prec: int = 128, bracket_width: float = 1e-12,
+def certify_circle(model: Model, prec: int = 128, bracket_width: float = 1e-12,
                    min_width: float = 1e-12) -> CircleCertificate:
     """Certify the set of all equilibria of a ``k = 2`` model on the unit circle (module doc)."""
-    if not isinstance(model, SubspaceModel) or model.k != 2:
-        raise ValueError("`model` must be a SubspaceModel with k = 2")
+    if not isinstance(model, Model) or model.k != 2 or model.heads != 1:
+        raise ValueError("`model` must be a theory.Model with k = 2 and one head")
     prec = _check_prec(prec)
     field = ball_field(model.law)
     with precision(prec):
@@ -140,15 +140,15 @@ def _box_test(system, X, params):
     return None
 
 
-def certify_disk(model: SubspaceModel, prec: int = 128, min_width: float = 1e-6,
+def certify_disk(model: Model, prec: int = 128, min_width: float = 1e-6,
                  max_boxes: int = 200_000) -> DiskCertificate:
     """Certify every interior equilibrium (``g = 0``, ``|r| < 1``) of a ``k = 2`` model: bisect the
     square ``[-1, 1]^2``; a box is dropped when it lies outside the open disk or a component of
     ``g`` excludes 0 on it or the Krawczyk image misses it, kept as an equilibrium when the Krawczyk
     test proves a unique zero in it (and it lies inside the disk), else split down to ``min_width``
     (then undecided)."""
-    if not isinstance(model, SubspaceModel) or model.k != 2:
-        raise ValueError("`model` must be a SubspaceModel with k = 2")
+    if not isinstance(model, Model) or model.k != 2 or model.heads != 1:
+        raise ValueError("`model` must be a theory.Model with k = 2 and one head")
     prec = _check_prec(prec)
     system = interior_system(ball_field(model.law))
     found, undecided, count = [], [], 0

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._derivation._subspace import SubspaceModel
+from .._model import Model
 from ._circle import CircleCertificate, DiskCertificate, certify_circle, certify_disk
 from ._subspace import SubspaceCertificate
 
@@ -53,7 +53,7 @@ def subspace_completeness(certificate: SubspaceCertificate, prec: int = 128) -> 
     :func:`theory.certify_disk`; for other ``k`` completeness is not certified."""
     if not isinstance(certificate, SubspaceCertificate):
         raise ValueError(f"`certificate` must be a SubspaceCertificate, got {type(certificate).__name__}")
-    model: SubspaceModel = certificate.model
+    model: Model = certificate.model
     if model.k != 2:
         return SubspaceCompleteness(False, f"completeness is certified for k = 2 only (k = {model.k})")
     if model.theta == 0:
@@ -74,4 +74,8 @@ def subspace_completeness(certificate: SubspaceCertificate, prec: int = 128) -> 
         reasons.append(f"{n_s} sphere boxes but the circle holds {len(circle.equilibria)} equilibria")
     if disk.complete and n_i != len(disk.equilibria):
         reasons.append(f"{n_i} interior boxes but the disk certificate counts {len(disk.equilibria)}")
+    stable_circle = sum(e.stable for e in circle.equilibria)
+    stable_list = sum(b.status == "stable" for b in certificate.boxes if b.kind == "sphere")
+    if circle.complete and n_s == len(circle.equilibria) and stable_circle != stable_list:
+        reasons.append(f"{stable_circle} stable on the certified circle, {stable_list} in the list")
     return SubspaceCompleteness(not reasons, "; ".join(reasons), circle, disk)

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._derivation._subspace import SubspaceModel, evaluate_subspace
 from .._field._equilibria import _polish, classify
+from .._field._subspace import evaluate_subspace
+from .._model import Model
 from ._subspace import SubspaceBox, certify_subspace
 
 
-def certify_equilibrium(model: SubspaceModel, r, prec: int = 128, sphere_tol: float = 1e-8) -> SubspaceBox:
+def certify_equilibrium(model: Model, r, prec: int = 128, sphere_tol: float = 1e-8) -> SubspaceBox:
     """The certified box (or ``undecided``) of the equilibrium near ``r``: on the sphere when
     ``| |r| - 1 | <= sphere_tol``, else inside; ``ValueError`` when ``r`` is not near an equilibrium
     (the flow there exceeds ``1e-6``)."""
-    if not isinstance(model, SubspaceModel):
-        raise ValueError(f"`model` must be a SubspaceModel, got {type(model).__name__}")
+    if not isinstance(model, Model) or model.heads != 1:
+        raise ValueError("`model` must be a theory.Model with one head, got "
+                         + (f"{model.heads} heads" if isinstance(model, Model) else type(model).__name__))
     if model.theta == 0:
         raise ValueError("`theta` = 0: the objective is constant, every r is an equilibrium")
     r = np.asarray(r, dtype=float).reshape(-1)

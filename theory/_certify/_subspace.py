@@ -33,14 +33,18 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import mpmath
 from flint import arb, fmpq
 
-from .._derivation._subspace import SubspaceModel
 from .._field._equilibria import find_subspace_equilibria
+from .._model import Model
 from ._roots import precision, sign
 from ._subspace_balls import ball_field, inertia, interior_system, krawczyk, newton_refine, sphere_system
+
+if TYPE_CHECKING:
+    from ._complete import SubspaceCompleteness
 
 #: the largest working precision accepted, in bits
 MAX_PREC = 1024
@@ -145,11 +149,14 @@ class SubspaceCertificate:
     hold distinct equilibria). Completeness of the list is *not* part of the claim.
     """
 
-    model: SubspaceModel
+    model: Model
     boxes: tuple
     certified: bool
     prec: int
     notes: tuple = field(default=())
+    #: whether the boxes hold every equilibrium (:func:`theory.certify` decides it; ``None`` when
+    #: only :func:`certify_subspace` ran)
+    completeness: SubspaceCompleteness | None = None
 
     @property
     def stable(self) -> tuple:
@@ -160,16 +167,19 @@ class SubspaceCertificate:
         return tuple(b for b in self.boxes if b.status == "undecided")
 
     def as_dict(self) -> dict:
-        return {"law": str(self.model.law), "params": list(self.model.params()), "certified": self.certified,
-                "prec": self.prec, "boxes": [b.as_dict() for b in self.boxes], "notes": list(self.notes)}
+        out = {"law": str(self.model.law), "params": list(self.model.params()), "certified": self.certified,
+               "prec": self.prec, "boxes": [b.as_dict() for b in self.boxes], "notes": list(self.notes)}
+        if self.completeness is not None:
+            out["completeness"] = self.completeness.as_dict()
+        return out
 
 
-def _params(model: SubspaceModel, theta=None) -> list:
+def _params(model: Model, theta=None) -> list:
     t = model.theta if theta is None else theta
     return [arb(t) if not isinstance(t, arb) else t, arb(model.alpha), arb(model.beta), arb(model.sigma2)]
 
 
-def certify_point(model: SubspaceModel, r0, kind: str, *, label: str = "", params=None, field_fn=None,
+def certify_point(model: Model, r0, kind: str, *, label: str = "", params=None, field_fn=None,
                   rad: float = 1e-20, lam0=None) -> SubspaceBox:
     """Certify the equilibrium of ``kind`` near ``r0`` at the current flint precision.
 
@@ -233,13 +243,13 @@ def _check_prec(prec) -> int:
     return int(prec)
 
 
-def certify_subspace(model: SubspaceModel, equilibria=None, prec: int = 128, n_random: int = 8,
+def certify_subspace(model: Model, equilibria=None, prec: int = 128, n_random: int = 8,
                      field_fn=None) -> SubspaceCertificate:
     """Certify each numerical equilibrium of the subspace flow (module doc).
 
     Parameters
     ----------
-    model : SubspaceModel
+    model : Model
     equilibria : sequence of Equilibrium, optional
         Start points (``r``, ``kind``, ``label``); default
         :func:`theory._field._equilibria.find_subspace_equilibria` with ``n_random`` random starts.
@@ -248,8 +258,9 @@ def certify_subspace(model: SubspaceModel, equilibria=None, prec: int = 128, n_r
     field_fn : callable, optional
         A replacement ball field ``(r, params) -> (g, H)`` (for tests).
     """
-    if not isinstance(model, SubspaceModel):
-        raise ValueError(f"`model` must be a SubspaceModel, got {type(model).__name__}")
+    if not isinstance(model, Model) or model.heads != 1:
+        raise ValueError("`model` must be a theory.Model with one head, got "
+                         + (f"{model.heads} heads" if isinstance(model, Model) else type(model).__name__))
     prec = _check_prec(prec)
     if model.theta == 0:
         return SubspaceCertificate(model, (), False, prec, ("theta = 0: the objective is constant, every r is an equilibrium",))

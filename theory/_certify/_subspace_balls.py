@@ -31,7 +31,7 @@ from flint import arb, arb_mat
 from sympy.printing.pycode import PythonCodePrinter
 
 from .._derivation._subspace import PARAM_SYMBOLS, _derive
-from .._laws._vector import SubspaceLaw
+from .._laws._vector import SignalLaw
 
 
 class _ArbPrinter(PythonCodePrinter):
@@ -81,13 +81,13 @@ _NAMESPACE = {"_arb": arb, "_ipow": _ipow, "math": _ArbMath()}
 
 
 @cache
-def _ball_functions(law: SubspaceLaw):
+def _ball_functions(law: SignalLaw):
     d = _derive(law)
     return sp.lambdify((*d.r, *PARAM_SYMBOLS), (d.gradient, d.hessian),
                        modules=[_NAMESPACE], printer=_ArbPrinter(), cse=True)
 
 
-def ball_field(law: SubspaceLaw):
+def ball_field(law: SignalLaw):
     """``field(r, params) -> (g, H)``: balls (lists; ``H`` a list of rows) enclosing the gradient
     and Hessian of ``j`` on the box ``r`` (``k`` balls) for the parameter balls ``params``."""
     fn = _ball_functions(law)

@@ -36,10 +36,11 @@ import mpmath
 import sympy as sp
 from flint import arb, fmpq
 
-from .._derivation._subspace import PARAM_SYMBOLS, SubspaceModel, _derive
+from .._derivation._subspace import PARAM_SYMBOLS, _derive
 from .._derivation._symbols import theta as THETA
 from .._field._equilibria import critical_thetas, mixture_eigenvalues
-from .._laws._vector import parse_subspace_law
+from .._laws._vector import parse_law
+from .._model import Model
 from ._roots import isolate, precision
 from ._subspace import _check_prec, certify_point
 from ._subspace_balls import _NAMESPACE, _ArbPrinter
@@ -88,7 +89,7 @@ class TransitionBracket:
 def _mixture_curve(k: int):
     """Ball functions ``(E, dE/dtheta, lam, dlam/dtheta)`` of ``(theta, alpha, beta, sigma2)`` at the
     mixture, after the symbolic symmetry checks of the module doc."""
-    d = _derive(parse_subspace_law(f"onehot(k={k})"))
+    d = _derive(parse_law(f"onehot(k={k})"))
     u = sp.Symbol("u", positive=True)
     sub = {ri: u for ri in d.r}
     g = [gi.subs(sub) for gi in d.gradient]
@@ -107,11 +108,11 @@ def _mixture_curve(k: int):
     return tuple(fns)
 
 
-def _point_state(model: SubspaceModel, theta: float):
+def _point_state(model: Model, theta: float):
     """Route 2 at one ``theta``: ``"stable"``, ``"unstable"`` (certified positive tangent eigenvalue)
     or ``None``."""
     k = model.k
-    m = SubspaceModel(model.law, theta, model.alpha, model.beta, model.sigma2)
+    m = Model(theta, model.alpha, model.beta, model.sigma2, model.law)
     lam = -float(mixture_eigenvalues(k, theta, model.alpha, model.beta, model.sigma2)[1]) / 2
     box = certify_point(m, [k ** -0.5] * k, "sphere", lam0=lam)
     if box.status == "stable":
@@ -158,7 +159,7 @@ def certify_transition(k: int, alpha: float, beta: float = 1.0, sigma2: float = 
     prec = _check_prec(prec)
     if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= 8:
         raise ValueError(f"`k` must be an integer in [2, 8], got {k!r}")
-    model = SubspaceModel(f"onehot(k={k})", 1.0, alpha, beta, sigma2)
+    model = Model(1.0, alpha, beta, sigma2, f"onehot(k={k})")
     with mpmath.workdps(20):
         if theta_range is None:
             tcs = critical_thetas(k, model.alpha, model.beta, model.sigma2, theta_max=10.0 / model.beta)

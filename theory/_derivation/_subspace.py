@@ -1,7 +1,7 @@
 """The limit of one softmax query with a k-dimensional signal subspace (docs/subspace.md).
 
 Model. ``U = [xi_1 ... xi_k]`` orthonormal; informative tokens ``x = theta U s + z`` with ``s``
-from a :class:`theory._laws._vector.SubspaceLaw`, nuisance tokens ``x = z``,
+from a :class:`theory._laws._vector.SignalLaw`, nuisance tokens ``x = z``,
 ``z ~ N(0, sigma2 I_d)``, fraction ``alpha`` informative; scores ``beta <q, x_i>``, pooled
 output ``f = sum_i a_i x_i``, objective ``|f|^2`` (docs/design.md section 1 with ``k = 1``).
 Overlaps ``r = U^T q`` (``|r| <= 1``).
@@ -31,12 +31,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-import mpmath
-import numpy as np
 import sympy as sp
 
-from .._laws._vector import SubspaceLaw, parse_subspace_law
-from .._model import Model
+from .._laws._vector import SignalLaw, parse_law
 from ._lemmas import tilted_first_moment, tilted_mean
 from ._symbols import alpha, beta, sigma2, theta
 
@@ -49,37 +46,6 @@ def overlap_symbols(k: int) -> tuple:
 
 
 @dataclass(frozen=True)
-class SubspaceModel:
-    """The law of ``s`` and the parameters ``theta >= 0``, ``0 < alpha <= 1`` (proportional
-    regime only), ``beta > 0``, ``sigma2 > 0`` of the subspace model.
-
-    ``law`` is a spec (``"onehot(k=2)"``, ``"gaussian(k=2, tau=1)"``, any scalar prior) or a
-    :class:`SubspaceLaw`, parsed once here.
-    """
-
-    law: SubspaceLaw | str
-    theta: float
-    alpha: float
-    beta: float = 1.0
-    sigma2: float = 1.0
-
-    def __post_init__(self):
-        scalar = Model(self.theta, self.alpha, self.beta, self.sigma2)  # the same validation and messages
-        if scalar.sparse:
-            raise ValueError("`alpha` must be > 0 (the subspace model has no sparse limit yet), got 0.0")
-        for name in ("theta", "alpha", "beta", "sigma2"):
-            object.__setattr__(self, name, getattr(scalar, name))
-        object.__setattr__(self, "law", parse_subspace_law(self.law))
-
-    @property
-    def k(self) -> int:
-        return self.law.k
-
-    def params(self) -> tuple:
-        return (self.theta, self.alpha, self.beta, self.sigma2)
-
-
-@dataclass(frozen=True)
 class SubspaceDerivation:
     """The derived limit for one law; sympy expressions in ``r`` (:attr:`r`) and the parameters.
 
@@ -87,7 +53,7 @@ class SubspaceDerivation:
     ``flow`` are tuples (the Hessian a tuple of rows); ``flow = g - <r, g> r``.
     """
 
-    law: SubspaceLaw
+    law: SignalLaw
     r: tuple
     mgf: sp.Expr
     numerator: tuple
@@ -101,11 +67,11 @@ class SubspaceDerivation:
 
 def derive_subspace(law) -> SubspaceDerivation:
     """Derive ``f``, ``j(r)``, its gradient and Hessian and the flow for ``law`` (cached)."""
-    return _derive(parse_subspace_law(law))
+    return _derive(parse_law(law))
 
 
 @cache
-def _derive(law: SubspaceLaw) -> SubspaceDerivation:
+def _derive(law: SignalLaw) -> SubspaceDerivation:
     r = overlap_symbols(law.k)
     M, T = tilted_mean().rhs, tilted_first_moment().rhs[1]
     t = tuple(beta * theta * ri for ri in r)
@@ -129,75 +95,3 @@ def _derive(law: SubspaceLaw) -> SubspaceDerivation:
     radial = sum(ri * gi for ri, gi in zip(r, gradient))
     flow = tuple(gi - radial * ri for gi, ri in zip(gradient, r))
     return SubspaceDerivation(law, r, mgf, (num_u, num_q), den, (c_q, m), objective, gradient, hessian, flow)
-
-
-@cache
-def _functions(law: SubspaceLaw, module: str):
-    d = _derive(law)
-    args = (*d.r, *PARAM_SYMBOLS)
-    exprs = (d.objective, d.gradient, d.flow, d.hessian, d.pooled[1])
-    return sp.lambdify(args, exprs, modules=module, cse=True)
-
-
-def _overlaps(model: SubspaceModel, r) -> np.ndarray:
-    r = np.asarray(r, dtype=float).reshape(-1)
-    if r.shape != (model.k,) or not np.all(np.isfinite(r)):
-        raise ValueError(f"`r` must be {model.k} finite overlaps, got {r!r}")
-    if float(r @ r) > 1 + 1e-12:
-        raise ValueError(f"`r` must lie in the unit ball (|r| <= 1), got |r| = {float(np.sqrt(r @ r))!r}")
-    return r
-
-
-@dataclass(frozen=True)
-class SubspaceValues:
-    """``j``, its gradient ``g`` and Hessian ``H`` in ``r``, the flow ``g - <r, g> r`` and the
-    informative coefficients ``m`` (``f = beta sigma2 q + theta U m``) at one point ``r``."""
-
-    r: np.ndarray
-    objective: float
-    gradient: np.ndarray
-    hessian: np.ndarray
-    flow: np.ndarray
-    m: np.ndarray
-
-
-def evaluate_subspace(model: SubspaceModel, r) -> SubspaceValues:
-    """Evaluate the derived limit at the overlaps ``r`` (float64; exponentials formed directly,
-    so ``beta theta`` must stay well below 700)."""
-    r = _overlaps(model, r)
-    j, g, v, h, m = _functions(model.law, "numpy")(*r, *model.params())
-    return SubspaceValues(r, float(j), np.array(g, dtype=float), np.array(h, dtype=float),
-                          np.array(v, dtype=float), np.array(m, dtype=float))
-
-
-def evaluate_subspace_mp(model: SubspaceModel, r, dps: int = 40) -> dict:
-    """The derived limit at ``r`` in mpmath at ``dps`` digits: ``objective`` (mpf), ``gradient``,
-    ``flow``, ``m`` (lists of mpf) and ``hessian`` (an mpmath matrix)."""
-    with mpmath.workdps(dps + 10):
-        rr = [mpmath.mpf(x) for x in r]
-        if len(rr) != model.k:
-            raise ValueError(f"`r` must be {model.k} overlaps, got {len(rr)}")
-        j, g, v, h, m = _functions(model.law, "mpmath")(*rr, *(mpmath.mpf(p) for p in model.params()))
-    with mpmath.workdps(dps):
-        return {"objective": +j, "gradient": [+x for x in g], "flow": [+x for x in v],
-                "m": [+x for x in m], "hessian": mpmath.matrix([[+x for x in row] for row in h])}
-
-
-def integrate_subspace_flow(model: SubspaceModel, r0, t_max: float = 200.0, rtol: float = 1e-10):
-    """Integrate ``dr/dt = g - <r, g> r`` from ``r0`` (scipy ``solve_ivp``, LSODA) up to ``t_max``.
-
-    Returns ``(r_final, speed)`` with ``speed = |dr/dt|`` at the end (small when it has
-    settled at an equilibrium). Numerical evidence only.
-    """
-    from scipy.integrate import solve_ivp
-
-    r0 = _overlaps(model, r0)
-    fn = _functions(model.law, "numpy")
-    params = model.params()
-
-    def rhs(_t, r):
-        return np.array(fn(*r, *params)[2], dtype=float)
-
-    sol = solve_ivp(rhs, (0.0, float(t_max)), r0, method="LSODA", rtol=rtol, atol=1e-12)
-    end = sol.y[:, -1]
-    return end, float(np.linalg.norm(rhs(0.0, end)))

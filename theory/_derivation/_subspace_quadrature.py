@@ -23,8 +23,9 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
+from .._field._subspace import evaluate_subspace_mp
+from .._model import Model
 from ._quadrature import gaussian_integral
-from ._subspace import SubspaceModel, evaluate_subspace_mp
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ def _fraction(value):
     return mpmath.mpf(value.numerator) / value.denominator
 
 
-def _components(model: SubspaceModel, t):
+def _components(model: Model, t):
     """The informative law as ``[(prob, means of x_1..x_k, variance)]`` at the working precision."""
     s2 = mpmath.mpf(model.sigma2)
     atoms = model.law.atoms
@@ -52,7 +53,7 @@ def _components(model: SubspaceModel, t):
     return [(mpmath.mpf(1), [t * _fraction(m) for m in mu], s2 + (t * _fraction(tau)) ** 2)]
 
 
-def quadrature_objective(model: SubspaceModel, r, dps: int = 40) -> tuple:
+def quadrature_objective(model: Model, r, dps: int = 40) -> tuple:
     """``(j, gradient)`` at the overlaps ``r`` (``|r| < 1``) by quadrature at ``dps`` digits."""
     k = model.k
     with mpmath.workdps(dps + 10):
@@ -106,7 +107,7 @@ def _rel(a, b) -> float:
     return float(num / den) if den != 0 else float(num)
 
 
-def subspace_quadrature(model: SubspaceModel, r, dps: int = 40) -> SubspaceQuadrature:
+def subspace_quadrature(model: Model, r, dps: int = 40) -> SubspaceQuadrature:
     """Compare the derived ``j`` and gradient with :func:`quadrature_objective` at ``r``."""
     j_q, g_q = quadrature_objective(model, r, dps)
     sym = evaluate_subspace_mp(model, r, dps + 10)

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from .._derivation._subspace import SubspaceModel, evaluate_subspace, evaluate_subspace_mp
-from .._laws._vector import parse_subspace_law
+from .._laws._vector import parse_law
+from .._model import Model
+from ._subspace import evaluate_subspace, evaluate_subspace_mp
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ def _jacobian(values):
     return H - np.outer(r, g + H @ r) - lam * np.eye(k, dtype=object), lam
 
 
-def classify(model: SubspaceModel, r, dps: int = 30) -> Equilibrium:
+def classify(model: Model, r, dps: int = 30) -> Equilibrium:
     """Stability of the equilibrium at ``r`` from the Jacobian evaluated in mpmath."""
     k = model.k
     with mpmath.workdps(dps):
@@ -196,7 +197,7 @@ def _newton(fun, jac, x0, steps=60):
     return x if np.linalg.norm(fun(x)) < 1e-10 else None
 
 
-def find_subspace_equilibria(model: SubspaceModel, n_random: int = 40, seed: int = 0, dps: int = 30) -> list:
+def find_subspace_equilibria(model: Model, n_random: int = 40, seed: int = 0, dps: int = 30) -> list:
     """Equilibria of the flow, on the sphere (Newton on ``g = lambda r``, ``|r| = 1``) and inside
     (Newton on ``g = 0``), from the symmetric starts ``a 1_S + b 1_{S^c}`` and ``n_random`` random
     ones; deduplicated, each classified by :func:`classify`. Numerical evidence: a start set
@@ -233,7 +234,7 @@ def find_subspace_equilibria(model: SubspaceModel, n_random: int = 40, seed: int
     return sorted((classify(model, _polish(model, r, dps), dps) for r in unique), key=lambda e: (e.kind, e.r))
 
 
-def _polish(model: SubspaceModel, r: np.ndarray, dps: int) -> list:
+def _polish(model: Model, r: np.ndarray, dps: int) -> list:
     """Refine a float equilibrium in mpmath (findroot on the same equations)."""
     k = model.k
     with mpmath.workdps(dps):
@@ -253,5 +254,5 @@ def _polish(model: SubspaceModel, r: np.ndarray, dps: int) -> list:
 
 def mixture_point(law) -> list:
     """``1/sqrt(k) (1, ..., 1)`` for ``law`` (a spec or law)."""
-    k = parse_subspace_law(law).k
+    k = parse_law(law).k
     return [1 / np.sqrt(k)] * k

@@ -39,23 +39,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._derivation._subspace import SubspaceModel, _functions
+from .._model import Model
+from ._subspace import _functions
 
 
 def _sym(A: np.ndarray) -> np.ndarray:
     return (A + A.T) / 2
 
 
-def _overlaps(model: SubspaceModel, M) -> np.ndarray:
+def _overlaps(model: Model, M) -> np.ndarray:
     M = np.array(M, dtype=float)
-    if M.ndim != 2 or M.shape[0] != model.k or M.shape[1] < 1 or not np.all(np.isfinite(M)):
-        raise ValueError(f"`M` must be a finite k x H matrix with k = {model.k}, got shape {M.shape}")
+    if M.shape != (model.k, model.heads) or not np.all(np.isfinite(M)):
+        raise ValueError(f"`M` must be a finite k x H matrix with k = {model.k}, H = {model.heads} (the model's "
+                         f"heads), got shape {M.shape}")
     if np.linalg.svd(M, compute_uv=False)[0] > 1 + 1e-9:
         raise ValueError("`M` must have singular values <= 1 (it is U^T Q for an orthonormal frame Q)")
     return M
 
 
-def _columns(model: SubspaceModel, M: np.ndarray):
+def _columns(model: Model, M: np.ndarray):
     """``Gamma`` (k x H), the Hessians per head and the summed objective."""
     fn, params = _functions(model.law, "math"), model.params()
     vals = [fn(*(M[:, h] / max(1.0, float(np.linalg.norm(M[:, h])))), *params) for h in range(M.shape[1])]
@@ -63,27 +65,27 @@ def _columns(model: SubspaceModel, M: np.ndarray):
             float(sum(v[0] for v in vals)))
 
 
-def _flow(model: SubspaceModel, M: np.ndarray) -> np.ndarray:
+def _flow(model: Model, M: np.ndarray) -> np.ndarray:
     gamma, _, _ = _columns(model, M)
     return gamma - M @ _sym(M.T @ gamma)
 
 
-def heads_flow(model: SubspaceModel, M) -> np.ndarray:
+def heads_flow(model: Model, M) -> np.ndarray:
     """The reduced flow ``dM/dt = Gamma - M sym(M^T Gamma)`` at ``M`` (``k x H``)."""
     return _flow(model, _overlaps(model, M))
 
 
-def heads_objective(model: SubspaceModel, M) -> float:
+def heads_objective(model: Model, M) -> float:
     """``sum_h j(m_h)``."""
     return _columns(model, _overlaps(model, M))[2]
 
 
-def heads_jacobian(model: SubspaceModel, M) -> np.ndarray:
+def heads_jacobian(model: Model, M) -> np.ndarray:
     """The Jacobian of :func:`heads_flow` as a ``kH x kH`` matrix on ``M.reshape(-1)`` (row-major)."""
     return _jacobian(model, _overlaps(model, M))
 
 
-def _jacobian(model: SubspaceModel, M: np.ndarray) -> np.ndarray:
+def _jacobian(model: Model, M: np.ndarray) -> np.ndarray:
     k, n = M.shape
     gamma, hess, _ = _columns(model, M)
     S = _sym(M.T @ gamma)
@@ -123,7 +125,7 @@ class HeadsRun:
     objective: float
 
 
-def integrate_heads(model: SubspaceModel, M0, t_max: float = 500.0, rtol: float = 1e-10) -> HeadsRun:
+def integrate_heads(model: Model, M0, t_max: float = 500.0, rtol: float = 1e-10) -> HeadsRun:
     """Integrate the reduced flow from ``M0`` (scipy ``solve_ivp``, LSODA) to ``t_max``, or until
     ``|dM/dt|`` falls below ``1e-13``."""
     from scipy.integrate import solve_ivp
@@ -159,7 +161,7 @@ class HeadsEquilibrium:
     residual: float
 
 
-def heads_equilibrium(model: SubspaceModel, M0, tol: float = 1e-9) -> HeadsEquilibrium:
+def heads_equilibrium(model: Model, M0, tol: float = 1e-9) -> HeadsEquilibrium:
     """Polish ``M0`` to an equilibrium of the reduced flow (scipy ``root``, the analytic Jacobian)
     and classify it by the Jacobian's eigenvalues (numerical)."""
     from scipy.optimize import root

@@ -1,4 +1,4 @@
-"""Signal priors: the law of the signal strength ``s_i`` of an informative token.
+"""Signal laws: the law of the signal ``s_i`` of an informative token, scalar or k-dimensional.
 
 Only the law of ``s`` enters the model, through its moment generating function
 ``M(t) = E exp(t s)`` (docs/design.md section 1.2). A prior is written as a short
@@ -35,12 +35,16 @@ mpmath and python-flint ball arithmetic.
 Layout: :mod:`._syntax` (reading and printing specs), :mod:`._parse` (validation of the
 law, :func:`parse_prior`), :mod:`._law` (:class:`Prior`: identity, moments, MGF),
 :mod:`._tilted` (the tilted law in numpy, mpmath and arb), :mod:`._sample` (the sampler),
-:mod:`._ranged` (a prior whose parameters are ranges ``LO:HI``, for region certificates).
+:mod:`._ranged` (a prior whose parameters are ranges ``LO:HI``, for region certificates),
+:mod:`._vector` (:class:`SignalLaw`: a law of ``s`` in ``R^k``, the scalar priors as ``k = 1``;
+the one type :class:`theory.Model` holds).
 """
 
 from ._law import Prior
 from ._parse import canonical_prior, parse_prior
 from ._ranged import BallPrior, RangedPrior, parse_ranged_prior
 from ._syntax import FAMILIES
+from ._vector import LAW_FAMILIES, SignalLaw, parse_law
 
-__all__ = ["FAMILIES", "Prior", "canonical_prior", "parse_prior", "RangedPrior", "BallPrior", "parse_ranged_prior"]
+__all__ = ["FAMILIES", "LAW_FAMILIES", "BallPrior", "Prior", "RangedPrior", "SignalLaw", "canonical_prior", "parse_law",
+           "parse_prior", "parse_ranged_prior"]

@@ -14,9 +14,10 @@ any scalar prior spec (``rademacher``, ...)  ``k = 1``, the scalar prior of :mod
 ==========================================  ==================================================
 
 The law enters the limit only through its moment generating function on ``R^k``,
-``M(t) = E exp(<t, s>)`` (:meth:`SubspaceLaw.mgf`). Specs are read without ``eval``: named
-arguments only, numbers read exactly as fractions. ``onehot(k=1)`` is the ``fixed`` prior and
-``gaussian(k=1, tau, mu=[m])`` is ``gaussian(m, tau)``.
+``M(t) = E exp(<t, s>)`` (:meth:`SignalLaw.mgf`). Specs are read without ``eval``: named
+arguments only, numbers read exactly as fractions. A ``k = 1`` law is always held in
+its scalar form (family ``scalar``, a :class:`Prior`): ``onehot(k=1)`` is the ``fixed`` prior and
+``gaussian(k=1, tau, mu=[m])`` is ``gaussian(m, tau)``, so one law has one canonical spec.
 """
 
 from __future__ import annotations
@@ -27,10 +28,11 @@ from fractions import Fraction
 
 import sympy as sp
 
-from . import Prior, parse_prior
+from ._law import Prior
+from ._parse import parse_prior
 
 #: the k-dimensional families (a scalar prior is the family ``scalar``)
-SUBSPACE_FAMILIES = ("onehot", "gaussian", "discrete", "scalar")
+LAW_FAMILIES = ("onehot", "gaussian", "discrete", "scalar")
 #: the largest k a law may have (the sympy derivation grows with k)
 MAX_K = 8
 
@@ -39,13 +41,13 @@ _ARG = re.compile(r"\s*([a-z]+)\s*=\s*(\[[^\]]*\]|[^,\[\]]+)\s*(,|$)")
 
 
 @dataclass(frozen=True)
-class SubspaceLaw:
-    """A validated law of ``s`` in ``R^k``; build one with :func:`parse_subspace_law`.
+class SignalLaw:
+    """A validated law of ``s`` in ``R^k``; build one with :func:`parse_law`.
 
     Attributes
     ----------
     family : str
-        One of :data:`SUBSPACE_FAMILIES`.
+        One of :data:`LAW_FAMILIES`.
     k : int
         Dimension of the signal subspace.
     probs : tuple of Fraction
@@ -158,17 +160,17 @@ def _dimension(args: dict, spec: str) -> int:
     return int(k)
 
 
-def parse_subspace_law(spec) -> SubspaceLaw:
-    """The :class:`SubspaceLaw` of ``spec``: a spec string, a :class:`Prior` or a law (returned).
+def parse_law(spec) -> SignalLaw:
+    """The :class:`SignalLaw` of ``spec``: a spec string, a :class:`Prior` or a law (returned).
 
     ``onehot(k=..., probs=[...])`` and ``gaussian(k=..., tau=..., mu=[...])`` are the
     k-dimensional families; any other string is read as a scalar prior spec
     (:func:`theory.parse_prior`) and gives ``k = 1``.
     """
-    if isinstance(spec, SubspaceLaw):
+    if isinstance(spec, SignalLaw):
         return spec
     if isinstance(spec, Prior):
-        return SubspaceLaw("scalar", 1, prior=spec)
+        return SignalLaw("scalar", 1, prior=spec)
     if not isinstance(spec, str) or len(spec) > 2000:
         raise ValueError(f"`law` must be a spec such as 'onehot(k=2)' or 'gaussian(k=2, tau=1)', got {spec!r}")
     discrete = re.fullmatch(r"\s*discrete\s*\((.*)\)\s*", spec, flags=re.S | re.I)
@@ -176,7 +178,7 @@ def parse_subspace_law(spec) -> SubspaceLaw:
         return _discrete(discrete.group(1), spec)
     match = re.fullmatch(r"\s*(onehot|gaussian)\s*\((.*)\)\s*", spec, flags=re.S | re.I)
     if not match or (match.group(1).lower() == "gaussian" and not re.search(r"\bk\s*=", match.group(2))):
-        return SubspaceLaw("scalar", 1, prior=parse_prior(spec))
+        return SignalLaw("scalar", 1, prior=parse_prior(spec))
     family, args = match.group(1).lower(), _arguments(match.group(2), spec)
     k = _dimension(args, spec)
     allowed = {"onehot": {"k", "probs"}, "gaussian": {"k", "tau", "mu"}}[family]
@@ -186,21 +188,25 @@ def parse_subspace_law(spec) -> SubspaceLaw:
         probs = args.get("probs", tuple(Fraction(1, k) for _ in range(k)))
         if not isinstance(probs, tuple) or len(probs) != k or min(probs) < 0 or sum(probs) != 1:
             raise ValueError(f"`law` probs must be k = {k} non-negative numbers summing to 1, got {spec!r}")
-        return SubspaceLaw("onehot", k, probs=probs)
+        if k == 1:  # one law, one form: s = 1 is the fixed prior
+            return SignalLaw("scalar", 1, prior=parse_prior("fixed"))
+        return SignalLaw("onehot", k, probs=probs)
     tau = args.get("tau")
     mu = args.get("mu", tuple(Fraction(0) for _ in range(k)))
     if not isinstance(tau, Fraction) or tau < 0:
         raise ValueError(f"`law` gaussian needs tau >= 0, got {spec!r}")
     if not isinstance(mu, tuple) or len(mu) != k:
         raise ValueError(f"`law` gaussian mu must have k = {k} entries, got {spec!r}")
-    return SubspaceLaw("gaussian", k, tau=tau, mu=mu)
+    if k == 1:  # one law, one form: the scalar gaussian prior
+        return SignalLaw("scalar", 1, prior=parse_prior(f"gaussian(mu={mu[0]}, tau={tau})"))
+    return SignalLaw("gaussian", k, tau=tau, mu=mu)
 
 
 _VECTORS = re.compile(r"\bvectors\s*=\s*\[((?:\s*\[[^\[\]]*\]\s*,?)*)\s*\]")
 _PROBS = re.compile(r"\bprobs\s*=\s*\[([^\[\]]*)\]")
 
 
-def _discrete(body: str, spec: str) -> SubspaceLaw:
+def _discrete(body: str, spec: str) -> SignalLaw:
     """``discrete(vectors=[[..], ..], probs=[..])``, read without ``eval``; ``k = 1`` gives the
     scalar ``discrete`` prior."""
     vm, pm = _VECTORS.search(body), _PROBS.search(body)
@@ -223,5 +229,5 @@ def _discrete(body: str, spec: str) -> SubspaceLaw:
                          f"summing to 1, got {spec!r}")
     if k == 1:
         values = ", ".join(str(v[0]) for v in vectors)
-        return SubspaceLaw("scalar", 1, prior=parse_prior(f"discrete(values=[{values}], probs=[{', '.join(map(str, probs))}])"))
-    return SubspaceLaw("discrete", k, probs=probs, vectors=vectors)
+        return SignalLaw("scalar", 1, prior=parse_prior(f"discrete(values=[{values}], probs=[{', '.join(map(str, probs))}])"))
+    return SignalLaw("discrete", k, probs=probs, vectors=vectors)

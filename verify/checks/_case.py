@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...core import validate
-from ...numerics import Problem, SubspaceProblem
-from ...theory import Model, SubspaceModel, canonical_prior, parse_subspace_law
+from ...numerics import Problem
+from ...theory import Model, canonical_prior, parse_law
 from ._registry import select
 
 
@@ -22,10 +22,10 @@ class Case:
 
     A **subspace case** (docs/subspace.md) is one whose ``prior`` is a k-dimensional signal law
     (``"onehot(k=2)"``, ``k >= 2``) or that asks for ``heads >= 2`` orthonormal queries: its
-    :attr:`model` is a :class:`theory.SubspaceModel` (proportional regime, ``alpha > 0``), its
-    :attr:`problem` a :class:`numerics.SubspaceProblem`, and only the checks registered for the
-    subspace model (``subspace.*``, ``heads.*``) apply to it; the scalar checks apply only to
-    scalar cases (``heads = 1`` and a scalar prior).
+    :attr:`model` (a :class:`theory.Model` with ``k`` and ``H``, proportional regime,
+    ``alpha > 0``) runs on the subspace engines, and only the checks registered for the subspace
+    model (``subspace.*``, ``heads.*``) apply to it; the scalar checks apply only to scalar cases
+    (``heads = 1`` and a scalar prior).
 
     A case validates itself when it is made (the one place its fields are checked): a
     ``ValueError`` names the field. Numbers are stored as ``int``/``float``, the prior in
@@ -48,7 +48,7 @@ class Case:
     def __post_init__(self):
         heads = validate.integer("heads", self.heads, 1)
         try:
-            law = parse_subspace_law(self.prior)
+            law = parse_law(self.prior)
         except ValueError:  # not a law the subspace model reads: the scalar prior's own message
             law = None
         prior = law.spec if law is not None and law.k > 1 else canonical_prior(self.prior)
@@ -91,15 +91,12 @@ class Case:
     @property
     def subspace(self) -> bool:
         """True for a subspace case: a k-dimensional law (``k >= 2``) or ``heads >= 2``."""
-        return self.heads > 1 or parse_subspace_law(self.prior).k > 1
+        return self.heads > 1 or parse_law(self.prior).k > 1
 
     @property
-    def model(self) -> Model | SubspaceModel:
-        """The limit model ``(theta, alpha, beta, sigma2, prior)``: a :class:`theory.SubspaceModel`
-        for a subspace case, else a :class:`theory.Model`."""
-        if self.subspace:
-            return SubspaceModel(self.prior, self.theta, self.alpha, self.beta, self.sigma2)
-        return Model(self.theta, self.alpha, self.beta, self.sigma2, self.prior)
+    def model(self) -> Model:
+        """The limit model ``(theta, alpha, beta, sigma2, prior, heads)``."""
+        return Model(self.theta, self.alpha, self.beta, self.sigma2, self.prior, self.heads)
 
     @property
     def simulated(self) -> bool:
@@ -107,12 +104,9 @@ class Case:
         return self.R is not None
 
     @property
-    def problem(self) -> Problem | SubspaceProblem:
-        """The finite instance (``ValueError`` for a theory-only case); a
-        :class:`numerics.SubspaceProblem` for a subspace case."""
+    def problem(self) -> Problem:
+        """The finite instance (``ValueError`` for a theory-only case)."""
         if not self.simulated:
             raise ValueError(f"case {self.name!r} is theory-only: it has no finite instance (R, L, d)")
-        if self.subspace:
-            return SubspaceProblem(self.prior, self.theta, self.R, self.L, self.d, beta=self.beta, sigma2=self.sigma2)
         return Problem(theta=self.theta, R=self.R, L=self.L, d=self.d, beta=self.beta, sigma2=self.sigma2,
-                       prior=self.prior)
+                       prior=self.prior, heads=self.heads)

@@ -56,7 +56,7 @@ def one_step(cfg: Problem, rho: float, n: int, seed: int, eta: float):
         sim = simulate(cfg, Schedule.constant(eta), steps=1, runs=min(chunk, n - lo), rho0=rho,
                        seed=derive_seed(seed, "one-step", i))
         rho1.append(sim.rho[:, 1])
-        mass.append(sim.noise_mass[:, 0])
+        mass.append(sim.noise_mass[:, 0, 0])
     return np.concatenate(rho1), np.concatenate(mass)
 
 

@@ -137,7 +137,7 @@ class EffectiveDriftFigure:
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
             s = meta["schedule"]
-            return cls(str(figure_path), z["times"], z["rho"], int(meta["runs"]), Problem(**meta["problem"]),
+            return cls(str(figure_path), z["times"], z["rho"], int(meta["runs"]), Problem.from_dict(meta["problem"]),
                        Schedule(eta0=s["eta0"], k0=s["k0"], power=s["power"], kind=s["kind"]), z["ode_time"],
                        z["rho_plain"], z["rho_corrected"], meta["title"])
 

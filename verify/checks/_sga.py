@@ -329,7 +329,7 @@ def check_filtering(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     m = case.model
     sched, steps, info, sim = _convergence_run(case, ctx)
     rho_k = sim.sampled_rho
-    measured = sim.noise_mass
+    measured = sim.noise_mass[..., 0]  # one head
     predicted = evaluate(m, rho_k).noise_mass
     diff = (measured - predicted).ravel()
     mean, se = float(diff.mean()), float(diff.std(ddof=1) / math.sqrt(diff.size))

@@ -22,17 +22,16 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...numerics import Schedule, simulate_subspace
+from ...numerics import Schedule, simulate
 from ...theory import (
-    certify_circle,
-    certify_disk,
-    certify_subspace,
-    evaluate_subspace,
+    certify,
+    evaluate,
     heads_equilibrium,
     integrate_heads,
     integrate_subspace_flow,
@@ -65,17 +64,11 @@ PILOT_RUNS = 200
 PILOT_ETA = 1e-3
 
 
-def model_dict(case: Case) -> dict:
-    """The record's ``model``: the subspace model's parameters and law (and ``heads``)."""
-    return {"theta": case.theta, "alpha": case.alpha, "beta": case.beta, "sigma2": case.sigma2,
-            "prior": case.prior, "heads": case.heads}
-
-
-def _done(case: Case, rid: str, kind: str, status: str, value, threshold, certified: bool, message: str,
-          details: dict, t0: float) -> list[CheckRecord]:
+def _done(case: Case, rid: str, kind: str, status: str, *, value, threshold, message: str, details: dict,
+          t0: float, certified: bool = False) -> list[CheckRecord]:
     return [CheckRecord(id=rid, kind=kind, status=status, value=None if value is None else float(value),
                         threshold=None if threshold is None else float(threshold), certified=certified,
-                        message=message, details=details, model=model_dict(case),
+                        message=message, details=details, model=case.model.as_dict(),
                         seconds=time.perf_counter() - t0)]
 
 
@@ -128,7 +121,7 @@ def check_subspace_quadrature(case: Case, ctx: CheckContext) -> list[CheckRecord
     pts = _ball_points(m.k, n, seed)
     rows, worst_float, worst_mp = [], 0.0, 0.0
     for r in pts:
-        v = evaluate_subspace(m, r)
+        v = evaluate(m, r, engine="subspace")
         q = subspace_quadrature(m, r, dps=QUADRATURE_DPS)
         jq, gq = float(q.objective[1]), np.asarray(q.gradient[1], float)
         rel_j = abs(float(v.objective) - jq) / max(abs(jq), 1e-300)
@@ -139,25 +132,26 @@ def check_subspace_quadrature(case: Case, ctx: CheckContext) -> list[CheckRecord
                      "gradient_float": np.asarray(v.gradient, float).tolist(), "gradient_quadrature": gq.tolist(),
                      "rel_float": rel, "rel_derived_mp": float(q.rel_diff)})
     ok = worst_float <= FLOAT_TOLERANCE and worst_mp <= MP_TOLERANCE
-    return _done(case, "subspace.quadrature", "consistency", "pass" if ok else "fail", worst_float, FLOAT_TOLERANCE,
-                 False,
-                 f"{n} random overlap point(s) r in the ball, {QUADRATURE_DPS}-digit quadrature: float evaluator "
+    return _done(case,
+                 "subspace.quadrature",
+                 "consistency",
+                 "pass" if ok else "fail",
+                 value=worst_float,
+                 threshold=FLOAT_TOLERANCE,
+                 message=f"{n} random overlap point(s) r in the ball, {QUADRATURE_DPS}-digit quadrature: float evaluator "
                  f"j and grad j within {worst_float:.1e} relative (tolerance {FLOAT_TOLERANCE:.0e}); derived "
                  f"expression in mpmath within {worst_mp:.1e} (tolerance {MP_TOLERANCE:.0e})",
-                 {"points": rows, "seed": seed, "dps": QUADRATURE_DPS, "mp_tolerance": MP_TOLERANCE,
-                  "max_rel_derived_mp": worst_mp}, t0)
+                 details={"points": rows, "seed": seed, "dps": QUADRATURE_DPS, "mp_tolerance": MP_TOLERANCE,
+                  "max_rel_derived_mp": worst_mp},
+                 t0=t0)
 
 
 # ---------------------------------------------------------------- subspace.equilibria
 
 @lru_cache(maxsize=32)
 def subspace_certificate(model):
-    """``(certify_subspace, certify_circle or None, certify_disk or None)`` of ``model``, once per
-    model (the circle and disk certificates of completeness exist for ``k = 2``)."""
-    cert = certify_subspace(model)
-    if model.k == 2:
-        return cert, certify_circle(model), certify_disk(model)
-    return cert, None, None
+    """``theory.certify`` of ``model`` on the subspace engine (with its completeness), once per model."""
+    return certify(model, engine="subspace")
 
 
 def _mid(box) -> list[float]:
@@ -172,22 +166,16 @@ def _box_summary(b) -> dict:
             "radial_sign": b.radial_sign, "reason": b.reason}
 
 
-def _completeness(cert, circle, disk) -> tuple[bool | None, str]:
-    """Whether the list of ``cert`` is certified complete (``None`` for ``k >= 3``: not certified)."""
-    if circle is None:
-        return None, "completeness is not certified for k >= 3 (the boxes start from numerical equilibria)"
-    sphere = [b for b in cert.boxes if b.kind == "sphere"]
-    inside = [b for b in cert.boxes if b.kind != "sphere"]
-    if not (circle.complete and disk.complete):
-        return False, "the circle or disk certificate is incomplete (undecided pieces)"
-    if len(circle.equilibria) != len(sphere) or len(disk.equilibria) != len(inside):
-        return False, (f"the certified circle/disk hold {len(circle.equilibria)} + {len(disk.equilibria)} "
-                       f"equilibria, the list {len(sphere)} + {len(inside)}")
-    stable_circle = sum(e.stable for e in circle.equilibria)
-    stable_list = sum(b.status == "stable" for b in sphere)
-    if stable_circle != stable_list:
-        return False, f"{stable_circle} stable on the certified circle, {stable_list} in the list"
-    return True, (f"complete: certify_circle and certify_disk find exactly these {len(sphere)} + {len(inside)} "
+def _completeness(cert) -> tuple[bool | None, str]:
+    """Whether the list of ``cert`` is certified complete (``None`` for ``k >= 3``: not certified),
+    and how (the certificate's :class:`theory.SubspaceCompleteness`)."""
+    comp = cert.completeness
+    if cert.model.k != 2:
+        return None, f"completeness is not certified for k >= 3 ({comp.reason})"
+    if not comp.complete:
+        return False, comp.reason
+    n_s = sum(b.kind == "sphere" for b in cert.boxes)
+    return True, (f"complete: certify_circle and certify_disk find exactly these {n_s} + {len(cert.boxes) - n_s} "
                   "equilibria, with the same stability")
 
 
@@ -202,8 +190,8 @@ def check_subspace_equilibria(case: Case, ctx: CheckContext) -> list[CheckRecord
     specialised boxes alone (local, certified facts), so an incomplete list does not change it."""
     t0 = time.perf_counter()
     m = case.model
-    cert, circle, disk = subspace_certificate(m)
-    complete, how = _completeness(cert, circle, disk)
+    cert = subspace_certificate(m)
+    complete, how = _completeness(cert)
     boxes = [_box_summary(b) for b in cert.boxes]
     mixture = next((b for b in cert.boxes if b.label == "mixture+"), None)
     special = [b for b in cert.boxes if b.label.startswith("specialised")]
@@ -230,13 +218,19 @@ def check_subspace_equilibria(case: Case, ctx: CheckContext) -> list[CheckRecord
     message = (f"{verdict}; attractors: {', '.join(attractors) or 'none certified'}"
                + ("; the anti-mixture -(xi_1+...+xi_k)/sqrt k is certified stable too" if anti else "")
                + f". Equilibria: {listing}. " + how)
-    return _done(case, "subspace.equilibria", "condition", status, value, 0.0 if value is not None else None,
-                 status != "undecided" and cert.certified,
-                 message,
-                 {"equilibria": boxes, "attractors": attractors, "anti_mixture_stable": anti,
+    return _done(case,
+                 "subspace.equilibria",
+                 "condition",
+                 status,
+                 value=value,
+                 threshold=0.0 if value is not None else None,
+                 certified=status != "undecided" and cert.certified,
+                 message=message,
+                 details={"equilibria": boxes, "attractors": attractors, "anti_mixture_stable": anti,
                   "complete": complete, "completeness": how, "certified_all": cert.certified,
                   "notes": list(cert.notes), "prec": cert.prec,
-                  "value": "the mixture's tangent eigenvalue (midpoint of its ball; k = 2)"}, t0)
+                  "value": "the mixture's tangent eigenvalue (midpoint of its ball; k = 2)"},
+                 t0=t0)
 
 
 # ---------------------------------------------------------------- shared simulation pieces
@@ -249,14 +243,15 @@ def gradient_noise(problem, r0, seed: int, runs: int = PILOT_RUNS) -> float:
     """``sum_j Var X_j`` of the one-step increments ``X = (r_1 - r_0)/eta`` of the exact reduced
     chain at ``r0`` (a tiny step ``eta = 1e-3``): the gradient noise per unit of ``t`` and step."""
     M0 = np.asarray(r0, float).reshape(-1, 1)
-    sim = simulate_subspace(problem, Schedule.constant(PILOT_ETA), heads=1, steps=1, runs=runs, M0=M0, seed=seed)
+    sim = simulate(problem.with_heads(1), Schedule.constant(PILOT_ETA), steps=1, runs=runs, M0=M0, seed=seed,
+                   engine="subspace")
     x = (sim.overlaps[:, 1, :, 0] - M0[:, 0]) / PILOT_ETA
     return float(np.sum(x.var(axis=0, ddof=1)))
 
 
 def _ode_at(model, r0, times) -> np.ndarray:
     """The limit ODE from ``r0`` at ``times`` (``r0`` itself at ``t = 0``)."""
-    return np.array([np.asarray(r0, float) if t <= 0 else integrate_subspace_flow(model, r0, t_max=float(t))[0]
+    return np.array([np.asarray(r0, float) if t <= 0 else integrate_subspace_flow(model, r0, t_max=float(t)).r
                      for t in times])
 
 
@@ -323,8 +318,8 @@ def check_subspace_tracking(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     budget = _budget(ctx, "tracking_budget")
     eta = max(eta_want, runs * t_end * problem.L / budget)
     steps = int(math.ceil(t_end / eta))
-    sim = simulate_subspace(problem, Schedule.constant(eta), heads=1, steps=steps, runs=runs,
-                            M0=r0.reshape(-1, 1), seed=ctx.seed_for(case.name, "subspace.tracking", repr(eta)),
+    sim = simulate(problem.with_heads(1), Schedule.constant(eta), steps=steps, runs=runs, engine="subspace",
+                   M0=r0.reshape(-1, 1), seed=ctx.seed_for(case.name, "subspace.tracking", repr(eta)),
                             stride=max(1, steps // 6))
     r = sim.overlaps[:, :, :, 0]
     mean = r.mean(axis=0)
@@ -345,20 +340,34 @@ def check_subspace_tracking(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     if status == "inconclusive":
         msg += (f"; the noise (3 SE = {3 * se.max():.3g}) exceeds D/8 at {cost:.2g} token-steps: deciding it needs "
                 f"~{need:.2g} token-steps (--budget {need:.2g})")
-    return _done(case, "subspace.tracking", "consistency", status, float(err.max()), tol, False, msg,
-                 {"r0": r0.tolist(), "eta": eta, "steps": steps, "runs": runs, "t_end": t_end, "D": D,
+    return _done(case,
+                 "subspace.tracking",
+                 "consistency",
+                 status,
+                 value=float(err.max()),
+                 threshold=tol,
+                 message=msg,
+                 details={"r0": r0.tolist(), "eta": eta, "steps": steps, "runs": runs, "t_end": t_end, "D": D,
                   "times": sim.times.tolist(), "mean": mean.tolist(), "ode": ode.tolist(), "se": se.tolist(),
                   "error": err.tolist(), "pilot_noise": v, "token_steps": cost, "budget": budget,
-                  "token_steps_to_decide": need, "seed": sim.seed, "simulator": sim.simulator}, t0)
+                  "token_steps_to_decide": need, "seed": sim.seed, "simulator": sim.simulator},
+                 t0=t0)
 
 
 # ---------------------------------------------------------------- subspace.convergence
 
-def _tangent_rate(model, r, both: bool = False):
-    """The slowest contraction rate at the equilibrium ``r`` of the one-query flow (float):
-    ``min |eigenvalues|`` of the tangent block ``T^T (H - lam I) T`` and the radial ``2 |lam|``
-    (with ``both``: ``(slowest, fastest)``)."""
-    v = evaluate_subspace(model, np.asarray(r, float))
+@dataclass(frozen=True)
+class _Rates:
+    """The slowest and fastest contraction rates at an equilibrium of the one-query flow."""
+
+    slowest: float
+    fastest: float
+
+
+def _contraction_rates(model, r) -> _Rates:
+    """The contraction rates at the equilibrium ``r`` of the one-query flow (float): the
+    ``|eigenvalues|`` of the tangent block ``T^T (H - lam I) T`` and the radial ``2 |lam|``."""
+    v = evaluate(model, np.asarray(r, float), engine="subspace")
     r = np.asarray(r, float)
     lam = float(r @ np.asarray(v.gradient, float))
     rates = [2 * abs(lam)]
@@ -366,7 +375,7 @@ def _tangent_rate(model, r, both: bool = False):
         Qm, _ = np.linalg.qr(np.column_stack([r, np.eye(model.k)]))
         T = Qm[:, 1:model.k]
         rates += list(np.abs(np.linalg.eigvalsh(T.T @ (np.asarray(v.hessian, float) - lam * np.eye(model.k)) @ T)))
-    return (float(min(rates)), float(max(rates))) if both else float(min(rates))
+    return _Rates(float(min(rates)), float(max(rates)))
 
 
 def _settle_time(gap, near: float, t_cap: float = 4096.0) -> float:
@@ -391,13 +400,13 @@ def _design(case: Case, ctx: CheckContext, check: str, heads: int):
     preds, t_need, rates, fast = [], 0.0, [], []
     for M0 in starts:
         if heads == 1:
-            end = integrate_subspace_flow(m, M0[:, 0], t_max=4096.0)[0]
+            end = integrate_subspace_flow(m, M0[:, 0], t_max=4096.0).r
             t_s = _settle_time(lambda t, M0=M0, end=end: np.linalg.norm(
-                integrate_subspace_flow(m, M0[:, 0], t_max=t)[0] - end), NEAR / 2)
+                integrate_subspace_flow(m, M0[:, 0], t_max=t).r - end), NEAR / 2)
             preds.append(end)
-            slow, quick = _tangent_rate(m, end, both=True)
-            rates.append(slow)
-            fast.append(quick)
+            at = _contraction_rates(m, end)
+            rates.append(at.slowest)
+            fast.append(at.fastest)
         else:
             end = integrate_heads(m, M0, t_max=4096.0).M
             t_s = _settle_time(lambda t, M0=M0, end=end: np.linalg.norm(
@@ -433,7 +442,7 @@ def check_subspace_convergence(case: Case, ctx: CheckContext) -> list[CheckRecor
     run (``inconclusive``, with the token-steps it needs)."""
     t0 = time.perf_counter()
     m, problem = case.model, case.problem
-    cert, _, _ = subspace_certificate(m)
+    cert = subspace_certificate(m)
     starts, preds, schedule, K, per, info = _design(case, ctx, "subspace.convergence", 1)
     stable = [b for b in cert.boxes if b.status == "stable"]
     labels = []
@@ -448,14 +457,21 @@ def check_subspace_convergence(case: Case, ctx: CheckContext) -> list[CheckRecor
                "schedule": [schedule.eta0, schedule.k0, schedule.power],
                "token_steps": cost, "budget": budget, "near": NEAR, **info}
     if cost > budget:
-        return _done(case, "subspace.convergence", "consistency", "inconclusive", None, PASS_SHARE, False,
-                     f"not run: reaching the predicted attractors ({', '.join(sorted(set(map(str, labels))))}) "
+        return _done(case,
+                     "subspace.convergence",
+                     "consistency",
+                     "inconclusive",
+                     value=None,
+                     threshold=PASS_SHARE,
+                     message=f"not run: reaching the predicted attractors ({', '.join(sorted(set(map(str, labels))))}) "
                      f"needs {K} steps x {runs} runs = {cost:.2g} token-steps (ODE time {1.5 * info['t_need']:g}, "
                      f"slowest contraction rate {info['slowest_rate']:.3g}), above the budget {budget:.2g} "
-                     f"(--budget {cost:.2g} runs it)", details, t0)
-    ends, near, judged, rows = [], 0, 0, []
+                     f"(--budget {cost:.2g} runs it)",
+                     details=details,
+                     t0=t0)
+    near, judged, rows = 0, 0, []
     for i, (M0, p, lab) in enumerate(zip(starts, preds, labels)):
-        sim = simulate_subspace(problem, schedule, heads=1, steps=K, runs=per, M0=M0,
+        sim = simulate(problem.with_heads(1), schedule, steps=K, runs=per, M0=M0, engine="subspace",
                                 seed=ctx.seed_for(case.name, "subspace.convergence", i), stride=K)
         for r in sim.final_overlaps[:, :, 0]:
             dist = distance(m.law, r, p)
@@ -467,16 +483,30 @@ def check_subspace_convergence(case: Case, ctx: CheckContext) -> list[CheckRecor
     details["runs"] = rows
     details["judged"] = judged
     if judged == 0:
-        return _done(case, "subspace.convergence", "consistency", "inconclusive", None, PASS_SHARE, False,
-                     "no start's limit is a certified stable equilibrium: nothing to judge", details, t0)
+        return _done(case,
+                     "subspace.convergence",
+                     "consistency",
+                     "inconclusive",
+                     value=None,
+                     threshold=PASS_SHARE,
+                     message="no start's limit is a certified stable equilibrium: nothing to judge",
+                     details=details,
+                     t0=t0)
     share = near / judged
     status = "pass" if share >= PASS_SHARE else "fail"
     where = ", ".join(f"{lab}: {sum(r['near'] for r in rows if r['start'] == i)}/{per}"
                       for i, lab in enumerate(labels) if lab is not None)
-    return _done(case, "subspace.convergence", "consistency", status, share, PASS_SHARE, False,
-                 f"{near}/{judged} runs end within {NEAR} of the certified attractor the limit ODE predicts from "
+    return _done(case,
+                 "subspace.convergence",
+                 "consistency",
+                 status,
+                 value=share,
+                 threshold=PASS_SHARE,
+                 message=f"{near}/{judged} runs end within {NEAR} of the certified attractor the limit ODE predicts from "
                  f"their start, up to the law's symmetries ({where}); {K} steps, eta_k = {schedule.eta0:.3g}/(k + "
-                 f"{schedule.k0:.3g}), {cost:.2g} token-steps", details, t0)
+                 f"{schedule.k0:.3g}), {cost:.2g} token-steps",
+                 details=details,
+                 t0=t0)
 
 
 # ---------------------------------------------------------------- heads.angles
@@ -512,13 +542,20 @@ def check_heads_angles(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                "predicted_states": pred_states, "predicted_angles": [principal_angles(p).tolist() for p in preds],
                "schedule": [schedule.eta0, schedule.k0, schedule.power], **info}
     if cost > budget:
-        return _done(case, "heads.angles", "condition", "inconclusive", None, ANGLE_NEAR, False,
-                     f"not run: {H} heads need {K} steps x {runs} runs = {cost:.2g} token-steps to reach the "
+        return _done(case,
+                     "heads.angles",
+                     "condition",
+                     "inconclusive",
+                     value=None,
+                     threshold=ANGLE_NEAR,
+                     message=f"not run: {H} heads need {K} steps x {runs} runs = {cost:.2g} token-steps to reach the "
                      f"limit flow's end (ODE time {1.5 * info['t_need']:g}), above the budget {budget:.2g} "
-                     f"(--budget {cost:.2g} runs it)", details, t0)
+                     f"(--budget {cost:.2g} runs it)",
+                     details=details,
+                     t0=t0)
     finals, over_time, times = [], [], None
     for i, M0 in enumerate(starts):
-        sim = simulate_subspace(problem, schedule, heads=H, steps=K, runs=per, M0=M0,
+        sim = simulate(problem.with_heads(H), schedule, steps=K, runs=per, M0=M0, engine="subspace",
                                 seed=ctx.seed_for(case.name, "heads.angles", i), stride=max(1, K // 8))
         ang = sim.principal_angles()
         finals.extend(ang[:, -1])
@@ -533,8 +570,15 @@ def check_heads_angles(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                                   ("span Q inside span U" if H < m.k else "span U inside span Q"))
     details.update({"final_angles": finals.tolist(), "states": states, "counts": counts, "times": times.tolist(),
                     "median_angles_over_time": med.tolist()})
-    return _done(case, "heads.angles", "condition", status, float(finals.max()), ANGLE_NEAR, False,
-                 f"H = {H}, k = {m.k} ({what}): {', '.join(f'{n} {s}' for s, n in counts.items())} of {len(states)} "
+    return _done(case,
+                 "heads.angles",
+                 "condition",
+                 status,
+                 value=float(finals.max()),
+                 threshold=ANGLE_NEAR,
+                 message=f"H = {H}, k = {m.k} ({what}): {', '.join(f'{n} {s}' for s, n in counts.items())} of {len(states)} "
                  f"runs; median largest angle {med[0, -1]:.3g} -> {med[-1, -1]:.3g} rad over t = 0 -> {times[-1]:.3g}; "
                  f"the limit flow from the same starts predicts {', '.join(pred_states)}; {K} steps, "
-                 f"{cost:.2g} token-steps", details, t0)
+                 f"{cost:.2g} token-steps",
+                 details=details,
+                 t0=t0)

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from ...numerics import Problem, Schedule, executor
-from ...theory import Model, canonical_prior, parse_subspace_law
+from ...theory import Model, parse_law
 from . import _limits
 from ._limits import bounded, count, finite_float
 
@@ -71,49 +71,18 @@ PRIOR_HELP = ("signal prior: fixed (default), rademacher or rademacher(p), berno
 
 
 def prior_arg(text: str) -> str:
-    """``argparse`` type of ``--prior``: the canonical spec of a scalar prior, or of a k-dimensional
-    signal law (:func:`theory.parse_subspace_law`, ``k >= 2``); else one clear message."""
+    """``argparse`` type of ``--prior``: the canonical spec of the signal law (a scalar prior, or a
+    k-dimensional law, :func:`theory.parse_law`); else one clear message."""
     try:
-        law = parse_subspace_law(text)
-        if law.k > 1:
-            return law.spec
-        if law.family == "onehot":  # onehot(k=1) is the fixed prior, gaussian(k=1, ...) the scalar one
-            return "fixed"
-        if law.family == "gaussian":
-            return canonical_prior(f"gaussian(mu={law.mu[0]}, tau={law.tau})")
-        return law.prior.spec
+        return parse_law(text).spec
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc).replace("`prior` ", "", 1).replace("`law` ", "", 1)) from None
 
 
-def subspace_law(args):
-    """The :class:`theory.SubspaceLaw` of ``args.prior`` when it is k-dimensional (``k >= 2``) or
-    ``args.heads`` asks for more than one head, else ``None`` (the scalar model of ``rho``)."""
-    law = parse_subspace_law(args.prior)
-    return law if law.k > 1 or getattr(args, "heads", 1) > 1 else None
-
-
-def subspace_route(args, runner):
-    """Run ``runner(args, law)`` for a subspace problem (:func:`subspace_law`), or refuse ``--r0``
-    on the scalar route and return ``None`` (the caller runs the scalar command)."""
-    law = subspace_law(args)
-    if law is not None:
-        return runner(args, law)
-    if args.r0 is not None:
-        raise ValueError("`r0` is the start of the subspace model (a k-dimensional law or --heads > 1); "
-                         "a scalar prior starts at `rho0`")
-    return None
-
-
-def scalar_only(args, command: str) -> None:
-    """Refuse, naming ``prior``, a k-dimensional law where ``command`` only takes the scalar model."""
-    if parse_subspace_law(args.prior).k > 1:
-        raise ValueError(f"`prior` {args.prior} is a k-dimensional signal law; `sigrec {command}` takes "
-                         "only scalar priors (k = 1)")
-
-
 def model_from_args(args) -> Model:
-    return Model(theta=args.theta, alpha=args.alpha, beta=args.beta, sigma2=args.sigma2, prior=args.prior)
+    """The :class:`theory.Model` of the model flags (``--heads`` where the command has it)."""
+    return Model(theta=args.theta, alpha=args.alpha, beta=args.beta, sigma2=args.sigma2, prior=args.prior,
+                 heads=getattr(args, "heads", 1))
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -138,7 +107,7 @@ def problem_and_schedule(args):
     """``(numerics.Problem, numerics.Schedule)`` from :func:`add_problem_arguments` flags."""
 
     problem = Problem(theta=args.theta, R=args.R, L=args.L, d=args.d, beta=args.beta,
-                      sigma2=args.sigma2, prior=args.prior, batch=args.batch)
+                      sigma2=args.sigma2, prior=args.prior, batch=args.batch, heads=getattr(args, "heads", 1))
     schedule = Schedule.constant(args.eta0) if args.power == 0 else Schedule(eta0=args.eta0, k0=args.k0,
                                                                              power=args.power)
     return problem, schedule
@@ -209,3 +178,10 @@ def executor_from_args(args):
         raise ValueError(f"`workers` must be >= 1, got {args.workers}")
     # read at call time: the limit is one row of _limits
     return executor(workers=args.workers, scheduler=args.scheduler, timeout=_limits.SCHEDULER_TIMEOUT_S)
+
+
+def scalar_only(args, command: str) -> None:
+    """Refuse, naming ``prior``, a k-dimensional law where ``command`` only takes the scalar model."""
+    if parse_law(args.prior).k > 1:
+        raise ValueError(f"`prior` {args.prior} is a k-dimensional signal law; `sigrec {command}` takes "
+                         "only scalar priors (k = 1)")

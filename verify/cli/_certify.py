@@ -7,8 +7,9 @@ whose numeric parameters are ranges (``--prior 'gaussian(mu=0.5:1, tau=0.2)'``):
 of the fractions proved monotone, bistable or undecided, and with ``--figure`` the leaf
 boxes coloured by status under the closed-form boundary. The subtrees of the box run on
 the executor (``--workers``, ``--scheduler``; :func:`numerics.certify_region_tasks`): the
-same certificate either way. With a k-dimensional law (``--prior 'onehot(k=2)'``) it certifies
-the equilibria of the subspace flow instead (:mod:`._subspace_certify`; point values only).
+same certificate either way. With a k-dimensional law (``--prior 'onehot(k=2)'``) the same call
+certifies the equilibria of the subspace flow and whether their list is complete (a
+:class:`theory.SubspaceCertificate`; point values only).
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ...numerics import certify_region_tasks
-from ...theory import RangedPrior, certify, parse_ranged_prior, parse_subspace_law, pole_exponents_mp, pole_signs
-from . import _subspace_certify
+from ...theory import Certificate, RangedPrior, certify, parse_law, parse_ranged_prior, pole_exponents_mp, pole_signs
 from ._args import (
     PRIOR_HELP,
     add_executor_arguments,
@@ -36,7 +36,7 @@ from ._certify_time import add_time_arguments, check_time_flags, print_time, tim
 from ._limits import count, finite_float, limits_text
 from ._output import emit_json
 from ._region_figure import draw_region, figure_path
-from ._subspace import add_heads_argument, refuse_heads
+from ._subspace import add_heads_argument, model_line
 
 #: the model flags that take a range ``LO:HI``
 RANGED = ("theta", "alpha", "beta", "sigma2")
@@ -100,12 +100,11 @@ def _prior_or_range(text: str) -> str:
 
 
 def run(args) -> int:
-    refuse_heads(args, "certify")
     ranges = [name for name in RANGED if isinstance(getattr(args, name), tuple)]
-    if ":" not in args.prior and parse_subspace_law(args.prior).k > 1:
-        _subspace_certify.refuse_flags(args, ranges)
-        return _subspace_certify.run(args, args.prior)
-    ranged_prior = isinstance(parse_ranged_prior(args.prior), RangedPrior)
+    if ":" not in args.prior and parse_law(args.prior).k > 1 and ranges:
+        raise ValueError(f"ranges LO:HI (in --{ranges[0].replace('_', '-')}) are for scalar priors (the region "
+                         "certificate of one signal direction); with a k-dimensional law give point values")
+    ranged_prior = ":" in args.prior and isinstance(parse_ranged_prior(args.prior), RangedPrior)
     check_time_flags(args, ranges + (["prior"] if ranged_prior else []))
     if ranges or ranged_prior:
         return _run_region(args)
@@ -117,6 +116,8 @@ def run(args) -> int:
         raise ValueError("--workers needs a range LO:HI in --theta, --alpha, --beta, --sigma2 or --prior")
     model = model_from_args(args)
     cert = certify(model, prec=args.prec)
+    if not isinstance(cert, Certificate):
+        return _print_subspace(args, model, cert)
     # the labels come from ball arithmetic (they never contradict the certificate); the
     # values from mpmath, printed at any magnitude (float64 may round them to -0 or -inf)
     signs = pole_signs(model, prec=args.prec)
@@ -194,4 +195,67 @@ def _run_region(args) -> int:
                   "(a phase boundary crosses them, or a root sits at a pole)")
     if figure is not None:
         out.print(f"  wrote {figure}")
+    return 0
+
+
+# ----------------------------------------------------------------------------------
+# a k-dimensional signal: the certified equilibria of the overlap flow
+
+
+def _print_subspace(args, model, cert) -> int:
+    """The subspace engine's certificate: every equilibrium's box, kind and stability, and completeness."""
+    if args.time_to is not None:
+        raise ValueError("--time-to and --rho0 certify the flow time of one query on one signal direction "
+                         "(a scalar prior)")
+    comp = cert.completeness
+    equilibria = []
+    for b in cert.boxes:
+        eq = {"r": [list(x) for x in b.bounds()], "start": list(b.start), "kind": b.label, "location": b.kind, "stability": b.status,
+              "certified": b.certified}
+        if b.kind == "sphere" and b.certified:
+            eq["radial_sign"] = b.radial_sign
+            eq["tangent_inertia"] = list(b.tangent_inertia)
+            if b.tangent_eigenvalue is not None:
+                eq["tangent_eigenvalue"] = list(b.as_dict()["tangent_eigenvalue"])
+        elif b.certified:
+            eq["hessian_inertia"] = list(b.tangent_inertia)
+        if b.reason:
+            eq["reason"] = b.reason
+        equilibria.append(eq)
+    doc = {"model": model.as_dict(), "equilibria": equilibria, "certified": cert.certified,
+           "complete": comp.complete, "completeness": comp.as_dict(), "prec": cert.prec,
+           "notes": [n for n in cert.notes if not n.startswith("completeness is not certified")] + (
+               [] if comp.complete else [f"completeness not proved: {comp.reason}"])}
+    if args.json:
+        emit_json(doc)
+        return 0
+    print(f"subspace equilibria: {model_line(model)}")
+    n_cert = sum(1 for b in cert.boxes if b.certified)
+    print(f"  {len(equilibria)} equilibria found numerically; {n_cert} certified, each in a box holding exactly "
+          f"one with its stability ({cert.prec} bits)" + ("" if cert.certified else "; NOT all certified"))
+    for b, eq in zip(cert.boxes, equilibria):
+        box = f"({', '.join(f'{x:+.12f}' for x in b.start)}) (numerical, no certified box)"
+        if eq["r"]:
+            mid = ", ".join(f"{(lo + hi) / 2:+.12f}" for lo, hi in eq["r"])
+            box = f"({mid}) +- {max((hi - lo) / 2 for lo, hi in eq['r']):.0e}"
+        extra = ""
+        if "tangent_eigenvalue" in eq:
+            lo, hi = eq["tangent_eigenvalue"]
+            extra = f"  tangent eigenvalue in [{lo:.6g}, {hi:.6g}]"
+        elif "tangent_inertia" in eq:
+            extra = f"  tangent inertia (neg, pos) {tuple(eq['tangent_inertia'])}"
+        elif "hessian_inertia" in eq:
+            extra = f"  inertia of H (neg, pos) {tuple(eq['hessian_inertia'])}"
+        if "radial_sign" in eq:
+            extra += f", radial {'-' if eq['radial_sign'] < 0 else '+'}"
+        print(f"  {eq['kind']:<16} {eq['location']:<9} {eq['stability']:<10} r = {box}{extra}")
+        if "reason" in eq:
+            print(f"      undecided: {eq['reason']}")
+    if comp.complete:
+        print("  the list is COMPLETE (certified: the circle and disk certificates count the same equilibria)")
+    else:
+        print(f"  the list is NOT proved complete: {comp.reason}")
+    for n in doc["notes"]:
+        if not n.startswith("completeness not proved"):
+            print(f"  note: {n}")
     return 0

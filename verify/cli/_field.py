@@ -1,8 +1,9 @@
 """``sigrec field``: the limit objective, slope, field and nuisance mass at given alignments.
 
-``--rho`` evaluates the scalar model (:func:`theory.evaluate`). ``--r`` takes overlap vectors
-(``--r 0.6,0.3 0.1,0.2``) and evaluates the subspace model of a k-dimensional law
-(:mod:`._subspace_field`); with a scalar prior ``--r x`` is that route at ``k = 1`` (``r = rho``).
+One call of :func:`theory.evaluate`: ``--rho`` gives alignments to the scalar engine (one query on
+one signal direction); ``--r`` gives overlap vectors (``--r 0.6,0.3 0.1,0.2``) to the subspace engine,
+the objective ``j(r)``, its gradient ``g`` and the flow ``g - <r, g> r`` for any law (with a scalar
+prior ``--r x`` is that engine at ``k = 1``, ``r = rho``).
 """
 
 from __future__ import annotations
@@ -11,10 +12,9 @@ from rich.console import Console
 from rich.table import Table
 
 from ...theory import evaluate
-from . import _subspace_field
-from ._args import add_json_flag, add_model_arguments, finite_float, model_from_args, subspace_law
+from ._args import add_json_flag, add_model_arguments, finite_float, model_from_args
 from ._output import emit_json
-from ._subspace import add_heads_argument, overlap_vector, refuse_heads
+from ._subspace import add_heads_argument, check_overlaps, model_line, overlap_vector
 
 
 def register(sub) -> None:
@@ -37,17 +37,16 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    refuse_heads(args, "field")
-    law = subspace_law(args)
     if (args.rho is None) == (args.r is None):
         raise ValueError("give the points as `rho` (alignments, scalar prior) or `r` (overlap vectors), "
                          "one of the two")
-    if args.r is not None:
-        return _subspace_field.run(args, law or args.prior)
-    if law is not None:
-        raise ValueError(f"`rho` is the scalar alignment; with the {law.k}-dimensional law {law.spec} give "
-                         "overlap vectors `r` (--r 0.6,0.3 ...)")
     model = model_from_args(args)
+    if args.r is not None:
+        rs = [check_overlaps("r", r, model.k)[:, 0] for r in args.r]
+        return _print_overlaps(args, model, evaluate(model, rs, engine="subspace"))
+    if model.k > 1:
+        raise ValueError(f"`rho` is the scalar alignment; with the {model.k}-dimensional law {model.law} give "
+                         "overlap vectors `r` (--r 0.6,0.3 ...)")
     bad = [r for r in args.rho if not -1.0 <= r <= 1.0]
     if bad:
         raise ValueError(f"`rho` must lie in [-1, 1], got {bad[0]!r}")
@@ -74,3 +73,22 @@ def run(args) -> int:
         t.add_row(*(f"{pt[k]:.8g}" for k in ("rho", "objective", "slope", "field", "noise_mass")))
     Console().print(t)
     return 0
+
+
+def _print_overlaps(args, model, v) -> int:
+    """The subspace engine's values at the overlap vectors."""
+    points = [{"r": r.tolist(), "objective": float(j), "gradient": g.tolist(), "field": f.tolist()}
+              for r, j, g, f in zip(v.r, v.objective, v.gradient, v.flow)]
+    if args.json:
+        emit_json({"model": model.as_dict(), "points": points})
+        return 0
+    print(f"subspace limit field: {model_line(model)}")
+    print("  r = U^T q; j(r); g = grad_r j; flow dr/dt = g - <r, g> r")
+    for pt in points:
+        print(f"  r = {_vec(pt['r'])}  |r| = {sum(x * x for x in pt['r']) ** 0.5:.6f}  j = {pt['objective']:.10g}")
+        print(f"      g = {_vec(pt['gradient'])}  dr/dt = {_vec(pt['field'])}")
+    return 0
+
+
+def _vec(x) -> str:
+    return "(" + ", ".join(f"{v:.8g}" for v in x) + ")"

@@ -8,7 +8,7 @@ checked box by box against the closed-form criterion (:func:`theory.region_propo
 ``--grid`` (or giving ``--n-theta`` / ``--n-alpha``) certifies a grid of points instead
 (:func:`verify.studies.phase_diagram`, a CSV), as before. With a k-dimensional law
 (``--prior 'onehot(k=2)'``) it certifies the mixture/specialisation transition
-``theta_c(alpha)`` of one query instead (:mod:`._subspace_phase`).
+``theta_c(alpha)`` of one query instead (:func:`verify.studies.transition_diagram`).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ import math
 from rich.console import Console
 
 from ...numerics import certify_region_tasks
-from ...theory import region_proposition, sparse_threshold_prior
+from ...theory import Model, region_proposition, sparse_threshold_prior
 from ..render import plot_phase as plot
-from ..studies import phase_diagram
+from ..render import plot_subspace_phase
+from ..studies import phase_diagram, transition_diagram
 from ..studies import write_phase_csv as write_csv
-from . import _subspace_phase
 from ._args import (
     PRIOR_HELP,
     add_executor_arguments,
@@ -32,14 +32,13 @@ from ._args import (
     add_out_argument,
     executor_from_args,
     prior_arg,
-    subspace_law,
 )
 from ._atomic import atomic_folder
 from ._certify import MIN_WIDTH, MIN_WIDTH_LIMITS
 from ._limits import bounded, check_grid, count, finite_float, limits_text
 from ._output import emit_json, stderr_progress
 from ._region_figure import draw_region
-from ._subspace import add_heads_argument, refuse_heads
+from ._subspace import add_heads_argument
 
 
 def register(sub) -> None:
@@ -79,10 +78,11 @@ MAX_BETA_THETA = 50.0
 
 
 def run(args) -> int:
-    refuse_heads(args, "phase")
-    law = subspace_law(args)
-    if law is not None:
-        return _subspace_phase.run(args, law)
+    model = Model(1.0, 0.5, args.beta, args.sigma2, args.prior, args.heads)  # the flags, validated together
+    if model.heads != 1:
+        raise ValueError(f"`heads` must be 1 in `sigrec phase` (one query), got {model.heads}")
+    if not model.scalar:
+        return _run_transition(args)
     if not (args.grid or args.n_theta is not None or args.n_alpha is not None):
         return _run_region(args)
     args.n_theta = 48 if args.n_theta is None else args.n_theta
@@ -170,4 +170,38 @@ def _run_region(args) -> int:
             f"{len(prop.contradictions)} boxes contradict the criterion ({prop.criterion}). "
             f"Wrote {json_path} and {png_path}."
         )
+    return 0
+
+
+def _run_transition(args) -> int:
+    """The certified transition theta_c(alpha) of onehot(k) (:func:`verify.studies.transition_diagram`)."""
+    if args.grid or args.n_theta is not None:
+        raise ValueError("--grid and --n-theta are for scalar priors; with onehot(k) the transition is certified "
+                         "per alpha (--n-alpha)")
+    if args.workers != 1 or args.scheduler is not None:
+        raise ValueError("--workers and --scheduler are for scalar priors; the transition is certified in-process")
+    with stderr_progress() as bar:
+        task = bar.add_task("certifying theta_c(alpha)", total=None)
+        diagram = transition_diagram(args.prior, args.beta, args.sigma2, args.alpha_min, args.n_alpha, args.theta_max,
+                                     progress=lambda done, total: bar.update(task, completed=done, total=total))
+    doc = diagram.as_dict()
+    brackets = doc["brackets"]
+    json_path, png_path = args.out / "phase-subspace.json", args.out / "phase.png"
+    with atomic_folder(args.out) as tmp:
+        (tmp / json_path.name).write_text(json.dumps(doc) + "\n")
+        plot_subspace_phase(doc, tmp / png_path.name)
+    doc.update({"brackets_file": str(json_path), "figure": str(png_path)})
+    if args.json:
+        emit_json(doc)
+        return 0
+    print(f"certified transition of one query, {diagram.law}, beta={args.beta:g}, sigma2={args.sigma2:g}: the mixture "
+          "is certified stable for every theta in [theta_min, lo], unstable in [hi, theta_max]")
+    print(f"{'alpha':>12} {'theta_c in [lo, hi]':>38}  {'[theta_min, theta_max]':>22}  certified")
+    for b in brackets:
+        if b["certified"]:
+            lo, hi = b["theta_range"]
+            print(f"{b['alpha']:>12.6g}   [{b['lo']:.13f}, {b['hi']:.13f}]  [{lo:.4f}, {hi:.4f}]  yes")
+        else:
+            print(f"{b['alpha']:>12.6g}   {'-':>38}  NO {b.get('reason', '')}")
+    print(f"Wrote {json_path} and {png_path}.")
     return 0

@@ -1,10 +1,9 @@
-"""Shared flags and helpers of the subspace route of the commands (docs/guide/subspace.md).
+"""The flags of the overlap state shared by the commands (docs/guide/subspace.md).
 
-With a k-dimensional signal law (``--prior 'onehot(k=2)'``, ``k >= 2``) or several heads
-(``--heads H``) the commands ``field``, ``certify``, ``simulate``, ``predict`` and ``phase`` run
-the subspace model of docs/subspace.md instead of the scalar one. This module holds what they
-share: the overlap-vector flag type, the model from the flags, the refusals. The commands'
-subspace routes live in ``_subspace_<command>.py``.
+A model with a k-dimensional signal law (``--prior 'onehot(k=2)'``) or several heads (``--heads H``)
+has the overlap matrix ``M = U^T Q`` as its state; ``field``, ``simulate`` and ``predict`` take it
+as comma-separated numbers (``--r``, ``--r0``). This module holds the flag types, the reshaping of
+those numbers into a ``k x H`` matrix, and the one-line description of a model the commands print.
 """
 
 from __future__ import annotations
@@ -14,11 +13,7 @@ import math
 
 import numpy as np
 
-from ...numerics import Schedule
-from ...theory import SubspaceModel
-
-#: the most heads a command takes (the reduced flow is k H-dimensional; the simulators need d >= k + H)
-MAX_HEADS = 64
+from ...theory import MAX_HEADS, Model
 
 
 def overlap_vector(text: str) -> tuple:
@@ -68,32 +63,9 @@ def heads_count(limit: int):
     return parse
 
 
-def refuse_heads(args, command: str) -> None:
-    """One line when ``--heads H > 1`` is given where only one query is meant."""
-    if getattr(args, "heads", 1) != 1:
-        raise ValueError(f"`heads` must be 1 in `sigrec {command}` (one query); several heads: "
-                         "`sigrec simulate` or `sigrec predict` with --heads")
-
-
-def model_of(args, law, alpha=None) -> SubspaceModel:
-    """The :class:`theory.SubspaceModel` of the model flags (``alpha`` given or ``args.alpha``)."""
-    return SubspaceModel(law, theta=args.theta, alpha=args.alpha if alpha is None else alpha, beta=args.beta,
-                         sigma2=args.sigma2)
-
-
-def model_doc(model: SubspaceModel) -> dict:
-    return {"law": model.law.spec, "k": model.k, "theta": model.theta, "alpha": model.alpha, "beta": model.beta,
-            "sigma2": model.sigma2}
-
-
-def model_line(model: SubspaceModel) -> str:
+def model_line(model: Model) -> str:
     return (f"law {model.law.spec} (k = {model.k}), theta={model.theta:g}, alpha={model.alpha:g}, "
             f"beta={model.beta:g}, sigma2={model.sigma2:g}")
-
-
-def schedule_of(args) -> Schedule:
-    """The step schedule of the problem flags (as :func:`._args.problem_and_schedule`)."""
-    return Schedule.constant(args.eta0) if args.power == 0 else Schedule(eta0=args.eta0, k0=args.k0, power=args.power)
 
 
 def vector(x) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from ...numerics import describe
-from ...theory import parse_subspace_law
+from ...theory import parse_law
 from ..render import plot_sweep
 from ..studies import SWEEP_PRESETS, SubspaceSweepSpec, run_subspace_sweep, run_sweep, sweep_figure_data, sweep_spec
 from ._args import add_executor_arguments, add_json_flag, add_out_argument, executor_from_args, prior_arg
@@ -88,7 +88,7 @@ def resume_message(store, status, spec) -> str | None:
 
 def _subspace_prior(args) -> bool:
     """True when ``--prior`` names a k-dimensional law (``k >= 2``): the subspace route."""
-    laws = [parse_subspace_law(p) for p in (args.prior or ())]
+    laws = [parse_law(p) for p in (args.prior or ())]
     if any(law.k > 1 for law in laws):
         if len(laws) > 1:
             raise ValueError("`prior`: a subspace sweep takes one k-dimensional law (a grid over theta), "

@@ -4,7 +4,7 @@ data; ``verify.render`` draws and typesets it."""
 
 from ._appendix import AppendixData, appendix_data
 from ._evidence import EVIDENCE_FILE, Evidence
-from ._phase import PhaseDiagram, phase_diagram
+from ._phase import PhaseDiagram, TransitionDiagram, phase_diagram, transition_diagram
 from ._phase import write_csv as write_phase_csv
 from ._reproduce import (
     PAPER_MEAN_FINAL_ALIGNMENT,
@@ -63,6 +63,8 @@ __all__ = [
     "measure_scaling",
     "markdown_table",
     "phase_diagram",
+    "transition_diagram",
+    "TransitionDiagram",
     "run_config",
     "run_configs",
     "run_sweep",

@@ -57,5 +57,5 @@ def against_theory(sim: Simulation, *, last_only: bool = False) -> AgainstTheory
     times = sim.times[-1:] if last_only else sim.times
     flow = flow_map(model, sim.initial_rho[:, None], times[None, :], equilibria=eq).rho
     limits = basins(model, sim.initial_rho, equilibria=eq).limit
-    return AgainstTheory(cert, flow, limits, float(sim.noise_mass[:, -1].mean()),
+    return AgainstTheory(cert, flow, limits, float(sim.noise_mass[:, -1, 0].mean()),
                          float(evaluate(model, np.clip(sim.final_rho, -1, 1)).noise_mass.mean()))

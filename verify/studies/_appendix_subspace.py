@@ -2,7 +2,7 @@
 
 :func:`subspace_data` computes, once and before any typesetting, everything the section
 "The signal subspace" shows: the display forms of the one-query limit of ``onehot(k)``
-(each checked by sympy against the objects of ``theory.derive_subspace``), the certified
+(each checked by sympy against the objects of ``theory.derive``), the certified
 brackets of the mixture/specialisation transition (``theory.certify_transition``), the
 certified statement at the paper's weak signal, and the arrays of its two figures: the
 projected flow on the disk with every equilibrium certified (``certify_circle`` and
@@ -21,14 +21,13 @@ import numpy as np
 import sympy as sp
 
 from ...theory import (
-    SubspaceModel,
+    Model,
     TransitionBracket,
     certify_circle,
     certify_disk,
     certify_transition,
     derive,
-    derive_subspace,
-    evaluate_subspace,
+    evaluate,
     heads_equilibrium,
     heads_flow,
     integrate_heads,
@@ -146,7 +145,7 @@ def _checked(display, derived, what: str):
 
 
 def subspace_forms() -> dict:
-    """The displays of the section, each checked by sympy against ``derive_subspace``.
+    """The displays of the section, each checked by sympy against ``theory.derive``.
 
     With symbols ``m_i`` for the informative coefficients, ``j`` and ``g_1`` are written
     through them (:math:`j = \\beta^2\\sigma^4 + \\theta^2|m|^2 + 2\\beta\\sigma^2\\theta\\langle r,
@@ -158,7 +157,7 @@ def subspace_forms() -> dict:
     """
     forms = {}
     for k in (2, 3):
-        d = derive_subspace(f"onehot(k={k})")
+        d = derive(f"onehot(k={k})")
         ms = sp.symbols(f"m1:{k + 1}", real=True)
         sub = dict(zip(ms, d.pooled[1]))
         b = beta * theta
@@ -187,20 +186,20 @@ def subspace_forms() -> dict:
             forms.update(mgf=d.mgf, t=sp.symbols("t1:3", real=True), m=d.pooled[1], r=d.r, m_symbols=ms,
                          j=j_m, g1=g_m, c_q=d.pooled[0], w=w, k=kk, lam=lam, tangent=tangent,
                          w_of=w_of)
-    one, scalar = derive_subspace("fixed"), derive("fixed")
+    one, scalar = derive("fixed", engine="subspace"), derive("fixed")
     _checked(one.objective.subs(one.r[0], rho), scalar.objective, "j for k = 1")
     return forms
 
 
 def _flow_panel(theta_: float, alpha_: float) -> FlowPanel:
-    model = SubspaceModel(SUBSPACE_LAW, theta_, alpha_)
+    model = Model(theta_, alpha_, prior=SUBSPACE_LAW)
     grid = np.linspace(-1.0, 1.0, FLOW_GRID)
     u = np.full((grid.size, grid.size), np.nan)
     v = np.full_like(u, np.nan)
     for i, y in enumerate(grid):
         for j, x in enumerate(grid):
             if x * x + y * y <= 1.0:
-                u[i, j], v[i, j] = evaluate_subspace(model, (x, y)).flow
+                u[i, j], v[i, j] = evaluate(model, (x, y)).flow
     circle, disk = certify_circle(model), certify_disk(model)
     eqs = []
     for e in circle.equilibria:
@@ -213,14 +212,14 @@ def _flow_panel(theta_: float, alpha_: float) -> FlowPanel:
     return FlowPanel(theta_, alpha_, grid, u, v, tuple(eqs), circle.complete and disk.complete, paths)
 
 
-def _path(model: SubspaceModel, r0) -> np.ndarray:
+def _path(model: Model, r0) -> np.ndarray:
     """The ODE path from ``r0`` at log-spaced times up to :data:`FLOW_TIME` (scipy LSODA on the
     derived field; a trial point a rounding error outside the disk is evaluated at its radial
     projection)."""
     from scipy.integrate import solve_ivp
 
     def rhs(_t, r):
-        return evaluate_subspace(model, r / max(1.0, float(np.linalg.norm(r)))).flow
+        return evaluate(model, r / max(1.0, float(np.linalg.norm(r)))).flow
 
     times = np.concatenate([[0.0], np.geomspace(0.05, FLOW_TIME, 160)])
     sol = solve_ivp(rhs, (0.0, FLOW_TIME), np.asarray(r0, float), method="LSODA", t_eval=times, rtol=1e-10,
@@ -255,7 +254,7 @@ def _heads_panel(theta_: float, alpha_: float, seeds) -> HeadsPanel:
     frame; each end, settled by ``integrate_heads``, named by its angles."""
     from scipy.integrate import solve_ivp
 
-    model = SubspaceModel(SUBSPACE_LAW, theta_, alpha_)
+    model = Model(theta_, alpha_, prior=SUBSPACE_LAW, heads=2)
     all_angles, ends, objectives, stable, top = [], [], [], [], []
     for seed in seeds:
         M0 = start_frame(seed)
@@ -278,7 +277,7 @@ def _heads_panel(theta_: float, alpha_: float, seeds) -> HeadsPanel:
 
 
 def _extra_head(theta_: float, alpha_: float, seeds) -> ExtraHead:
-    model = SubspaceModel(SUBSPACE_LAW, theta_, alpha_)
+    model = Model(theta_, alpha_, prior=SUBSPACE_LAW, heads=3)
     errs, norms, speeds = [], [], []
     for seed in seeds:
         run = integrate_heads(model, start_frame(seed, heads=3, d=HEADS_D + 1), t_max=5000.0)

@@ -1,4 +1,5 @@
-"""The certified phase diagram over ``(theta, alpha)``: monotone vs bistable."""
+"""The certified phase diagrams: monotone vs bistable over ``(theta, alpha)`` for one signal direction,
+and the mixture/specialisation transition ``theta_c(alpha)`` of ``onehot(k)``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ from pathlib import Path
 import numpy as np
 
 from ...numerics import current_executor
-from ...theory import Model, certify, critical_alpha, parse_prior, pole_alpha, pole_signs, sparse_threshold_prior
+from ...theory import (
+    Model,
+    certify,
+    certify_transition,
+    critical_alpha,
+    parse_prior,
+    pole_alpha,
+    pole_signs,
+    sparse_threshold_prior,
+)
 
 #: every status :func:`theory.certify` can return
 STATUSES = ("monotone", "bistable", "undecided", "degenerate")
@@ -156,3 +166,66 @@ def write_csv(pd: PhaseDiagram, path: Path) -> None:
 
 def _fmt(x):
     return "" if np.isnan(x) else f"{x:.10g}"
+
+
+#: default number of alphas of the certified transition (each bracket takes about 1 to 5 s of one core)
+TRANSITION_ALPHAS = 8
+
+
+@dataclass(frozen=True)
+class TransitionDiagram:
+    """The certified mixture/specialisation transition ``theta_c(alpha)`` of one query for
+    ``onehot(k)`` (:func:`theory.certify_transition` at each ``alpha``).
+
+    ``brackets``: one dict per ``alpha`` (``lo``, ``hi``, ``point_lo``, ``point_hi``,
+    ``certified``, ``float_thetas``, ``theta_range``; or ``reason`` when no bracket was found);
+    ``theta_max``: the largest ``theta`` of the figure.
+    """
+
+    law: str
+    k: int
+    beta: float
+    sigma2: float
+    theta_max: float
+    brackets: tuple
+
+    @property
+    def all_certified(self) -> bool:
+        return all(b["certified"] for b in self.brackets)
+
+    def as_dict(self) -> dict:
+        return {"mode": "subspace", "law": self.law, "k": self.k, "beta": self.beta, "sigma2": self.sigma2,
+                "theta_max": self.theta_max, "brackets": list(self.brackets), "all_certified": self.all_certified}
+
+
+def transition_diagram(prior, beta: float = 1.0, sigma2: float = 1.0, alpha_min: float = 1e-4,
+                       n_alpha: int | None = None, theta_max: float | None = None,
+                       progress=None) -> TransitionDiagram:
+    """For each ``alpha`` of a log grid on ``[alpha_min, 1]``, the certified bracket of
+    ``theta_c(alpha)``: for every ``theta`` below it (down to half the float value) the mixture
+    ``(xi_1 + ... + xi_k)/sqrt k`` is certified stable, above it (up to twice) it has a certified
+    positive tangent eigenvalue. ``prior`` must be ``onehot(k)`` with equal probabilities
+    (``k >= 2``); ``n_alpha`` defaults to :data:`TRANSITION_ALPHAS`; ``progress(done, total)`` after
+    each ``alpha``."""
+    n_alpha = TRANSITION_ALPHAS if n_alpha is None else n_alpha
+    law = Model(1.0, 0.5, beta, sigma2, prior).law  # validates beta, sigma2 and the law
+    if law.family != "onehot" or law.spec != f"onehot(k={law.k})":
+        raise ValueError(f"`prior` {law.spec}: the certified transition is derived for onehot(k) with equal "
+                         "probabilities (k >= 2)")
+    if not 0 < alpha_min < 1:
+        raise ValueError(f"`alpha-min` must be < 1 for the grid alpha in [alpha-min, 1], got {alpha_min!r}")
+    alphas = np.logspace(np.log10(alpha_min), 0.0, n_alpha)
+    brackets = []
+    for i, a in enumerate(alphas):
+        try:
+            t = certify_transition(law.k, float(a), beta, sigma2)
+            brackets.append({"alpha": float(a), "lo": t.lo, "hi": t.hi, "point_lo": t.point_lo,
+                             "point_hi": t.point_hi, "certified": t.certified, "float_thetas": list(t.float_thetas),
+                             "theta_range": [t.theta_min, t.theta_max]})
+        except ValueError as exc:  # e.g. no critical theta in the search range
+            brackets.append({"alpha": float(a), "lo": None, "hi": None, "certified": False, "reason": str(exc)})
+        if progress is not None:
+            progress(i + 1, n_alpha)
+    his = [b["hi"] for b in brackets if b["certified"]]
+    top = theta_max if theta_max is not None else (1.6 * max(his) if his else 2.0)
+    return TransitionDiagram(law.spec, law.k, float(beta), float(sigma2), float(top), tuple(brackets))

@@ -112,7 +112,7 @@ def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progre
         "q10": np.quantile(np.abs(sim.rho), 0.1, axis=0), "q90": np.quantile(np.abs(sim.rho), 0.9, axis=0),
         "mean": np.abs(sim.rho).mean(axis=0), "ode": np.abs(flow).mean(axis=0),
         "corrected": corr_curve, "corrected_steps": corr_steps,
-        "noise_mass": sim.noise_mass.mean(axis=0), "noise_steps": sim.sample_steps,
+        "noise_mass": sim.noise_mass[..., 0].mean(axis=0), "noise_steps": sim.sample_steps,
     }
     return ConfigResult(
         theta=theta, R=R, L=R + N, d=protocol.d, runs=protocol.runs, steps=protocol.steps,

@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from sigrec.theory import SubspaceModel, critical_thetas, mixture_eigenvalues
+from sigrec.theory import Model, critical_thetas, mixture_eigenvalues
 from sigrec.verify.checks import REGISTRY, Case, CheckContext, _subspace
 from sigrec.verify.cli import main
 from sigrec.verify.suite import SuiteConfig, cases_from_toml, plan
@@ -38,7 +38,7 @@ def _run(check, case, **ctx):
 def test_subspace_case_and_model():
     c = _case(1.3)
     assert c.subspace and c.alpha == 0.05 and c.prior == "onehot(k=2)"
-    assert isinstance(c.model, SubspaceModel) and c.problem.k == 2
+    assert isinstance(c.model, Model) and c.model.engine == "subspace" and c.problem.k == 2
     heads = Case("h", 1.0, alpha=0.3, heads=2)  # a scalar law with two heads is a subspace case too
     assert heads.subspace and heads.model.k == 1
     assert not Case("s", 1.0, alpha=0.3).subspace
@@ -87,13 +87,13 @@ def test_quadrature_away_from_unit_beta_sigma2():
 
 
 def test_quadrature_fails_on_a_wrong_field(monkeypatch):
-    real = _subspace.evaluate_subspace
+    real = _subspace.evaluate
 
-    def perturbed(model, r):
-        v = real(model, r)
+    def perturbed(model, r, **kw):
+        v = real(model, r, **kw)
         return replace(v, gradient=np.asarray(v.gradient) * (1 + 1e-6))
 
-    monkeypatch.setattr(_subspace, "evaluate_subspace", perturbed)
+    monkeypatch.setattr(_subspace, "evaluate", perturbed)
     r = _run("subspace.quadrature", _case(1.3), quadrature_points=1)
     assert r.status == "fail" and 1e-7 < r.value < 1e-5
 
@@ -137,7 +137,7 @@ def test_tracking_fails_against_a_wrong_ode(monkeypatch):
     real = _subspace.integrate_subspace_flow
 
     def wrong(model, r0, t_max=200.0, rtol=1e-10):  # the limit of a 40% stronger signal
-        m = SubspaceModel(model.law, 1.4 * model.theta, model.alpha, model.beta, model.sigma2)
+        m = Model(1.4 * model.theta, model.alpha, beta=model.beta, sigma2=model.sigma2, prior=model.law)
         return real(m, r0, t_max=t_max, rtol=rtol)
 
     monkeypatch.setattr(_subspace, "integrate_subspace_flow", wrong)
@@ -170,13 +170,13 @@ def test_convergence_mixture_side_names_the_budget():
 
 
 def test_distance_uses_the_law_symmetries():
-    from sigrec.theory import parse_subspace_law
+    from sigrec.theory import parse_law
 
-    law = parse_subspace_law("onehot(k=2)")
+    law = parse_law("onehot(k=2)")
     assert _subspace.distance(law, [0.98, 0.17], [0.17, 0.98]) < 1e-12
-    assert _subspace.distance(parse_subspace_law("onehot(k=2, probs=[3/5, 2/5])"), [0.98, 0.17],
+    assert _subspace.distance(parse_law("onehot(k=2, probs=[3/5, 2/5])"), [0.98, 0.17],
                               [0.17, 0.98]) > 1
-    assert _subspace.distance(parse_subspace_law("gaussian(k=2, tau=1)"), [0.6, 0.8], [1.0, 0.0]) < 1e-12
+    assert _subspace.distance(parse_law("gaussian(k=2, tau=1)"), [0.6, 0.8], [1.0, 0.0]) < 1e-12
 
 
 # ---------------------------------------------------------------- heads.angles

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from sigrec.theory import SubspaceModel, evaluate_subspace, subspace_quadrature
+from sigrec.theory import Model, evaluate, subspace_quadrature
 from sigrec.verify.cli._main import main
 
 
@@ -56,12 +56,11 @@ def test_field_onehot2_against_the_evaluator_and_the_quadrature(capsys):
     pts = [(0.6, 0.3), (0.1, -0.2), (-0.5, 0.45)]
     doc = _json(capsys, ["field", "--prior", "onehot(k=2)", "--theta", str(theta), "--alpha", str(alpha),
                          "--beta", str(beta), "--sigma2", str(sigma2), "--r", *(f"{a},{b}" for a, b in pts)])
-    assert doc["model"] == {"law": "onehot(k=2)", "k": 2, "theta": theta, "alpha": alpha, "beta": beta,
-                            "sigma2": sigma2}
-    model = SubspaceModel("onehot(k=2)", theta, alpha, beta, sigma2)
+    model = Model(theta, alpha, beta=beta, sigma2=sigma2, prior="onehot(k=2)")
+    assert doc["model"] == model.as_dict() and doc["model"]["k"] == 2 and doc["model"]["prior"] == "onehot(k=2)"
     for r, pt in zip(pts, doc["points"]):
         assert set(pt) == {"r", "objective", "gradient", "field"} and pt["r"] == list(r)
-        v = evaluate_subspace(model, r)
+        v = evaluate(model, r, engine="subspace")
         assert pt["objective"] == v.objective and pt["gradient"] == v.gradient.tolist()
         q = subspace_quadrature(model, r, dps=20)  # independent: tanh-sinh moments, not the MGF route
         g = np.array(q.gradient[1])
@@ -104,7 +103,7 @@ def _matches_numerical(doc, theta, alpha, beta=1.0, sigma2=1.0, law="onehot(k=2)
     exactly one certified box of its location, with the same stability; the counts agree."""
     from sigrec.theory import find_subspace_equilibria
 
-    eqs = find_subspace_equilibria(SubspaceModel(law, theta, alpha, beta, sigma2), n_random=12, seed=7)
+    eqs = find_subspace_equilibria(Model(theta, alpha, beta=beta, sigma2=sigma2, prior=law), n_random=12, seed=7)
     assert len(eqs) == len(doc["equilibria"])
     for e in eqs:
         hits = [b for b in doc["equilibria"] if b["location"] == e.kind
@@ -147,8 +146,8 @@ def test_certify_human_output_says_complete_or_not(capsys):
 @pytest.mark.parametrize("argv,word", [
     (["--theta", "0.8:1"], "ranges LO:HI (in --theta) are for scalar priors"),
     (["--theta", "1", "--alpha", "0.1:0.2"], "ranges LO:HI (in --alpha)"),
-    (["--theta", "1", "--figure", "x.png"], "--figure is for scalar priors"),
-    (["--theta", "1", "--time-to", "0.5", "--rho0", "0.1"], "--time-to is for scalar priors"),
+    (["--theta", "1", "--figure", "x.png"], "--figure needs a range"),
+    (["--theta", "1", "--time-to", "0.5", "--rho0", "0.1"], "--time-to and --rho0 certify the flow time of one query"),
     (["--theta", "1", "--heads", "2"], "`heads` must be 1"),
 ])
 def test_certify_subspace_refusals(capsys, argv, word):
@@ -220,13 +219,21 @@ def test_simulate_heads_with_a_scalar_prior_is_k1(capsys):
     (["--r0", "0.9,0.9"], "`r0` must satisfy |r| <= 1"),
     (["--heads", "2", "--r0", "0.9,0,0,0.9,0.1"], "k x H = 4 entries"),
     (["--heads", "2", "--r0", "1,1,0,0"], "operator norm"),
-    (["--rho0", "0.3"], "`rho0` is the scalar start"),
-    (["--workers", "2"], "--workers"),
+    (["--rho0", "0.3"], "`rho0` is the start of one query on one signal direction"),
     (["--heads", "20"], "`d` must be"),
     (["--heads", "0"], "--heads"),
 ])
 def test_simulate_subspace_refusals(capsys, argv, word):
     assert word in _error(capsys, SIM + ["--steps", "5", "--runs", "2"] + argv)
+
+
+def test_simulate_subspace_on_workers_is_bit_identical_to_in_process(capsys):
+    """One driver for every engine: the subspace runs split into blocks on a local cluster give
+    the bits of the in-process run (each run draws only from its own SeedSequence child)."""
+    argv = SIM + ["--heads", "2", "--steps", "5", "--runs", "4", "--seed", "3"]
+    inline = _json(capsys, argv)
+    spread = _json(capsys, argv + ["--workers", "2"])
+    assert spread["final_M"] == inline["final_M"] and spread["final_principal_angles"] == inline["final_principal_angles"]
 
 
 def test_simulate_scalar_refuses_r0(capsys):
@@ -246,12 +253,12 @@ def test_predict_one_head_path_and_certified_limit(capsys):
     from sigrec.theory import integrate_subspace_flow
 
     doc = _json(capsys, PRED + ["--theta", "1.5", "--beta", "1.2", "--sigma2", "0.8", "--r0", "0.3,0.1"])
-    model = SubspaceModel("onehot(k=2)", 1.5, 0.05, 1.2, 0.8)
+    model = Model(1.5, 0.05, beta=1.2, sigma2=0.8, prior="onehot(k=2)")
     assert doc["step"] == [0, 100, 200, 300, 400] and doc["r"][0] == [0.3, 0.1]
     eta = 0.7 / (np.arange(400) + 10.0) ** 0.6  # the schedule, written out here
     assert np.allclose(doc["time"], np.concatenate([[0], np.cumsum(eta)])[doc["step"]], rtol=1e-12)
     for t, r in zip(doc["time"][1:], doc["r"][1:]):  # the one-query flow, integrated in one piece
-        assert np.allclose(r, integrate_subspace_flow(model, [0.3, 0.1], t_max=t)[0], atol=1e-7)
+        assert np.allclose(r, integrate_subspace_flow(model, [0.3, 0.1], t_max=t).r, atol=1e-7)
     eq = doc["limit"]["equilibrium"]
     assert doc["limit"]["settled"] and eq["certified"] and eq["stability"] == "stable"
     assert eq["kind"] == "specialised(1)" and eq["location"] == "sphere" and eq["distance"] < 1e-8

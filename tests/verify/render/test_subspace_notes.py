@@ -17,14 +17,14 @@ import pytest
 import sympy as sp
 
 from sigrec.theory import (
-    SubspaceModel,
-    evaluate_subspace,
+    Model,
     find_subspace_equilibria,
     principal_angles,
     subspace_quadrature,
     symbols,
     tex,
 )
+from sigrec.theory._field._subspace import evaluate_subspace
 from sigrec.verify.render import _subspace_figure, style
 from sigrec.verify.render._document import Document
 from sigrec.verify.render._notes import _subspace as section
@@ -73,7 +73,7 @@ def test_printed_objective_is_the_derived_one_against_quadrature(rendered):
     # the printed j and g_1, with the printed m substituted, at a point away from the defaults,
     # against the 1-D quadrature of theory (which does not use the MGF route)
     th, al, be, s2, r = 1.3, 0.2, 0.8, 1.4, (0.3, -0.5)
-    q = subspace_quadrature(SubspaceModel("onehot(k=2)", th, al, be, s2), list(r), dps=15)
+    q = subspace_quadrature(Model(th, al, beta=be, sigma2=s2, prior="onehot(k=2)"), list(r), dps=15)
     at = {symbols.theta: th, symbols.alpha: al, symbols.beta: be, symbols.sigma2: s2,
           f["r"][0]: r[0], f["r"][1]: r[1]}
     m_vals = {mi: form.subs(at) for mi, form in zip(f["m_symbols"], f["m"])}
@@ -81,12 +81,12 @@ def test_printed_objective_is_the_derived_one_against_quadrature(rendered):
     g_printed = float(f["g1"].subs(m_vals).subs(at))
     assert j_printed == pytest.approx(q.objective[1], rel=1e-12)
     assert g_printed == pytest.approx(q.gradient[1][0], rel=1e-12)
-    assert j_printed == pytest.approx(evaluate_subspace(SubspaceModel("onehot(k=2)", th, al, be, s2), r).objective,
+    assert j_printed == pytest.approx(evaluate_subspace(Model(th, al, beta=be, sigma2=s2, prior="onehot(k=2)"), r).objective,
                                       rel=1e-12)
 
 
 def test_the_form_check_can_fail():
-    d = sub.derive_subspace("onehot(k=2)")
+    d = sub.derive("onehot(k=2)", engine="subspace")
     with pytest.raises(AssertionError):
         sub._checked(d.objective * (1 + sp.Rational(1, 1000)), d.objective, "j")
 
@@ -94,7 +94,7 @@ def test_the_form_check_can_fail():
 def _tangent(k: int, theta: float, alpha: float) -> float:
     """The mixture's tangent eigenvalue from the float Hessian of evaluate_subspace (not the
     closed form, not the ball curve of certify_transition)."""
-    v = evaluate_subspace(SubspaceModel(f"onehot(k={k})", theta, alpha), np.full(k, k ** -0.5))
+    v = evaluate_subspace(Model(theta, alpha, prior=f"onehot(k={k})"), np.full(k, k ** -0.5))
     t = np.zeros(k)
     t[:2] = (1 / math.sqrt(2), -1 / math.sqrt(2))
     return float(t @ v.hessian @ t - v.r @ v.gradient)
@@ -163,7 +163,7 @@ def test_flow_figure_marks_the_certified_equilibria(rendered, tmp_path, monkeypa
         want = sorted((x, y, stable, "o" if where == "circle" else "s") for x, y, stable, where in panel.equilibria)
         assert drawn == want
         # an independent numerical search (float Newton + mpmath, eigenvalues) finds the same set
-        found = find_subspace_equilibria(SubspaceModel("onehot(k=2)", panel.theta, panel.alpha), n_random=8)
+        found = find_subspace_equilibria(Model(panel.theta, panel.alpha, prior="onehot(k=2)"), n_random=8)
         assert len(found) == len(panel.equilibria)
         for e in found:
             r = np.array([float(x) for x in e.r])

@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from ....core.validate import integer, real
-from ....numerics import Schedule, SubspaceProblem, simulate_subspace
-from ....theory import SubspaceModel, certify_transition, parse_subspace_law
+from ....numerics import Problem, Schedule, simulate
+from ....theory import Model, certify_transition, parse_law
 from ...checks import derive_seed, subspace_certificate
 
 #: specialisation index above which a run counts as specialised
@@ -60,7 +60,7 @@ class SubspaceSweepSpec:
     seed: int = 0
 
     def __post_init__(self):
-        law = parse_subspace_law(self.prior)
+        law = parse_law(self.prior)
         if law.k < 2:
             raise ValueError(f"`prior` must be a k-dimensional law (k >= 2) for a subspace sweep, got {self.prior!r}")
         thetas = tuple(float(real("theta", t, lower=0)) for t in self.thetas)
@@ -106,9 +106,9 @@ def specialisation_index(r) -> np.ndarray:
     return np.max(np.abs(r), axis=-1) / np.maximum(np.linalg.norm(r, axis=-1), 1e-300) - 1.0 / math.sqrt(k)
 
 
-def predicted_state(model: SubspaceModel) -> tuple[str, list]:
+def predicted_state(model: Model) -> tuple[str, list]:
     """``("mixture" | "specialised" | "undecided", [stable labels])`` from the certified equilibria."""
-    cert, _, _ = subspace_certificate(model)
+    cert = subspace_certificate(model)
     mixture = next((b for b in cert.boxes if b.label == "mixture+"), None)
     stable = [b.label for b in cert.boxes if b.status == "stable"]
     if mixture is None or mixture.status == "undecided":
@@ -124,11 +124,11 @@ def compute_subspace_cell(spec: SubspaceSweepSpec, i: int) -> dict:
     """One cell: the simulated final overlaps and their classification, and the certified prediction."""
     theta = spec.thetas[i]
     t0 = time.perf_counter()
-    model = SubspaceModel(spec.prior, theta, spec.alpha, spec.beta, spec.sigma2)
-    problem = SubspaceProblem(spec.prior, theta, spec.R, spec.L, spec.d, beta=spec.beta, sigma2=spec.sigma2)
+    problem = Problem(theta, spec.R, spec.L, spec.d, beta=spec.beta, sigma2=spec.sigma2, prior=spec.prior)
+    model = Model(theta, spec.alpha, spec.beta, spec.sigma2, spec.prior)
     seed = derive_seed(spec.seed, "subspace-sweep", repr(theta))
-    sim = simulate_subspace(problem, spec.schedule, heads=1, steps=spec.steps, runs=spec.runs, seed=seed,
-                            stride=max(1, spec.steps // 50))
+    sim = simulate(problem, spec.schedule, steps=spec.steps, runs=spec.runs, seed=seed,
+                   stride=max(1, spec.steps // 50))
     final = sim.final_overlaps[:, :, 0]
     # the classification reads the average of r over the last fifth of the steps (it damps the
     # fluctuation floor around the attractor, which near theta_c is as wide as the pitchfork)
@@ -171,7 +171,7 @@ def _write(path: Path, doc: dict) -> None:
 
 
 def _transition(spec: SubspaceSweepSpec):
-    law = parse_subspace_law(spec.prior)
+    law = parse_law(spec.prior)
     if law.family != "onehot" or len(set(law.probs)) != 1:
         return None, "no certified theta_c: the transition bracket exists for onehot(k) with equal probabilities"
     try:

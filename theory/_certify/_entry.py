@@ -1,0 +1,36 @@
+"""The one certificate entry: :func:`certify` for any model, by its engine.
+
+One query on one signal direction (``k = 1``, ``H = 1``): the certified sign of ``j'`` on
+``[-1, 1]`` and its interior equilibria in certified brackets (:mod:`._scalar`, a
+:class:`Certificate`). A k-dimensional signal: every numerical equilibrium of the flow in a
+Krawczyk box with its certified stability (:mod:`._subspace`), and whether the list is proved
+complete (:mod:`._complete`: for ``k = 2`` by the circle and disk certificates), in one
+:class:`SubspaceCertificate`. ``H > 1`` heads are not certified yet (``ValueError``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .._model import Model, engine_for
+from ._complete import subspace_completeness
+from ._scalar import Certificate
+from ._scalar import certify as certify_scalar
+from ._subspace import SubspaceCertificate, certify_subspace
+
+
+def certify(model: Model, *, engine: str = "auto", prec: int = 128, **options) -> Certificate | SubspaceCertificate:
+    """Certify the landscape of ``model`` in ball arithmetic at ``prec`` bits.
+
+    ``options`` go to the engine: ``bracket_width``, ``min_width`` (scalar engine: see
+    :func:`theory._certify._scalar.certify`); ``equilibria``, ``n_random``, ``field_fn``
+    (subspace engine: :func:`theory._certify._subspace.certify_subspace`). The subspace
+    certificate carries its :class:`SubspaceCompleteness` (``completeness``).
+    """
+    if engine_for(model, engine, "certify") == "scalar":
+        return certify_scalar(model, prec=prec, **options)
+    if model.heads != 1:
+        raise ValueError(f"`heads` must be 1 to certify (one query): the equilibria of {model.heads} heads are "
+                         "found numerically only (theory.heads_equilibrium)")
+    cert = certify_subspace(model, prec=prec, **options)
+    return replace(cert, completeness=subspace_completeness(cert, prec=prec))
