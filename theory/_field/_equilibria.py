@@ -28,7 +28,6 @@ import mpmath
 import numpy as np
 
 from .._derivation._subspace import SubspaceModel, evaluate_subspace, evaluate_subspace_mp
-from .._laws._vector import parse_subspace_law
 
 
 @dataclass(frozen=True)
@@ -90,7 +89,7 @@ def critical_thetas(k: int, alpha, beta=1, sigma2=1, theta_max=10.0, n_grid=400,
 
         grid = [theta_max * (i + 1) / n_grid for i in range(n_grid)]
         roots = []
-        for lo, hi in zip(grid, grid[1:]):
+        for lo, hi in itertools.pairwise(grid):
             s_lo = sign(lo)
             if s_lo == 0:
                 roots.append(float(lo))
@@ -249,9 +248,3 @@ def _polish(model: SubspaceModel, r: np.ndarray, dps: int) -> list:
         sol = mpmath.findroot(lambda *x: evaluate_subspace_mp(model, x, dps)["gradient"],
                               [mpmath.mpf(v) for v in r])
         return [sol[i] for i in range(k)] if isinstance(sol, mpmath.matrix) else [sol]  # k = 1: a 1x1 matrix too
-
-
-def mixture_point(law) -> list:
-    """``1/sqrt(k) (1, ..., 1)`` for ``law`` (a spec or law)."""
-    k = parse_subspace_law(law).k
-    return [1 / np.sqrt(k)] * k
