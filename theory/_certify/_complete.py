@@ -55,12 +55,12 @@ def subspace_completeness(certificate: SubspaceCertificate, prec: int = 128) -> 
         raise ValueError(f"`certificate` must be a SubspaceCertificate, got {type(certificate).__name__}")
     model: SubspaceModel = certificate.model
     if model.k != 2:
-        return SubspaceCompleteness(False, f"completeness is certified for k = 2 only (k = {model.k})")
+        return SubspaceCompleteness(complete=False, reason=f"completeness is certified for k = 2 only (k = {model.k})")
     if model.theta == 0:
-        return SubspaceCompleteness(False, "theta = 0: every r is an equilibrium")
+        return SubspaceCompleteness(complete=False, reason="theta = 0: every r is an equilibrium")
     if not certificate.certified:  # no count to compare; and a continuum of equilibria (the isotropic
         # Gaussian law's circle, undecided there) would send the circle certificate bisecting for ever
-        return SubspaceCompleteness(False, "the certificate has undecided or overlapping boxes")
+        return SubspaceCompleteness(complete=False, reason="the certificate has undecided or overlapping boxes")
     circle = certify_circle(model, prec=prec)
     disk = certify_disk(model, prec=prec)
     n_s = sum(1 for b in certificate.boxes if b.kind == "sphere")
@@ -74,4 +74,4 @@ def subspace_completeness(certificate: SubspaceCertificate, prec: int = 128) -> 
         reasons.append(f"{n_s} sphere boxes but the circle holds {len(circle.equilibria)} equilibria")
     if disk.complete and n_i != len(disk.equilibria):
         reasons.append(f"{n_i} interior boxes but the disk certificate counts {len(disk.equilibria)}")
-    return SubspaceCompleteness(not reasons, "; ".join(reasons), circle, disk)
+    return SubspaceCompleteness(complete=not reasons, reason="; ".join(reasons), circle=circle, disk=disk)

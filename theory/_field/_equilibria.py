@@ -135,9 +135,9 @@ def classify(model: SubspaceModel, r, dps: int = 30) -> Equilibrium:
             radial = None
     eig_real = [z.real for z in tangent] + ([radial] if radial is not None else [])
     tangent = tuple(z.real if abs(z.imag) < 1e-20 else z for z in sorted(tangent, key=lambda z: z.real))
-    return Equilibrium(tuple(float(x) for x in r), "sphere" if on_sphere else "interior",
-                       _label(np.array([float(x) for x in r])), float(lam), tangent, radial,
-                       all(x < 0 for x in eig_real))
+    return Equilibrium(r=tuple(float(x) for x in r), kind="sphere" if on_sphere else "interior",
+                       label=_label(np.array([float(x) for x in r])), lam=float(lam), tangent=tangent, radial=radial,
+                       stable=all(x < 0 for x in eig_real))
 
 
 def _tangent_basis(r: np.ndarray) -> np.ndarray:
