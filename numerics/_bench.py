@@ -187,10 +187,10 @@ def paired_floor(*, runs: int = 30, steps: int = 300, workers: int = 2, R: int =
     by round: ``repeats`` rounds, each the floor and the simulation back to back (in alternating
     order, so that a drift of the machine's speed within a round favours neither), after one round
     not counted (in which the workers load the compiled kernels, as they import modules on the
-    cluster's first task), and the figure is the median over rounds of floor time / simulated time. On a shared machine the speed of
-    drawing the same normals varied by 10% between rounds (1.21 to 1.34 s for one block), so the
-    best floor over rounds against the best simulation (``*_best``, also reported) pairs times
-    from different moments. ``lockstep_cpu``: CPU seconds of the floor's draws over the
+    cluster's first task), and the figure is the median over rounds of floor time / simulated time.
+    On a shared machine the speed of drawing the same normals varied by 10% between rounds (1.21 to
+    1.34 s for one block), so the best floor over rounds against the best simulation (``*_best``,
+    also reported) pairs times from different moments. ``lockstep_cpu``: CPU seconds of the floor's draws over the
     simulator's, stepped in turn in the same workers (:func:`_lockstep_unit`), one round: the
     pairing that other load on the machine disturbs least."""
     problem = Problem(theta=1.0, R=R, L=L, d=d)
@@ -200,7 +200,8 @@ def paired_floor(*, runs: int = 30, steps: int = 300, workers: int = 2, R: int =
     start = time.perf_counter() - t0
     blocks = np.array_split(np.arange(runs), min(max(1, ex.workers), runs)) if ex.backend != "inline" \
         else [np.arange(runs)]
-    units = [_FloorBlock(L, d, seed, runs, int(b[0]), int(b[-1]) + 1, steps, R) for b in blocks]
+    units = [_FloorBlock(L=L, d=d, seed=seed, runs=runs, lo=int(b[0]), hi=int(b[-1]) + 1, steps=steps, R=R)
+             for b in blocks]
 
     def floor_round():
         t = time.perf_counter()
@@ -222,7 +223,7 @@ def paired_floor(*, runs: int = 30, steps: int = 300, workers: int = 2, R: int =
             g, f = sim_round(), floor_round()
         rounds.append((*f, *g))
     R_ = np.array(rounds)
-    best = dict(zip(("floor_loop_s", "floor_call_s", "sim_loop_s", "sim_call_s"), R_.min(axis=0).tolist()))
+    best = dict(zip(("floor_loop_s", "floor_call_s", "sim_loop_s", "sim_call_s"), R_.min(axis=0).tolist(), strict=True))
     excluded, included = R_[:, 0] / R_[:, 2], R_[:, 1] / R_[:, 3]
     lockstep = ex.map(_lockstep_unit, units)
     cpu_floor, cpu_sim = sum(f for f, _ in lockstep), sum(s for _, s in lockstep)
@@ -325,8 +326,10 @@ def benchmark(*, quick: bool = False, runs: int = 30, d: int = 100, d_large: int
     ratios["reduced_over_floor_paired_excluded"] = paired["excluded"]
     ratios["reduced_over_floor_paired_included"] = paired["included"]
     for key in ("excluded", "included"):
-        targets.append({"target": f"reduced >= 90% of its random-number floor, paired, {workers} workers, start-up {key}",
+        targets.append({"target": f"reduced >= 90% of its random-number floor, paired, {workers} workers, "
+                                  f"start-up {key}",
                         "value": paired[key], "threshold": 0.9, "met": bool(paired[key] >= 0.9)})
     subspace = subspace_bench(runs=runs, d=d, d_large=d_large, R=R, L=L, full_steps=full_steps,
                               reduced_steps=red_steps // 2, repeats=full_repeats)
-    return BenchReport(config, rates, ratios, targets, time.perf_counter() - t0, longc, paired, subspace)
+    return BenchReport(config=config, rates=rates, ratios=ratios, targets=targets, wall_s=time.perf_counter() - t0,
+                       long_context=longc, paired=paired, subspace=subspace)

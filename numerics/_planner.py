@@ -128,6 +128,16 @@ class RecoveryPlan:
     message: str
     validity: theory.Validity | None = None  # what theory.validity returns
 
+    @classmethod
+    def infeasible(cls, target: float, runs: int, starts: tuple, message: str) -> RecoveryPlan:
+        """No decisive plan for ``target``: ``message`` says why. No schedule, no steps, every
+        predicted figure and cost ``nan`` (``seconds`` ``None``); ``runs`` and ``starts`` are kept
+        for the record."""
+        nan = math.nan
+        return cls(feasible=False, target=target, schedule=None, steps=0, runs=runs, starts=starts,
+                   predicted_end=nan, predicted_fraction=nan, last_step=nan, plateau=nan, plateau_spread=nan,
+                   ode_time=nan, run_steps=nan, token_steps=nan, seconds=None, message=message)
+
     def as_dict(self) -> dict:
         d = asdict(self)
         d["schedule"] = None if self.schedule is None else self.schedule.as_dict()
@@ -175,7 +185,7 @@ def measure_rate(problem: Problem, *, runs: int = 4, steps: int = 10, seed: int 
 
 
 def decisive_runs(predicted_fraction: float, *, fraction: float = 0.9, false_fails: float = 0.05,
-                  most: int = 32, paths: int = None) -> int:
+                  most: int = 32, paths: int | None = None) -> int:
     """Runs for a recovery verdict "at least ``fraction`` of the runs recover".
 
     The fewest ``n >= ceil(1 / (1 - fraction))`` (so that one run short of the target cannot
@@ -191,7 +201,7 @@ def decisive_runs(predicted_fraction: float, *, fraction: float = 0.9, false_fai
     fraction = validate.real("fraction", fraction, lower=0.0, upper=1.0, strict=True)
     false_fails = validate.real("false_fails", false_fails, lower=0.0, upper=1.0, strict=True)
     most = validate.integer("most", most, 1)
-    k = int(round(predicted_fraction * paths))
+    k = round(predicted_fraction * paths)
     p = 0.0 if k == 0 else float(beta_law.ppf(0.05, k, paths - k + 1))
     fewest = math.ceil(1.0 / (1.0 - fraction) - 1e-9)
     best = None
@@ -368,17 +378,13 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
     runs = validate.integer("runs", runs, 1)
     m = problem.model
     starts = _planned_starts(problem)
-
-    def infeasible(msg):
-        return RecoveryPlan(False, target, None, 0, runs, starts, math.nan, math.nan, math.nan, math.nan, math.nan,
-                            math.nan, math.nan, math.nan, None, msg)
-
     if problem.R == 0:
-        return infeasible("no informative tokens (R = 0): the field vanishes")
+        return RecoveryPlan.infeasible(target, runs, starts, "no informative tokens (R = 0): the field vanishes")
     eps_max = _largest_step(problem, target)
     if eps_max is None:
-        return infeasible(f"no step size puts the drag plateau above {target} at L = {problem.L}, d = {problem.d} "
-                          "(the finite-L field is too weak there)")
+        return RecoveryPlan.infeasible(
+            target, runs, starts, f"no step size puts the drag plateau above {target} at L = {problem.L}, "
+            f"d = {problem.d} (the finite-L field is too weak there)")
     if first_step is None:
         grid = np.linspace(-1, 1, 401)
         fprime = float(np.max(np.abs(np.gradient(evaluate(m, grid).field, grid))))
@@ -394,7 +400,7 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
         if min(r for r, _ in plats) <= need:
             continue
 
-        def reaches(K):
+        def reaches(K, eps=eps, need=need):  # this step's eps and need, bound now
             return _reaches(problem, _schedule(K, eps, first_step), K, starts, need)
 
         lo, hi = 1, 64
@@ -410,7 +416,8 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
         if best is None or hi < best[0]:
             best = (hi, eps, min(plats))
     if best is None:
-        return infeasible(f"no schedule within {MAX_STEPS:,} steps carries every planned start to {target}")
+        return RecoveryPlan.infeasible(
+            target, runs, starts, f"no schedule within {MAX_STEPS:,} steps carries every planned start to {target}")
     K, eps, (plateau, spread) = best
     # the spread across runs: grow K until the diffusion paths recover as the verdict needs
     tables = diffusion_tables(problem)
@@ -424,14 +431,18 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
         fraction = float(np.mean(np.abs(run.final_rho[0]) >= target))
         if fraction >= PATH_FRACTION or K > MAX_STEPS or growths >= MAX_GROWTHS:
             break
-        K, growths = int(math.ceil(1.25 * K)), growths + 1
+        K, growths = math.ceil(1.25 * K), growths + 1
     if fraction < PATH_FRACTION:
-        return infeasible(f"with {K:,} steps (the corrected ODE's plan x 1.25^{growths}) only {fraction:.1%} of "
-                          f"diffusion paths end past {target}: runs that start near an unstable equilibrium "
-                          "escape too slowly under decaying steps")
+        return RecoveryPlan.infeasible(
+            target, runs, starts,
+            f"with {K:,} steps (the corrected ODE's plan x 1.25^{growths}) only {fraction:.1%} of diffusion paths "
+            f"end past {target}: runs that start near an unstable equilibrium escape too slowly under decaying steps")
     end = _end(problem, sched, K, starts)
     token_steps = float(runs) * K * problem.L * problem.batch
     seconds = None if seconds_per_token_step is None else token_steps * seconds_per_token_step
     valid = validity(m, problem.d, problem.L, float(sched.eta(np.zeros(1))[0]), problem.batch)
-    return RecoveryPlan(True, target, sched, K, runs, starts, end, fraction, float(sched.eta(K - 1)), plateau, spread,
-                        float(sched.times(K)[-1]), float(runs) * K, token_steps, seconds, "ok", valid)
+    return RecoveryPlan(feasible=True, target=target, schedule=sched, steps=K, runs=runs, starts=starts,
+                        predicted_end=end, predicted_fraction=fraction, last_step=float(sched.eta(K - 1)),
+                        plateau=plateau, plateau_spread=spread, ode_time=float(sched.times(K)[-1]),
+                        run_steps=float(runs) * K, token_steps=token_steps, seconds=seconds, message="ok",
+                        validity=valid)

@@ -105,12 +105,14 @@ class CrossFitMean:
         cs = [self._coefficient(1), self._coefficient(0)]  # fold f uses the other fold's fit
         controlled = all(c is not None for c in cs)
         if not controlled:
-            return ControlledMean(n, plain, math.sqrt(pvar / n), pvar, plain, math.sqrt(pvar / n), pvar, 1.0, False)
+            return ControlledMean(n=n, mean=plain, se=math.sqrt(pvar / n), variance=pvar, plain_mean=plain,
+                                  plain_se=math.sqrt(pvar / n), plain_variance=pvar, reduction=1.0, controlled=False)
         sy = syy = 0.0
         for f, c in enumerate(cs):
             sy += self.sx[f] - c @ self.sh[f]
             syy += self.sxx[f] - 2 * c @ self.shx[f] + c @ self.shh[f] @ c
         mean = sy / n
         var = max(syy - n * mean * mean, 0.0) / (n - 1)
-        return ControlledMean(n, float(mean), math.sqrt(var / n), float(var), plain, math.sqrt(pvar / n), pvar,
-                              float(pvar / var) if var > 0 else math.inf, True)
+        return ControlledMean(n=n, mean=float(mean), se=math.sqrt(var / n), variance=float(var), plain_mean=plain,
+                              plain_se=math.sqrt(pvar / n), plain_variance=pvar,
+                              reduction=float(pvar / var) if var > 0 else math.inf, controlled=True)

@@ -113,7 +113,7 @@ def _scalar_drift(A: CubicSpline, B: CubicSpline):
     knots = A.x.tolist()
     n = len(knots) - 1  # intervals
     lo, width = knots[0], (knots[-1] - knots[0]) / n
-    pieces = [tuple(a) + tuple(b) for a, b in zip(A.c.T.tolist(), B.c.T.tolist())]
+    pieces = [tuple(a) + tuple(b) for a, b in zip(A.c.T.tolist(), B.c.T.tolist(), strict=True)]
 
     def f(r: float, eta: float) -> float:
         i = min(max(int((r - lo) / width), 0), n - 1)
@@ -342,5 +342,6 @@ def predict_scalar(problem: Problem, schedule: Schedule, steps: int, rho0: float
     # eta_k = eta0 / (k + k0)^p is monotone in k: its largest value is at one end
     valid = validity(problem.model, problem.d, problem.L, float(np.max(schedule.eta(np.array([0, steps - 1])))),
                      problem.batch)
-    return Prediction(problem, schedule, float(rho0), idx, t, np.asarray(plain.rho, dtype=float),
-                      np.asarray(corr, dtype=float), eta, success, message, valid)
+    return Prediction(problem=problem, schedule=schedule, rho0=float(rho0), step=idx, time=t,
+                      rho_plain=np.asarray(plain.rho, dtype=float), rho_corrected=np.asarray(corr, dtype=float),
+                      eta=eta, success=success, message=message, validity=valid)

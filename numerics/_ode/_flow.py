@@ -68,12 +68,12 @@ def integrate(model: Model, rho0: float, t_eval, *, rtol: float = RTOL, atol: fl
     y0 = math.atanh(rho0) if abs(rho0) < 1 else math.copysign(math.inf, rho0)
     if not math.isfinite(y0) or t.size == 0 or t[-1] == 0.0:
         y = np.full(t.shape, y0)
-        return _trajectory(t, y, rho0, t == t, 0, True, "fixed point or zero horizon")
+        return _trajectory(t, y, rho0, still=t == t, nfev=0, success=True, message="fixed point or zero horizon")
     # solve_ivp wants increasing times; repeated ones (t_k + eta_k == t_k in float64) share a value
     ts, back = np.unique(t, return_inverse=True)
     sol = solve_ivp(_field.rhs(model), (0.0, t[-1]), [y0], method="DOP853", t_eval=ts, rtol=rtol, atol=atol)
     y = sol.y[0][back] if sol.success else np.full(t.shape, np.nan)
-    return _trajectory(t, y, rho0, t == 0.0, int(sol.nfev), bool(sol.success), sol.message)
+    return _trajectory(t, y, rho0, still=t == 0.0, nfev=int(sol.nfev), success=bool(sol.success), message=sol.message)
 
 
 def _stay(y, rho0, still):
@@ -94,7 +94,7 @@ def _stay(y, rho0, still):
 
 def _trajectory(t, y, rho0, still, nfev, success, message) -> Trajectory:
     rho, omr = _stay(y, rho0, still)
-    return Trajectory(t, rho, y, omr, nfev, success, message)
+    return Trajectory(t=t, rho=rho, y=y, one_minus_rho=omr, nfev=nfev, success=success, message=message)
 
 
 def _check_tol(rtol, atol):
@@ -172,7 +172,7 @@ def flow_map(model: Model, rho0, h, *, equilibria=None, rtol: float = RTOL, atol
     y = y.reshape(r0.shape)
     still = (fixed | (flat_h == 0)).reshape(r0.shape)
     rho, omr = _stay(y, r0, still)
-    return FlowMap(r0, hh, rho, omr, nfev, success, message)
+    return FlowMap(rho0=r0, h=hh, rho=rho, one_minus_rho=omr, nfev=nfev, success=success, message=message)
 
 
 def _read_dense(dense, h: np.ndarray, budget: int = 2_000_000) -> np.ndarray:

@@ -7,19 +7,105 @@ be what a fresh derivation generates, and must be ignored when stale or broken.
 
 from __future__ import annotations
 
+import inspect
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
 import sympy as sp
 
 import sigrec.theory._codegen._cache as cache
+from sigrec.theory._codegen._generate import _lam, _numpy_functions, _polynomials
 from sigrec.theory._derivation._symbols import ARGS, rho, theta
 
 
 def test_the_shipped_code_is_current():
-    """Fails after any change under ``theory/`` until the shipped code is regenerated (a stale
-    copy is never used, so numbers stay right; only a fresh machine's first run slows down)."""
+    """Fails after any change to a generating module (:func:`cache.generating_modules`) until the
+    shipped code is regenerated (a stale copy is never used, so numbers stay right; only a fresh
+    machine's first run slows down)."""
     assert cache.shipped_current(), (
-        "theory/_codegen/_generated/ is stale: run `python -m sigrec.theory._codegen._generate` and commit theory/_codegen/_generated/")
+        "theory/_codegen/_generated/ is stale: run `python -m sigrec.theory._codegen._generate` and commit "
+        "theory/_codegen/_generated/ (it is keyed to the generating modules: "
+        "sigrec.theory._codegen._cache.generating_modules())")
+
+
+# ------------------------------------------------------------------ what the key covers
+#
+# The key (DIGEST, and the user cache's) covers the modules the generated code comes from, derived
+# from their imports; these tests edit a copy of theory/'s sources, never the real files.
+
+
+def _defining_module(fn) -> str:
+    return Path(inspect.getsourcefile(inspect.unwrap(fn))).relative_to(cache._THEORY).as_posix()
+
+
+@pytest.fixture
+def theory_copy(tmp_path, monkeypatch):
+    """A copy of theory/'s sources that the digests read instead of the installed ones."""
+    root = tmp_path / "theory"
+    shutil.copytree(cache._THEORY, root, ignore=shutil.ignore_patterns("__pycache__", "_generated"))
+    monkeypatch.setattr(cache, "_THEORY", root)
+    yield root
+    cache._source_digest.cache_clear()
+    cache._digest.cache_clear()
+
+
+def _keys() -> tuple[str, str]:
+    """``(shipped key, user cache key)`` of the sources as they are now."""
+    cache._source_digest.cache_clear()
+    cache._digest.cache_clear()
+    return cache._source_digest(), cache._digest()
+
+
+def _append(path: Path, text: str) -> None:
+    path.write_text(path.read_text() + text)
+
+
+def test_the_generating_modules_are_the_generators_imports():
+    """The set holds the generator, the modules that define the generating functions it calls, what
+    they import (a subpackage's module such as ``_laws/_tilted.py``; ``_laws/__init__.py``, from
+    which a name is imported), and not the certificates, the printing layer, or a package
+    ``__init__`` only passed through (``from . import _cache`` reaches ``_cache`` alone)."""
+    modules = set(cache.generating_modules())
+    generating = {_defining_module(f) for f in (_numpy_functions, _lam, _polynomials)}
+    assert generating == {"_effective/_evaluate.py", "_effective/_diffusion.py", "_field/_scalar.py"}
+    assert generating | {cache.GENERATOR, "_codegen/_cache.py", "_laws/_tilted.py", "_laws/__init__.py",
+                         "_effective/_tokens.py", "_model.py"} <= modules
+    assert not {"_certify/_scalar.py", "_latex.py", "__init__.py", "_codegen/__init__.py",
+                "_effective/_token_moments.py"} & modules
+
+
+def test_an_edit_outside_the_generating_modules_keeps_both_keys(theory_copy):
+    """Code in a certificate module and a comment in the printing layer change neither key, so
+    shipped code that was current stays current."""
+    assert cache.generating_modules(theory_copy) == cache.generating_modules(Path(cache.__file__).parents[1])
+    before, current = _keys(), cache.shipped_current()
+    _append(theory_copy / "_certify" / "_scalar.py", "\nCHANGED = 1\n")
+    _append(theory_copy / "_latex.py", "# a comment\n")
+    assert _keys() == before and cache.shipped_current() == current
+
+
+@pytest.mark.parametrize("module", ["_field/_scalar.py", "_laws/_tilted.py", "_codegen/_generate.py"])
+def test_an_edit_inside_changes_both_keys_and_staleness_shows(theory_copy, module):
+    """A comment in a generating function's module, in a module it imports from a subpackage, or in
+    the generator changes both keys, so the shipped code no longer counts as current."""
+    before = _keys()
+    _append(theory_copy / module, "# a comment\n")
+    after = _keys()
+    assert after[0] != before[0] and after[1] != before[1]
+    assert not cache.shipped_current()
+
+
+def test_a_new_import_brings_its_module_into_the_key(theory_copy):
+    """The set follows the imports: once a generating module imports ``_latex``, editing it
+    changes the key."""
+    assert "_latex.py" not in cache.generating_modules(theory_copy)
+    _append(theory_copy / "_effective" / "_evaluate.py", "\nfrom .. import _latex\n")
+    assert "_latex.py" in cache.generating_modules(theory_copy)
+    before = _keys()
+    _append(theory_copy / "_latex.py", "# a comment\n")
+    assert _keys() != before
 
 
 def test_the_shipped_code_is_what_the_built_in_priors_ask_for():

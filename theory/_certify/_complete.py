@@ -55,12 +55,12 @@ def subspace_completeness(certificate: SubspaceCertificate, prec: int = 128) -> 
         raise ValueError(f"`certificate` must be a SubspaceCertificate, got {type(certificate).__name__}")
     model: Model = certificate.model
     if model.k != 2:
-        return SubspaceCompleteness(False, f"completeness is certified for k = 2 only (k = {model.k})")
+        return SubspaceCompleteness(complete=False, reason=f"completeness is certified for k = 2 only (k = {model.k})")
     if model.theta == 0:
-        return SubspaceCompleteness(False, "theta = 0: every r is an equilibrium")
+        return SubspaceCompleteness(complete=False, reason="theta = 0: every r is an equilibrium")
     if not certificate.certified:  # no count to compare; and a continuum of equilibria (the isotropic
         # Gaussian law's circle, undecided there) would send the circle certificate bisecting for ever
-        return SubspaceCompleteness(False, "the certificate has undecided or overlapping boxes")
+        return SubspaceCompleteness(complete=False, reason="the certificate has undecided or overlapping boxes")
     circle = certify_circle(model, prec=prec)
     disk = certify_disk(model, prec=prec)
     n_s = sum(1 for b in certificate.boxes if b.kind == "sphere")
@@ -78,4 +78,4 @@ def subspace_completeness(certificate: SubspaceCertificate, prec: int = 128) -> 
     stable_list = sum(b.status == "stable" for b in certificate.boxes if b.kind == "sphere")
     if circle.complete and n_s == len(circle.equilibria) and stable_circle != stable_list:
         reasons.append(f"{stable_circle} stable on the certified circle, {stable_list} in the list")
-    return SubspaceCompleteness(not reasons, "; ".join(reasons), circle, disk)
+    return SubspaceCompleteness(complete=not reasons, reason="; ".join(reasons), circle=circle, disk=disk)

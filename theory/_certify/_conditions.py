@@ -131,10 +131,10 @@ def _monotone_analysis(prior: Prior) -> MonotoneAnalysis:
             "each model, and locates the interior equilibria when beta*theta > 1 and "
             "alpha < alpha_c"
         )
-        return MonotoneAnalysis(
-            prior, identity, positive, sign, quad, m_c, sp.simplify(alpha_c[0]),
-            sparse_sign, sparse_root[0], odd, statements, remaining,
-        )
+        return MonotoneAnalysis(prior=prior, m_prime_identity=identity, positive_factor=positive, sign_factor=sign,
+                                endpoint_quadratic=quad, critical_m=m_c, critical_alpha=sp.simplify(alpha_c[0]),
+                                sparse_sign_factor=sparse_sign, sparse_equilibrium=sparse_root[0], odd=odd,
+                                statements=statements, remaining=remaining)
     if not odd:
         raise AssertionError("rademacher informative coefficient is not odd")
     statements = (
@@ -143,11 +143,12 @@ def _monotone_analysis(prior: Prior) -> MonotoneAnalysis:
         "so j' has the sign of rho: rho = 0 is the only interior equilibrium, unstable; both poles attract",
         "sparse regime: j_s' = 2 beta sigma2 theta (sinh(b rho) + b rho cosh(b rho)), sign of rho as well",
     )
-    return MonotoneAnalysis(
-        prior, None, 2 * theta * rho, sp.factor(d.slope_poly / (2 * theta * rho)), None, None, None,
-        rho, sp.Integer(0), odd, statements,
-        "positivity of j'/rho on [-1, 1] (after removing the odd factor rho), certified by intervals",
-    )
+    return MonotoneAnalysis(prior=prior, m_prime_identity=None, positive_factor=2 * theta * rho,
+                            sign_factor=sp.factor(d.slope_poly / (2 * theta * rho)), endpoint_quadratic=None,
+                            critical_m=None, critical_alpha=None, sparse_sign_factor=rho,
+                            sparse_equilibrium=sp.Integer(0), odd=odd, statements=statements,
+                            remaining=("positivity of j'/rho on [-1, 1] (after removing the odd factor rho), "
+                                       "certified by intervals"))
 
 
 def critical_alpha(model_or_theta, beta_value=1.0, sigma2_value=1.0) -> float | None:
@@ -273,8 +274,9 @@ def general_criteria() -> GeneralCriteria:
     )
     remaining = ("for E s > 0, whether g can vanish inside (-1, 0) without a sign change at rho = -1 (two "
                  "interior equilibria); the interval check decides it model by model")
-    return GeneralCriteria(m_form, mp_form, g, g_s, pole, w_mass / (w_mass + M0.subs(rho, -1) * (1 - w_mass)),
-                           statements, remaining)
+    return GeneralCriteria(m=m_form, m_prime=mp_form, sign_factor=g, sparse_sign_factor=g_s, pole_quadratic=pole,
+                           alpha_from_mass=w_mass / (w_mass + M0.subs(rho, -1) * (1 - w_mass)), statements=statements,
+                           remaining=remaining)
 
 
 def sparse_threshold_prior(prior: Prior | str, dps: int = 30) -> float:

@@ -216,5 +216,6 @@ def thresholds(theta, beta=1.0, sigma2=1.0, prior="fixed") -> Thresholds:
                f"at {t.hi:.10g}; the status between grid points is numerical evidence)")
     else:
         msg = "the status changes along alpha but is not monotone at the top of the grid: see the transitions"
-    return Thresholds(theta, beta, sigma2, prior, transitions, alpha_c, everywhere, nowhere, closed, poles, sparse,
-                      undecided == 0, msg)
+    return Thresholds(theta=theta, beta=beta, sigma2=sigma2, prior=prior, transitions=transitions, alpha_c=alpha_c,
+                      monotone_everywhere=everywhere, monotone_nowhere=nowhere, closed_form=closed, pole_alphas=poles,
+                      sparse_threshold=sparse, certified=undecided == 0, message=msg)

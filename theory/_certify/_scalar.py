@@ -170,7 +170,24 @@ def _sign_functions(model: Model):
         mp_b = al * (al + (1 - al) * ch) / (den * den)
         return be * s2 * (m_over_rho_b + mp_b) + th * b * m_over_rho_b * mp_b
 
-    return k, None, "j'/(2 beta theta^2 rho) = beta sigma2 (m/rho + m')/b + theta b (m/rho)/b m'/b, b = beta theta", True
+    return k, None, ("j'/(2 beta theta^2 rho) = beta sigma2 (m/rho + m')/b + theta b (m/rho)/b m'/b, "
+                     "b = beta theta"), True
+
+
+@dataclass(frozen=True)
+class _TiltedTerms:
+    """The terms of the general sign function at ``t = b rho`` (balls; see
+    :func:`_general_sign_functions`): the tilted mean ``mu1``, variance ``v`` and third central
+    moment ``k3`` of ``s``, the informative mass ``w`` and ``wbar = 1 - w``, ``K = wbar mu1^2 + v``
+    and ``A = beta theta^2 w K + beta sigma2``."""
+
+    mu1: arb
+    v: arb
+    k3: arb
+    w: arb
+    wbar: arb
+    K: arb
+    A: arb
 
 
 def _general_sign_functions(model: Model):
@@ -236,30 +253,31 @@ def _general_sign_functions(model: Model):
             w, wbar = 1 / (1 + (-logit).exp()), 1 / (1 + logit.exp())
         K = wbar * mu1 * mu1 + v
         A = be * th * th * w * K + c
-        return mu1, v, k3, w, wbar, K, A
+        return _TiltedTerms(mu1=mu1, v=v, k3=k3, w=w, wbar=wbar, K=K, A=A)
 
     if mean_zero:
         def k(X):
             t = b * X
-            mu1, v, k3, w, wbar, K, A = parts(t)
-            return r_of(t) * A + c * K
+            p = parts(t)
+            return r_of(t) * p.A + c * p.K
 
         return k, None, "j' / (2 beta theta^2 w rho) = (mu1/t) A + beta sigma2 K", True
 
     def g(X):
         t = b * X
-        mu1, v, k3, w, wbar, K, A = parts(t)
-        return mu1 * A + c * t * K
+        p = parts(t)
+        return p.mu1 * p.A + c * t * p.K
 
     def dg(X):
         t = b * X
-        mu1, v, k3, w, wbar, K, A = parts(t)
-        dw = w * wbar * mu1
-        dK = -dw * mu1 * mu1 + 2 * wbar * mu1 * v + k3
-        dA = be * th * th * (dw * K + w * dK)
-        return b * (v * A + mu1 * dA + c * (K + t * dK))
+        p = parts(t)
+        dw = p.w * p.wbar * p.mu1
+        dK = -dw * p.mu1 * p.mu1 + 2 * p.wbar * p.mu1 * p.v + p.k3
+        dA = be * th * th * (dw * p.K + p.w * dK)
+        return b * (p.v * p.A + p.mu1 * dA + c * (p.K + t * dK))
 
-    return g, dg, "j' / (2 theta w) = mu1 A + beta sigma2 t K, K = (1 - w) mu1^2 + v, A = beta theta^2 w K + beta sigma2", False
+    return g, dg, ("j' / (2 theta w) = mu1 A + beta sigma2 t K, K = (1 - w) mu1^2 + v, "
+                   "A = beta theta^2 w K + beta sigma2"), False
 
 
 #: the largest working precision :func:`certify` accepts, in bits
@@ -287,7 +305,7 @@ def certify(model: Model, prec: int = 128, bracket_width: float = 1e-10, min_wid
         raise ValueError(f"`prec` must be <= {MAX_PREC} bits (ball arithmetic cost grows faster than linearly), "
                          f"got {prec!r}")
     if model.theta == 0:
-        return Certificate("degenerate", False, True, prec=prec,
+        return Certificate(status="degenerate", monotone=False, certified=True, prec=prec,
                            sign_function="j' = 0 identically (theta = 0)",
                            notes=("theta = 0: the objective is constant, every rho is an equilibrium",))
     with precision(prec):

@@ -168,7 +168,8 @@ def certify_transition(k: int, alpha: float, beta: float = 1.0, sigma2: float = 
             theta_range = (tcs[0] / 2, 2 * tcs[0])
         t_min, t_max = (float(x) for x in theta_range)
         if not 0 < t_min < t_max:
-            raise ValueError(f"`theta_range` must be (theta_min, theta_max) with 0 < theta_min < theta_max, got {theta_range!r}")
+            raise ValueError("`theta_range` must be (theta_min, theta_max) with 0 < theta_min < theta_max, "
+                             f"got {theta_range!r}")
         floats = tuple(t for t in critical_thetas(k, model.alpha, model.beta, model.sigma2, theta_max=t_max,
                                                   n_grid=200) if t >= t_min)
     nan = float("nan")
@@ -185,5 +186,7 @@ def certify_transition(k: int, alpha: float, beta: float = 1.0, sigma2: float = 
         point_lo, point_hi = _bisect(model, t_min, t_max, tol)
     roots = tuple((float(x), float(y)) for x, y, _ in iso.roots)
     undecided = tuple((float(x), float(y)) for x, y in iso.undecided + iso_lam.undecided)
-    return TransitionBracket(k, model.alpha, model.beta, model.sigma2, t_min, t_max, lo, hi, point_lo, point_hi,
-                             ok, roots, undecided, floats, iso.boxes + iso_lam.boxes, prec)
+    return TransitionBracket(k=k, alpha=model.alpha, beta=model.beta, sigma2=model.sigma2, theta_min=t_min,
+                             theta_max=t_max, lo=lo, hi=hi, point_lo=point_lo, point_hi=point_hi, certified=ok,
+                             roots=roots, undecided=undecided, float_thetas=floats, boxes=iso.boxes + iso_lam.boxes,
+                             prec=prec)

@@ -3,10 +3,19 @@
 The finite-step derivation (:func:`theory.derive_effective`) and the lambdification of its
 large expressions take several seconds per prior and per process; the numbers they produce
 depend only on the theory's own source. :func:`cached_lambdify` stores the generated
-source of each lambdified function in the user's cache folder, keyed by a digest of every
-``.py`` file under ``theory/`` (subpackages included) and the sympy and numpy versions, so
-a second process skips both the derivation and the code generation (``sigrec complexity``
-answers a cold instance in a few seconds). A changed theory changes the key.
+source of each lambdified function in the user's cache folder, keyed by a digest of the
+generating modules (:func:`generating_modules`) and the sympy and numpy versions, so a second
+process skips both the derivation and the code generation (``sigrec complexity`` answers a
+cold instance in a few seconds). A changed derivation changes the key.
+
+The generating modules are derived from the source, not listed by hand: the generator
+(``_codegen/_generate.py``) and every theory module that imports :func:`cached_lambdify`,
+and every theory module these import, transitively (read by ``ast``, relative imports
+resolved; ``from package import name`` reaches ``package/__init__.py`` unless every name is a
+submodule; a package's ``__init__`` is not reached by importing one of its submodules, as it
+only re-exports). A module outside that set cannot change what is generated, so editing it
+(say ``_certify/`` or the printing layer ``_latex.py``) leaves both keys as they are; a new
+import in a generating module brings the imported module into the set.
 
 Folder: ``$SIGREC_CACHE_DIR``, else ``$XDG_CACHE_HOME/sigrec``, else ``~/.cache/sigrec``;
 ``SIGREC_CACHE_DIR=off`` disables it. Files are written atomically (temporary file, then
@@ -28,13 +37,14 @@ the numbers never change. Platforms without ``os.getuid`` build in memory.
 Shipped code. The package carries the generated code of the built-in cases' priors
 (``theory/_codegen/_generated/``, :data:`SHIPPED`, written by ``python -m sigrec.theory._codegen._generate``), so
 that a first run on a fresh machine skips the derivations (minutes of sympy per prior). It is
-used only when its ``DIGEST`` equals the digest of the theory's current sources (a changed
-theory ignores it and derives, as before; ``tests/theory/test_generated.py`` fails until it is
-regenerated). It is package code, installed with the modules and as trusted as they are.
+used only when its ``DIGEST`` equals the digest of the current generating modules (a changed
+derivation ignores it and derives, as before; ``tests/theory/test_generated.py`` fails until it
+is regenerated). It is package code, installed with the modules and as trusted as they are.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import hmac
 import inspect
@@ -59,25 +69,106 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 #: generated code shipped inside the package (``theory/_codegen/_generated/``, written by
 #: ``python -m sigrec.theory._codegen._generate``): ``<name>.code`` files and ``DIGEST``, the
-#: :func:`_source_digest` of the theory they were generated from
+#: :func:`_source_digest` of the generating modules they were generated from
 SHIPPED = Path(__file__).parent / "_generated"
+#: the source folder of ``sigrec.theory``, which the digests read
+_THEORY = Path(__file__).parents[1]
+#: the generator of the shipped code, relative to :data:`_THEORY`
+GENERATOR = "_codegen/_generate.py"
+#: the name whose importers generate code (each is a root of :func:`generating_modules`)
+_ENTRY = "cached_lambdify"
+
+
+def _module_file(root: Path, parts: tuple[str, ...]) -> Path | None:
+    """The source file of the theory module ``parts`` (``()`` is the package itself), if any."""
+    base = root.joinpath(*parts)
+    for path in ((base.with_suffix(".py"),) if parts else ()) + (base / "__init__.py",):
+        if path.is_file():
+            return path
+    return None
+
+
+def _statements(node: ast.AST):
+    """Every statement under ``node``, nested ones included (in functions, classes, ``if``,
+    ``try``, ...): where an import can stand. Expressions are not visited (the bulk of a module,
+    and no import is an expression)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+            yield child
+            yield from _statements(child)
+
+
+def _imports(root: Path, path: Path) -> tuple[list[Path], bool]:
+    """The theory modules ``path`` imports (anywhere in it, relative imports resolved), and
+    whether it imports :data:`_ENTRY`."""
+    rel = path.relative_to(root)
+    package = rel.parent.parts  # of a package's __init__, the package itself
+    found, entry = [], False
+    for node in _statements(ast.parse(path.read_bytes(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            targets = [(tuple(a.name.split(".")), []) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [a.name for a in node.names]
+            entry = entry or _ENTRY in names
+            dotted = tuple(node.module.split(".")) if node.module else ()
+            if node.level == 0:
+                targets = [(dotted, names)]
+            elif node.level - 1 <= len(package):  # beyond theory/ (core, numerics): not theory's
+                targets = [(("sigrec", "theory", *package[:len(package) - node.level + 1], *dotted), names)]
+            else:
+                targets = []
+        else:
+            continue
+        for dotted, names in targets:
+            if dotted[:2] != ("sigrec", "theory"):
+                continue
+            subs = [f for f in (_module_file(root, (*dotted[2:], n)) for n in names) if f is not None]
+            found += subs
+            if len(subs) < len(names) or not names:  # a name from the module itself, or `import x.y`
+                module = _module_file(root, dotted[2:])
+                found += [module] if module is not None else []
+    return found, entry
+
+
+def generating_modules(root: Path | None = None) -> tuple[str, ...]:
+    """The theory modules the generated code comes from, as paths relative to ``root``
+    (default :data:`_THEORY`), sorted: the closure under imports of :data:`GENERATOR` and of every
+    module that imports :data:`_ENTRY` (module docstring)."""
+    root = _THEORY if root is None else root
+    parsed: dict[Path, tuple[list[Path], bool]] = {}
+
+    def imports(path: Path) -> tuple[list[Path], bool]:
+        if path not in parsed:
+            parsed[path] = _imports(root, path)
+        return parsed[path]
+
+    # only a file that spells the name can import it: the others are not parsed for roots
+    todo = [root / GENERATOR] + [path for path in sorted(root.rglob("*.py"))
+                                 if _ENTRY.encode() in path.read_bytes() and imports(path)[1]]
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path not in seen:
+            seen.add(path)
+            todo += imports(path)[0]
+    return tuple(sorted(path.relative_to(root).as_posix() for path in seen))
 
 
 @cache
 def _source_digest() -> str:
-    """A digest of every ``.py`` file under ``theory/`` (subpackages included): what the
-    derivations, and so the generated code, depend on."""
+    """A digest of the generating modules (:func:`generating_modules`): their paths and bytes,
+    what the derivations, and so the generated code, depend on."""
     h = hashlib.sha256()
-    root = Path(__file__).parents[1]
-    for path in sorted(root.rglob("*.py")):  # subpackages included (e.g. _priors/)
-        h.update(path.relative_to(root).as_posix().encode())
-        h.update(path.read_bytes())
+    for rel in generating_modules(_THEORY):
+        h.update(rel.encode())
+        h.update((_THEORY / rel).read_bytes())
     return h.hexdigest()[:16]
 
 
 @cache
 def _digest() -> str:
-    """The user cache's key: the theory's sources and the sympy and numpy versions."""
+    """The user cache's key: the generating modules (:func:`_source_digest`, the shipped code's
+    key) and the sympy and numpy versions."""
     h = hashlib.sha256(_source_digest().encode())
     h.update(sp.__version__.encode())
     h.update(np.__version__.encode())
@@ -93,7 +184,7 @@ _RECORD: dict | None = None
 
 
 def shipped_current() -> bool:
-    """True iff the shipped generated code was generated from this theory (same
+    """True iff the shipped generated code was generated from these generating modules (same
     :func:`_source_digest`); stale shipped code is never used."""
     try:
         return (SHIPPED / "DIGEST").read_text().strip() == _source_digest()
@@ -128,7 +219,8 @@ def cached_lambdify(tag: str, build, modules: str = "numpy"):
 
     ``build()`` returns ``(args, expr, kwargs)`` for ``sympy.lambdify`` and is called only
     on a cache miss (it may run the symbolic derivation). ``tag`` names the function
-    (any string; it is hashed into the file name together with the theory's digest).
+    (any string; it is hashed into the file name together with the generating modules' digest).
+    A module that calls this is a generating module by importing it (:func:`generating_modules`).
     Cached code runs only when its HMAC checks (see the module docstring). Before the user's
     cache, the code shipped with the package (:data:`SHIPPED`) is used when it is current
     (:func:`shipped_current`).

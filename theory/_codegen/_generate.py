@@ -1,12 +1,15 @@
 """Write the generated code the package ships (``theory/_codegen/_generated/``; see :mod:`theory._codegen._cache`).
 
-Run ``python -m sigrec.theory._codegen._generate`` after changing anything under ``theory/`` (a few CPU
+Run ``python -m sigrec.theory._codegen._generate`` after changing a generating module (a few CPU
 minutes per prior: it runs the derivations); ``tests/theory/test_generated.py`` says when it is
-due. It derives, with every cache off, the lambdified functions that the evaluation of
-:data:`PRIORS` asks :func:`theory._codegen._cache.cached_lambdify` for (the finite-step moments, the
-finite-``L`` terms, the in-plane variance, and the prior-free polynomial layer for numpy and
-mpmath), writes each one's generated source as ``<name>.code`` and then ``DIGEST``, the digest
-of the theory's sources they came from.
+due. The generating modules are this one, every theory module that imports
+:func:`theory._codegen._cache.cached_lambdify`, and what they import, transitively
+(:func:`theory._codegen._cache.generating_modules`, derived from the source); an edit elsewhere in
+``theory/`` leaves the shipped code current. It derives, with every cache off, the lambdified
+functions that the evaluation of :data:`PRIORS` asks ``cached_lambdify`` for (the finite-step
+moments, the finite-``L`` terms, the in-plane variance, and the prior-free polynomial layer for
+numpy and mpmath), writes each one's generated source as ``<name>.code`` and then ``DIGEST``, the
+digest of the generating modules they came from.
 """
 
 from __future__ import annotations
@@ -56,4 +59,5 @@ def generate(folder: Path = _cache.SHIPPED, priors=PRIORS) -> dict:
 
 if __name__ == "__main__":  # pragma: no cover - a maintainer's command
     out = generate()
-    print(f"wrote {len(out)} functions to {_cache.SHIPPED} (digest {_cache._source_digest()})", file=sys.stderr)
+    print(f"wrote {len(out)} functions to {_cache.SHIPPED} (digest {_cache._source_digest()} of "
+          f"{len(_cache.generating_modules())} generating modules)", file=sys.stderr)

@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import mpmath
-import numpy as np
 
 from .._field._subspace import evaluate_subspace_mp
 from .._model import Model
@@ -63,7 +62,7 @@ def quadrature_objective(model: Model, r, dps: int = 40) -> tuple:
             raise ValueError(f"`r` must be {k} overlaps with |r| < 1, got {r!r}")
         t, a, b, s2 = (mpmath.mpf(v) for v in model.params())
         perp = mpmath.sqrt(1 - norm2)
-        coef = rr + [perp]  # score coefficients on the k + 1 coordinates
+        coef = [*rr, perp]  # score coefficients on the k + 1 coordinates
         comps = _components(model, t)
         memo = {}
 
@@ -90,7 +89,8 @@ def quadrature_objective(model: Model, r, dps: int = 40) -> tuple:
         N = [moment(unit[i]) for i in range(k + 1)]
         f = [n / D for n in N]
         j = sum(x * x for x in f)
-        second = [[moment([u + v for u, v in zip(unit[x], unit[y])]) for y in range(k + 1)] for x in range(k + 1)]
+        second = [[moment([u + v for u, v in zip(unit[x], unit[y], strict=True)]) for y in range(k + 1)]
+                  for x in range(k + 1)]
         grad = []
         for i in range(k):
             w = [mpmath.mpf(int(i == c)) for c in range(k)] + [-rr[i] / perp]
@@ -102,7 +102,7 @@ def quadrature_objective(model: Model, r, dps: int = 40) -> tuple:
 
 
 def _rel(a, b) -> float:
-    num = mpmath.sqrt(sum((x - y) ** 2 for x, y in zip(a, b)))
+    num = mpmath.sqrt(sum((x - y) ** 2 for x, y in zip(a, b, strict=True)))
     den = mpmath.sqrt(sum(x * x for x in a))
     return float(num / den) if den != 0 else float(num)
 
@@ -114,9 +114,3 @@ def subspace_quadrature(model: Model, r, dps: int = 40) -> SubspaceQuadrature:
     rel = max(_rel([sym["objective"]], [j_q]), _rel(sym["gradient"], g_q))
     return SubspaceQuadrature(tuple(float(x) for x in r), (float(sym["objective"]), float(j_q)),
                               (tuple(map(float, sym["gradient"])), tuple(map(float, g_q))), rel)
-
-
-def random_overlaps(rng: np.random.Generator, k: int, radius: float = 0.95) -> list:
-    """One point of the open ball of radius ``radius`` in ``R^k``, uniform in direction."""
-    v = rng.normal(size=k)
-    return list(v / np.linalg.norm(v) * radius * rng.uniform(0.1, 1.0) ** (1 / k))

@@ -128,7 +128,8 @@ def _derive_diffusion(prior: Prior) -> DiffusionDerivation:
     s, split, ok = _splitting_formula()
     if not ok:
         raise AssertionError("the splitting formula does not solve the scale-function boundary-value problem")
-    return DiffusionDerivation(prior, e.in_plane_variance, var, eta**2 * var, s, split, ok)
+    return DiffusionDerivation(prior=prior, in_plane_variance=e.in_plane_variance, variance=var,
+                               increment_variance=eta**2 * var, scale_density=s, splitting=split, splitting_verified=ok)
 
 
 @cache
@@ -198,8 +199,9 @@ def alignment_variance(model: Model, rho_values, L, batch: int = 1, *, d,
         lead = np.broadcast_to(_lam(model.prior)(r, *params), r.shape).astype(float)
         vp = token_moments(model, r, d, L).in_plane_variance
     vp = representable("in-plane variance V_p", vp, r, scales(model))
-    return AlignmentVariance(r, vp, lead, variance_scale * (1 - r * r) * vp / (L * batch), float(d), float(L),
-                             float(batch), float(variance_scale))
+    return AlignmentVariance(rho=r, in_plane_variance=vp, in_plane_leading=lead,
+                             variance=variance_scale * (1 - r * r) * vp / (L * batch), d=float(d), L=float(L),
+                             batch=float(batch), variance_scale=float(variance_scale))
 
 
 @dataclass(frozen=True)

@@ -151,7 +151,9 @@ def gradient_second_moment(model: Model, rho_values, d, L, batch: int = 1, *,
         trace = ((d - 2) * V_o + V_p) / (L * batch)
         total = mean_sq + trace
     representable("gradient second moment E|P g|^2", total, r, scales(model))
-    return GradientSecondMoment(r, mean_sq, V_o, V_p, lead_o, lead_p, trace, total, float(d), float(L), float(batch))
+    return GradientSecondMoment(rho=r, mean_square=mean_sq, out_of_plane_variance=V_o, in_plane_variance=V_p,
+                                out_of_plane_leading=lead_o, in_plane_leading=lead_p, trace=trace, total=total,
+                                d=float(d), L=float(L), batch=float(batch))
 
 
 @dataclass(frozen=True)
@@ -228,7 +230,7 @@ def effective_drift(model: Model, rho_values, eta_value, d, L, batch: int = 1, *
         drift = F + fl - drag + eu
     representable("effective drift", drift, r, {**scales(model), "eta": float(np.max(e, initial=0.0))})
     var_x = (1 - r * r) * G.in_plane_variance / (L * batch)
-    return EffectiveDrift(r, F, fl, drag, eu, drift, var_x)
+    return EffectiveDrift(rho=r, field=F, finite_L=fl, drag=drag, euler=eu, drift=drift, noise=var_x)
 
 
 @dataclass(frozen=True)
@@ -282,7 +284,8 @@ def stationary_alignment(model: Model, eta_value: float, d, L, batch: int = 1, *
     slope = central_difference(drift, root, _H, hi=1.0)
     var_x = float(effective_drift(model, root, eta_value, d, L, batch, self_normalised=self_normalised).noise)
     spread = math.sqrt(eta_value * var_x / (2 * abs(slope))) if slope < 0 else math.inf
-    return Plateau(root, slope, spread, 1.0 - root, float(eta_value), float(d), float(L), float(batch))
+    return Plateau(rho=root, slope=slope, spread=spread, deficit=1.0 - root, eta=float(eta_value), d=float(d),
+                   L=float(L), batch=float(batch))
 
 
 #: where the finite-step predictions are accurate (provisional, from the measured cases in

@@ -77,18 +77,74 @@ def _hermite(n: int) -> tuple[np.ndarray, np.ndarray]:
     return z, w / w.sum()
 
 
-def _components(model: Model):
-    """``(kind, weight, mean along xi, variance along xi)`` of the token law; variance
-    ``sigma2`` along ``e2`` for every component."""
+@dataclass(frozen=True)
+class _Component:
+    """One Gaussian component of the token law: its ``kind`` (``"informative"`` or
+    ``"nuisance"``), its share ``weight`` of the tokens, and its ``mean`` and ``variance`` along
+    ``xi`` (the variance along ``e2`` is ``sigma2`` for every component)."""
+
+    kind: str
+    weight: float
+    mean: float
+    variance: float
+
+
+def _components(model: Model) -> list[_Component]:
+    """The components of the token law that carry tokens (positive weight)."""
     theta, alpha, s2 = model.theta, model.alpha, model.sigma2
     prior = parse_prior(model.prior)
     out = []
     if prior.support is None:  # gaussian(mu, tau)
-        out.append(("informative", alpha, theta * float(prior.mu), s2 + theta**2 * float(prior.tau) ** 2))
+        out.append(_Component("informative", alpha, theta * float(prior.mu), s2 + theta**2 * float(prior.tau) ** 2))
     else:
-        out += [("informative", alpha * float(q), theta * float(v), s2) for v, q in prior.support]
-    out.append(("nuisance", 1.0 - alpha, 0.0, s2))
-    return [c for c in out if c[1] > 0]
+        out += [_Component("informative", alpha * float(q), theta * float(v), s2) for v, q in prior.support]
+    out.append(_Component("nuisance", 1.0 - alpha, 0.0, s2))
+    return [c for c in out if c.weight > 0]
+
+
+@dataclass(frozen=True)
+class _ScoreFrame:
+    """A component seen from the query ``q`` at the alignments ``rho`` (exact Gaussian pieces).
+
+    ``mean`` and ``cov`` are ``mu`` and the diagonal of ``Sigma`` on ``(xi, e2)``; the score
+    ``y = <q, x>`` has mean ``score_mean = q^T mu`` and variance ``score_var = q^T Sigma q``;
+    ``cov_q = Sigma q``; ``log_mean_weight = log E w``; given ``y``, ``x = mu + cov_q (y - score_mean)
+    / score_var + residual r`` with ``r ~ N(0, 1)``.
+    """
+
+    component: _Component
+    mean: np.ndarray
+    cov: np.ndarray
+    score_mean: np.ndarray
+    cov_q: np.ndarray
+    score_var: np.ndarray
+    log_mean_weight: np.ndarray
+    residual: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Nodes:
+    """Quadrature of one component under the ``w^k`` tilt: the points ``x`` (..., ny, nr, 2),
+    the weights ``a(w)`` there (..., ny, 1) and the quadrature weights of ``E[a^k (.)]`` (..., ny, nr)."""
+
+    x: np.ndarray
+    a: np.ndarray
+    weights: np.ndarray
+
+
+@dataclass
+class _KindSums:
+    """Running sums over the components of one token kind, for its variance of ``a psi``:
+    ``second`` of ``weight E[a^2 psi^2]``, ``first`` of ``weight E[a psi]``, and ``weight``."""
+
+    second: np.ndarray | float = 0.0
+    first: np.ndarray | float = 0.0
+    weight: float = 0.0
+
+    def add(self, weight: float, second: np.ndarray, first: np.ndarray) -> None:
+        self.second += weight * second
+        self.first += weight * first
+        self.weight += weight
 
 
 @dataclass(frozen=True)
@@ -150,38 +206,38 @@ def token_moments(model: Model, rho, d, L, *, saturate: bool = True, self_intera
     zr, wr = _hermite(_NODES_ORTH)
     parts = []
     logD_terms = []
-    for kind, weight, mu1, v1 in comps:
-        mu = np.array([mu1, 0.0])
-        Sig = np.array([v1, s2])
+    for comp in comps:
+        mu = np.array([comp.mean, 0.0])
+        Sig = np.array([comp.variance, s2])
         qm = q @ mu  # (...,)
         Sq = q * Sig  # Sigma q, (..., 2)
         sy2 = np.sum(q * Sq, axis=-1)  # q^T Sigma q
         logw1 = beta * qm + 0.5 * beta**2 * sy2  # log E w
-        logD_terms.append(math.log(weight) + logw1)
+        logD_terms.append(math.log(comp.weight) + logw1)
         # x | y = mu + Sq (y - qm) / sy2 + c r, r ~ N(0, 1): the residual covariance
         # Sigma - Sq Sq^T / sy2 annihilates q, so it is lam e e^T with e = e_perp
         eS = ep * Sig
         lam = np.sum(ep * eS, axis=-1) - np.sum(eS * q, axis=-1) ** 2 / sy2
         c = np.sqrt(np.clip(lam, 0.0, None))[..., None] * ep
-        parts.append((kind, weight, mu, Sig, qm, Sq, sy2, logw1, c))
+        parts.append(_ScoreFrame(component=comp, mean=mu, cov=Sig, score_mean=qm, cov_q=Sq, score_var=sy2,
+                                 log_mean_weight=logw1, residual=c))
     logD = np.logaddexp.reduce(np.stack(logD_terms), axis=0)
-    D = np.exp(logD)
     log_LD = math.log(L) + logD
 
     # mean field: f = E_mix[w x] / D, M = E_mix[w x x^T] / D (exact: tilted Gaussian moments)
-    f = np.zeros(rho.shape + (2,))
-    M = np.zeros(rho.shape + (2, 2))
-    for kind, weight, mu, Sig, qm, Sq, sy2, logw1, c in parts:
-        share = weight * np.exp(logw1 - logD)
-        mt = mu + beta * Sq
+    f = np.zeros((*rho.shape, 2))
+    M = np.zeros((*rho.shape, 2, 2))
+    for part in parts:
+        share = part.component.weight * np.exp(part.log_mean_weight - logD)
+        mt = part.mean + beta * part.cov_q
         f += share[..., None] * mt
-        M += share[..., None, None] * (np.diag(Sig) + mt[..., :, None] * mt[..., None, :])
+        M += share[..., None, None] * (np.diag(part.cov) + mt[..., :, None] * mt[..., None, :])
     f2 = np.sum(f * f, axis=-1)
     Mf = np.einsum("...ij,...j->...i", M, f)
 
-    def nodes(part, k):
-        """Points ``x`` (..., ny, nr, 2), ``a(w)`` there and the weights of ``E[a^k (.)]``."""
-        kind, weight, mu, Sig, qm, Sq, sy2, logw1, c = part
+    def nodes(part: _ScoreFrame, k: int) -> _Nodes:
+        """The quadrature of ``part`` under the ``w^k`` tilt."""
+        mu, qm, Sq, sy2, c = part.mean, part.score_mean, part.cov_q, part.score_var, part.residual
         sy = np.sqrt(sy2)
         # under the w^k tilt, y ~ N(qm + k beta sy2, sy2)
         y = (qm + k * beta * sy2)[..., None] + sy[..., None] * zy  # (..., ny)
@@ -197,17 +253,16 @@ def token_moments(model: Model, rho, d, L, *, saturate: bool = True, self_intera
         logwk = k * beta * qm + 0.5 * k * k * beta**2 * sy2
         om = np.exp(logwk[..., None] + k * (log_a - u))  # (..., ny)
         wts = (om * wy)[..., :, None] * wr  # (..., ny, nr)
-        return x, a[..., None], wts
+        return _Nodes(x=x, a=a[..., None], weights=wts)
 
-    A2 = np.zeros(rho.shape)
-    cache = []
+    mean_a2 = np.zeros(rho.shape)  # E_mix[a^2]
+    tilted = []  # (part, its nodes under the w^2 tilt, under the w tilt)
     for part in parts:
-        x2, a2, w2 = nodes(part, 2)
-        x1, a1, w1 = nodes(part, 1)
-        A2 += part[1] * np.sum(w2, axis=(-2, -1))
-        cache.append((part, x2, a2, w2, x1, a1, w1))
-    A2_sum = L * A2  # E sum_j a_j^2 = L E_mix[a^2]
-    A2 = L * A2_sum  # the closed forms' A2 = E_mix[w^2] / D^2 is L E sum_j a_j^2 at leading order
+        t2, t1 = nodes(part, 2), nodes(part, 1)
+        mean_a2 += part.component.weight * np.sum(t2.weights, axis=(-2, -1))
+        tilted.append((part, t2, t1))
+    sum_a2 = L * mean_a2  # E sum_j a_j^2 = L E_mix[a^2]
+    weight_square = L * sum_a2  # the closed forms' A2 = E_mix[w^2] / D^2 is L E sum_j a_j^2 at leading order
 
     def perp(x):
         """``psi_perp / (2 beta w / D)`` at the mean field (the delta-method influence)."""
@@ -220,30 +275,27 @@ def token_moments(model: Model, rho, d, L, *, saturate: bool = True, self_intera
 
     Vo = np.zeros(rho.shape)
     Vp = np.zeros(rho.shape)
-    kinds = {}
-    for part, x2, a2, w2, x1, a1, w1 in cache:
-        kind, weight = part[0], part[1]
+    kinds: dict[str, _KindSums] = {}
+    for part, t2, t1 in tilted:
+        weight = part.component.weight
         # out of plane
-        h = np.sum(x2 * f[..., None, None, :], axis=-1) - f2[..., None, None]
-        co = h + s2 + m * s2 * (a2 - A2_sum[..., None, None])
-        Vo += weight * np.sum(w2 * co * co, axis=(-2, -1))
+        h = np.sum(t2.x * f[..., None, None, :], axis=-1) - f2[..., None, None]
+        co = h + s2 + m * s2 * (t2.a - sum_a2[..., None, None])
+        Vo += weight * np.sum(t2.weights * co * co, axis=(-2, -1))
         # in plane
-        u2 = np.sum((x2 - f[..., None, None, :]) * ep[..., None, None, :], axis=-1)
-        p2 = perp(x2) + m * s2 * a2 * u2
-        u1 = np.sum((x1 - f[..., None, None, :]) * ep[..., None, None, :], axis=-1)
-        p1 = perp(x1) + m * s2 * a1 * u1
-        second = np.sum(w2 * (p2 * p2 + m * s2 * s2 * A2_sum[..., None, None] * u2 * u2), axis=(-2, -1))
-        first = np.sum(w1 * p1, axis=(-2, -1))
-        acc = kinds.setdefault(kind, [0.0, 0.0, 0.0])
-        acc[0] += weight * second
-        acc[1] += weight * first
-        acc[2] += weight
-    for second, first, weight in kinds.values():
+        u2 = np.sum((t2.x - f[..., None, None, :]) * ep[..., None, None, :], axis=-1)
+        p2 = perp(t2.x) + m * s2 * t2.a * u2
+        u1 = np.sum((t1.x - f[..., None, None, :]) * ep[..., None, None, :], axis=-1)
+        p1 = perp(t1.x) + m * s2 * t1.a * u1
+        second = np.sum(t2.weights * (p2 * p2 + m * s2 * s2 * sum_a2[..., None, None] * u2 * u2), axis=(-2, -1))
+        first = np.sum(t1.weights * p1, axis=(-2, -1))
+        kinds.setdefault(part.component.kind, _KindSums()).add(weight, second, first)
+    for sums in kinds.values():
         # weight * Var_kind(a psi): E_kind = (sum over the kind's components) / weight
-        Vp = Vp + (second - first * first / weight)
+        Vp = Vp + (sums.second - sums.first * sums.first / sums.weight)
     Vo = 4.0 * beta**2 * s2 * L * L * Vo
     Vp = 4.0 * beta**2 * L * L * Vp
-    return TokenMoments(rho, Vo, Vp, A2, f)
+    return TokenMoments(rho=rho, out_of_plane_variance=Vo, in_plane_variance=Vp, weight_square=weight_square, pooled=f)
 
 
 def expansion_parameters(model: Model, rho, L) -> dict:
@@ -262,10 +314,10 @@ def expansion_parameters(model: Model, rho, L) -> dict:
 
     def log_moment(k):
         terms = []
-        for _, weight, mu1, v1 in comps:
-            qm = rho * mu1
-            sy2 = rho * rho * v1 + rp * rp * model.sigma2
-            terms.append(math.log(weight) + k * beta * qm + 0.5 * k * k * beta**2 * sy2)
+        for comp in comps:
+            qm = rho * comp.mean
+            sy2 = rho * rho * comp.variance + rp * rp * model.sigma2
+            terms.append(math.log(comp.weight) + k * beta * qm + 0.5 * k * k * beta**2 * sy2)
         return np.logaddexp.reduce(np.stack(terms), axis=0)
 
     lm = {k: log_moment(k) for k in range(1, 5)}

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from .._laws._vector import parse_law
 from .._model import Model
 from ._subspace import evaluate_subspace, evaluate_subspace_mp
 
@@ -91,7 +90,7 @@ def critical_thetas(k: int, alpha, beta=1, sigma2=1, theta_max=10.0, n_grid=400,
 
         grid = [theta_max * (i + 1) / n_grid for i in range(n_grid)]
         roots = []
-        for lo, hi in zip(grid, grid[1:]):
+        for lo, hi in itertools.pairwise(grid):
             s_lo = sign(lo)
             if s_lo == 0:
                 roots.append(float(lo))
@@ -137,9 +136,9 @@ def classify(model: Model, r, dps: int = 30) -> Equilibrium:
             radial = None
     eig_real = [z.real for z in tangent] + ([radial] if radial is not None else [])
     tangent = tuple(z.real if abs(z.imag) < 1e-20 else z for z in sorted(tangent, key=lambda z: z.real))
-    return Equilibrium(tuple(float(x) for x in r), "sphere" if on_sphere else "interior",
-                       _label(np.array([float(x) for x in r])), float(lam), tangent, radial,
-                       all(x < 0 for x in eig_real))
+    return Equilibrium(r=tuple(float(x) for x in r), kind="sphere" if on_sphere else "interior",
+                       label=_label(np.array([float(x) for x in r])), lam=float(lam), tangent=tangent, radial=radial,
+                       stable=all(x < 0 for x in eig_real))
 
 
 def _tangent_basis(r: np.ndarray) -> np.ndarray:
@@ -250,9 +249,3 @@ def _polish(model: Model, r: np.ndarray, dps: int) -> list:
         sol = mpmath.findroot(lambda *x: evaluate_subspace_mp(model, x, dps)["gradient"],
                               [mpmath.mpf(v) for v in r])
         return [sol[i] for i in range(k)] if isinstance(sol, mpmath.matrix) else [sol]  # k = 1: a 1x1 matrix too
-
-
-def mixture_point(law) -> list:
-    """``1/sqrt(k) (1, ..., 1)`` for ``law`` (a spec or law)."""
-    k = parse_law(law).k
-    return [1 / np.sqrt(k)] * k

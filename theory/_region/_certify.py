@@ -205,7 +205,7 @@ def _sub_box(box, top) -> tuple:
     except (TypeError, ValueError):
         raise ValueError(f"`box` must be bounds ((name, lo, hi), ...) as RegionBox.bounds, got {box!r}") from None
     if [n for n, _, _ in box] != [n for n, _, _ in top] or not all(
-            a <= lo < hi <= b for (_, lo, hi), (_, a, b) in zip(box, top)):
+            a <= lo < hi <= b for (_, lo, hi), (_, a, b) in zip(box, top, strict=True)):
         raise ValueError(f"`box` must be a sub-box of {top!r} with the same names in order, got {box!r}")
     return box
 
@@ -304,8 +304,9 @@ def _context(theta, alpha, beta, sigma2, prior, min_width, prec, log_alpha, sign
     scale = {k: ("log" if k == "alpha" and log else "linear") for k in ranges}
     region = {"ranges": {k: list(v) for k, v in ranges.items()}, "fixed": fixed, "prior": str(law.spec),
               "scale": scale, "min_width": min_width, "prec": prec}
-    return _Context(ranges, scale, fixed, law if isinstance(law, RangedPrior) else probe.prior, probe.sparse,
-                    min_width, prec, sign_functions or _sign_functions, region)
+    return _Context(ranges=ranges, scale=scale, fixed=fixed, prior=law if isinstance(law, RangedPrior) else probe.prior,
+                    sparse=probe.sparse, min_width=min_width, prec=prec,
+                    sign_functions=sign_functions or _sign_functions, region=region)
 
 
 def _walk(ctx: _Context, root: tuple, depth, max_boxes: int):
@@ -342,5 +343,5 @@ def _walk(ctx: _Context, root: tuple, depth, max_boxes: int):
             name, lo, hi = bounds[i]
             p = _split_point(lo, hi, ctx.scale[name] == "log")
             for part in ((p, hi), (lo, p)):
-                stack.append((bounds[:i] + ((name, *part),) + bounds[i + 1:], level + 1))
+                stack.append(((*bounds[:i], (name, *part), *bounds[i + 1:]), level + 1))
     return leaves, pending

@@ -125,9 +125,10 @@ def region_proposition(prior="fixed", *, certificate: RegionCertificate | None =
     area = (t1 - t0) * math.log10(a1 / a0)
     domain = {"theta": [t0, t1], "alpha": [a0, a1], "beta": float(beta), "sigma2": float(sigma2),
               "measure": "theta linear, alpha log"}
-    return RegionProposition(law.spec, domain, dict(certificate.fractions), certificate.fractions["undecided"] * area,
-                             area, certificate.boxes_count, certificate.certified, criterion, contradictions,
-                             earlier + time.perf_counter() - start)
+    return RegionProposition(prior=law.spec, domain=domain, fractions=dict(certificate.fractions),
+                             undecided_area=certificate.fractions["undecided"] * area, area=area,
+                             boxes=certificate.boxes_count, certified=certificate.certified, criterion=criterion,
+                             contradictions=contradictions, seconds=earlier + time.perf_counter() - start)
 
 
 def _criterion(law, beta: float, sigma2: float):

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.stats import chi2 as chi2_dist
 from scipy.stats import ks_2samp
 
 from ...numerics import CrossFitMean, Problem, Schedule, gradient_features, simulate, spawn_generators
@@ -22,6 +24,7 @@ from ._record import CheckRecord
 
 if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
     from ._case import Case
+    from ._preset import Preset
 
 
 #: standard errors at which a bias counts as resolved, and the draws are planned for
@@ -82,8 +85,8 @@ def sizes(problem: Problem, A2: float = 0.0, C: float = 0.0, Fmax: float = math.
     # sizes cost a third of what doubling would)
     L0 = max(16.0, 10 / alpha if alpha > 0 else 16.0, A2 / RATE_CONCENTRATION,
              abs(C) / (4 * RATE_TOP_BIAS * Fmax) if Fmax > 0 else 16.0)
-    L0 = int(math.ceil(min(L0, 1e15)))
-    return sorted({int(round(L0 * 2 ** (j / 2))) for j in range(5)})
+    L0 = math.ceil(min(L0, 1e15))
+    return sorted({round(L0 * 2 ** (j / 2)) for j in range(5)})
 
 
 def rate_plan(problem: Problem) -> tuple[float, list[int], list[float], dict]:
@@ -112,8 +115,110 @@ def rate_plan(problem: Problem) -> tuple[float, list[int], list[float], dict]:
     desired = [SIGMAS**2 * v1 * L / max(C_pred**2, 1e-300) for L in Ls]
     plan = {rho: {"C_predicted": C_pred, "variance_times_L": v1, "chosen_from": sorted(RHO_GRID),
                   "normalizer_variance_A2": A2, "A2_over_L0": A2 / Ls[0],
-                  "normals_to_resolve_3": 3 * sum(L * n for L, n in zip(Ls[:3], desired[:3])), "max_abs_F": Fmax}}
+                  "normals_to_resolve_3": 3 * sum(L * n for L, n in zip(Ls[:3], desired[:3], strict=True)),
+                  "max_abs_F": Fmax}}
     return rho, Ls, desired, plan
+
+
+@dataclass
+class _SizeDraws:
+    """What has been drawn at one size ``L`` of the ladder.
+
+    ``controlled`` is fixed before anything is drawn (the control variate, or the plain mean);
+    ``mean`` accumulates the draws (created by the first :meth:`add`), ``seconds`` is the time
+    spent drawing them.
+    """
+
+    controlled: bool
+    mean: CrossFitMean | None = None
+    seconds: float = 0.0
+
+    @property
+    def count(self) -> int:
+        """Draws so far."""
+        return 0 if self.mean is None else self.mean.count
+
+    def add(self, x: np.ndarray, h: np.ndarray, seconds: float) -> None:
+        """Add draws ``x`` (n,) with their centred features ``h`` (n, K) that took ``seconds``."""
+        if self.mean is None:
+            # a plain size never reaches the control variate's fold size
+            self.mean = CrossFitMean(h.shape[1], min_fold=None if self.controlled else 2**62)
+        self.mean.add(x, h)
+        self.seconds += seconds
+
+    def result(self):
+        """The cross-fitted mean of the draws so far (``CrossFitMean.result``)."""
+        return self.mean.result()
+
+
+@dataclass
+class _Ladder:
+    """The sizes of ``finite_size.rate`` at the alignment ``rho`` and what was drawn at each."""
+
+    case: Case
+    ctx: CheckContext
+    rho: float
+    Ls: list[int]
+    problems: dict[int, Problem]
+    draws: dict[int, _SizeDraws]
+
+    @classmethod
+    def start(cls, case: Case, ctx: CheckContext, rho: float, Ls: list[int], desired: list[float]) -> _Ladder:
+        """Nothing drawn yet; the control variate at the sizes where the theory's plan for the plain
+        mean needs more than a pilot.
+
+        Where it needs less, the plain mean and the draws the plan asks for (the power is then the
+        plain plan's: a pilot of controlled draws would resolve such a size far beyond it, and
+        resolve the O(1/L^2) curvature of a ladder that starts pre-asymptotically). Decided from
+        the theory only, before anything is drawn, so the choice cannot bias the mean.
+        """
+        return cls(case, ctx, rho, Ls, {L: scaled_problem(case.problem, L) for L in Ls},
+                   {L: _SizeDraws(controlled=n > PILOT_DRAWS) for L, n in zip(Ls, desired, strict=True)})
+
+    def draw(self, L: int, n: float, stage: int) -> None:
+        """``n`` more draws at ``L`` (none when ``n <= 0``), seeded by the size and the pass."""
+        n = int(n)
+        if n <= 0:
+            return
+        t1 = time.perf_counter()
+        seed = self.ctx.seed_for(self.case.name, "finite_size.rate", L, repr(self.rho), stage)
+        if self.draws[L].controlled:
+            x, h = controlled_draws(self.problems[L], self.rho, n, seed)
+        else:  # the plain mean: no features to compute
+            x, _ = one_step_increments(self.problems[L], self.rho, n, seed)
+            h = np.zeros((n, 0))
+        self.draws[L].add(x, h, time.perf_counter() - t1)
+
+    def spend(self, wanted: list[float], left: float) -> list[int]:
+        """Draws per L: ``wanted`` in order (smallest L first) while ``left`` normals last."""
+        out = []
+        for L, n in zip(self.Ls, wanted, strict=True):
+            k = int(max(0, min(n, left / (3 * L))))
+            out.append(k)
+            left -= 3 * L * k
+        return out
+
+    def normals(self) -> int:
+        """Normals drawn so far (three per token)."""
+        return sum(3 * L * self.draws[L].count for L in self.Ls)
+
+
+@dataclass(frozen=True)
+class _RateFit:
+    """The ``C / L`` model and the free log-log slope fitted to the ladder's errors.
+
+    ``C_over_L``: ``{str(rho): {"C", "se"}}``; ``chi2`` on ``dof`` degrees of freedom and its
+    ``p_value``; ``resolved``: per point, whether ``|err| > 3 SE``; ``slope``, ``slope_se``: the
+    free slope on the resolved points (``None`` with fewer than three).
+    """
+
+    C_over_L: dict
+    chi2: float
+    dof: int
+    p_value: float
+    resolved: np.ndarray
+    slope: float | None
+    slope_se: float | None
 
 
 def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
@@ -158,104 +263,100 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """
     t0 = time.perf_counter()
     problem = case.problem
-    preset = ctx.preset
-    m0 = problem.model
-    budget = preset.finite_budget
+    budget = ctx.preset.finite_budget
     rho, Ls, desired, plan = rate_plan(problem)
+    if 3 * MIN_DRAWS * sum(Ls) > budget or Ls[-1] > MAX_LADDER_L:
+        return [_unresolvable(problem, ctx.preset, rho, Ls, plan[rho], t0)]
+    ladder = _Ladder.start(case, ctx, rho, Ls, desired)
+    first = _planned_pass(ladder, desired, plan[rho], budget)
+    Fs = {L: float(evaluate(ladder.problems[L].model, rho).field) for L in Ls}
+    C_meas = _measured_passes(ladder, Fs, plan[rho]["C_predicted"], budget)
+    C_first = max(abs(C_meas), 0.25 * abs(plan[rho]["C_predicted"]))  # what pass 1 said, for the budget message
+    plan[rho]["C_measured_pass1"] = C_meas
+    plan[rho]["normals_pass1"] = sum(3 * L * n for L, n in zip(Ls, first, strict=True))
+    plan[rho]["normals_total"] = ladder.normals()
+    plan[rho]["normals_to_resolve_3_measured"] = 3 * sum(
+        L * SIGMAS**2 * ladder.draws[L].result().variance / max((C_first / L) ** 2, 1e-300) for L in Ls[:3])
+    rows = []
+    for L in Ls:
+        r = ladder.draws[L].result()
+        rows.append({"rho": rho, "L": L, "R": ladder.problems[L].R, "n": ladder.draws[L].count, "mean": r.mean,
+                     "F": Fs[L], "err": r.mean - Fs[L], "se": r.se, "predicted_err": plan[rho]["C_predicted"] / L,
+                     "seconds": ladder.draws[L].seconds, "plain_mean": r.plain_mean, "plain_se": r.plain_se,
+                     "variance_reduction": r.reduction})
     rhos = [rho]
-    C_pred, v1, A2 = (plan[rho][k] for k in ("C_predicted", "variance_times_L", "normalizer_variance_A2"))
-    Fmax = plan[rho]["max_abs_F"]
-    least = 3 * MIN_DRAWS * sum(Ls)
-    if least > budget or Ls[-1] > MAX_LADDER_L:
-        # the ladder must start where the bias is O(1/L) (A2/L small); at large beta^2 sigma2 that
-        # is far beyond what the budget can resolve: say so instead of fitting a pre-asymptotic bias
-        need = max(least, plan[rho]["normals_to_resolve_3"])
-        if Ls[-1] > MAX_LADDER_L:
-            why = f"its largest size exceeds the ladder's limit L <= {MAX_LADDER_L:.0e}"
-        else:
-            why = (f"beyond this preset's budget of {budget:.2g}"
-                   + (" (within the paper preset's)" if preset.larger_fits("finite_budget", need) else ""))
-        return [CheckRecord(
-            id="finite_size.rate", kind="consistency", status="inconclusive", value=None, threshold=-1.0,
-            certified=False,
-            message=(f"the O(1/L) regime starts at L = {Ls[0]} (A2/L <= {RATE_CONCENTRATION} with A2 = {A2:.3g}, "
-                     f"leading bias at L = {Ls[-1]} <= {RATE_TOP_BIAS:.0%} of max|F|); resolving the rate on "
-                     f"L = {Ls[0]}..{Ls[-1]} needs ~{need:.2g} normals: {why}"),
-            details={"sizes": Ls, "draw_plan": {str(rho): plan[rho]}, "budget_normals": budget,
-                     "normals_needed": need, "d": problem.d, "points": [], "figures": []},
-            model=m0.as_dict(), seconds=time.perf_counter() - t0)]
-    cfgs = {L: scaled_problem(problem, L) for L in Ls}
-    acc = {L: [None, 0.0, 0, 0.0] for L in Ls}  # cross-fitted mean, -, count, seconds
-    # the control variate where the theory's plan for the plain mean needs more than a pilot; where
-    # it needs less, the plain mean and the draws the plan asks for (the power is then the plain
-    # plan's: a pilot of controlled draws would resolve such a size far beyond it, and resolve the
-    # O(1/L^2) curvature of a ladder that starts pre-asymptotically). Decided from the theory only,
-    # before anything is drawn, so the choice cannot bias the mean.
-    controlled = {L: n > PILOT_DRAWS for L, n in zip(Ls, desired)}
+    return [_judge(case, ctx, rows, rhos, plan, _fit_rate(rows, rhos), t0)]
 
-    def draw(L, n, stage):
-        n = int(n)
-        if n <= 0:
-            return
-        t1 = time.perf_counter()
-        seed = ctx.seed_for(case.name, "finite_size.rate", L, repr(rho), stage)
-        if controlled[L]:
-            x, h = controlled_draws(cfgs[L], rho, n, seed)
-        else:  # the plain mean: no features to compute
-            x, _ = one_step_increments(cfgs[L], rho, n, seed)
-            h = np.zeros((n, 0))
-        a = acc[L]
-        if a[0] is None:
-            a[0] = CrossFitMean(h.shape[1], min_fold=None if controlled[L] else 2**62)
-        a[0].add(x, h)
-        a[2] += n
-        a[3] += time.perf_counter() - t1
 
-    def spend(wanted, left):
-        """Draws per L: ``wanted`` in order (smallest L first) while ``left`` normals last."""
-        out = []
-        for L, n in zip(Ls, wanted):
-            k = int(max(0, min(n, left / (3 * L))))
-            out.append(k)
-            left -= 3 * L * k
-        return out
+def _unresolvable(problem: Problem, preset: Preset, rho: float, Ls: list[int], plan: dict, t0: float) -> CheckRecord:
+    """The inconclusive record of a ladder the budget cannot draw.
 
-    # pass 1: the plan, with at most a third of the budget (at least 200 draws per L): at the
-    # controlled sizes a pilot first (pass 1a), then what the controlled variance it measured needs
-    # (pass 1b); at the others the theory's plain plan. (Where the budget allows only a 200-draw
-    # pilot, a controlled size keeps the plain mean until its folds hold 20 draws per feature.)
-    cv = [L for L in Ls if controlled[L]]
+    The ladder must start where the bias is O(1/L) (A2/L small); at large beta^2 sigma2 that is
+    far beyond what the budget can resolve: say so instead of fitting a pre-asymptotic bias.
+    """
+    budget = preset.finite_budget
+    need = max(3 * MIN_DRAWS * sum(Ls), plan["normals_to_resolve_3"])
+    if Ls[-1] > MAX_LADDER_L:
+        why = f"its largest size exceeds the ladder's limit L <= {MAX_LADDER_L:.0e}"
+    else:
+        why = (f"beyond this preset's budget of {budget:.2g}"
+               + (" (within the paper preset's)" if preset.larger_fits("finite_budget", need) else ""))
+    return CheckRecord(
+        id="finite_size.rate", kind="consistency", status="inconclusive", value=None, threshold=-1.0,
+        certified=False,
+        message=(f"the O(1/L) regime starts at L = {Ls[0]} (A2/L <= {RATE_CONCENTRATION} with "
+                 f"A2 = {plan['normalizer_variance_A2']:.3g}, leading bias at L = {Ls[-1]} <= {RATE_TOP_BIAS:.0%} "
+                 f"of max|F|); resolving the rate on L = {Ls[0]}..{Ls[-1]} needs ~{need:.2g} normals: {why}"),
+        details={"sizes": Ls, "draw_plan": {str(rho): plan}, "budget_normals": budget,
+                 "normals_needed": need, "d": problem.d, "points": [], "figures": []},
+        model=problem.model.as_dict(), seconds=time.perf_counter() - t0)
+
+
+def _planned_pass(ladder: _Ladder, desired: list[float], plan: dict, budget: float) -> list[int]:
+    """Pass 1, the plan, with at most a third of the budget (at least 200 draws per L); the draws
+    per L it planned.
+
+    At the controlled sizes a pilot first (pass 1a), then what the controlled variance it
+    measured needs (pass 1b); at the others the theory's plain plan. (Where the budget allows only
+    a 200-draw pilot, a controlled size keeps the plain mean until its folds hold 20 draws per
+    feature.) Records the pilot in ``plan``.
+    """
+    Ls, C_pred = ladder.Ls, plan["C_predicted"]
+    cv = [L for L in Ls if ladder.draws[L].controlled]
     pilot = PILOT_DRAWS if 3 * PILOT_DRAWS * sum(cv) <= budget / 3 else MIN_DRAWS
     for L in cv:
-        draw(L, pilot, 1)
+        ladder.draw(L, pilot, 1)
     # the pilot's controlled per-draw variance replaces the theory's v1 / L (the variance of the
     # plain mean, and at d ~ L an overestimate: 12-fold on the paper's weak-signal model at d = 100)
-    pilots = {L: acc[L][0].result() for L in cv}
-    plan[rho]["controlled_sizes"] = cv
-    plan[rho]["variance_reduction_pilot"] = {str(L): pilots[L].reduction for L in cv}
-    planned = [SIGMAS**2 * pilots[L].variance * L**2 / max(C_pred**2, 1e-300) if controlled[L] else n
-               for L, n in zip(Ls, desired)]
-    plan[rho]["normals_to_resolve_3_controlled"] = 3 * sum(L * n for L, n in zip(Ls[:3], planned[:3]))
-    first = [max(MIN_DRAWS, n) for n in spend([max(float(MIN_DRAWS), n) for n in planned], budget / 3)]
-    for L, n in zip(Ls, first):
-        if controlled[L]:
-            draw(L, n - pilot, 11)
+    pilots = {L: ladder.draws[L].result() for L in cv}
+    plan["controlled_sizes"] = cv
+    plan["variance_reduction_pilot"] = {str(L): pilots[L].reduction for L in cv}
+    planned = [SIGMAS**2 * pilots[L].variance * L**2 / max(C_pred**2, 1e-300) if ladder.draws[L].controlled else n
+               for L, n in zip(Ls, desired, strict=True)]
+    plan["normals_to_resolve_3_controlled"] = 3 * sum(L * n for L, n in zip(Ls[:3], planned[:3], strict=True))
+    first = [max(MIN_DRAWS, n) for n in ladder.spend([max(float(MIN_DRAWS), n) for n in planned], budget / 3)]
+    for L, n in zip(Ls, first, strict=True):
+        if ladder.draws[L].controlled:
+            ladder.draw(L, n - pilot, 11)
         else:
-            draw(L, n, 1)  # the plain plan's first pass, draw for draw
-    Fs = {L: float(evaluate(cfgs[L].model, rho).field) for L in Ls}
+            ladder.draw(L, n, 1)  # the plain plan's first pass, draw for draw
+    return first
 
-    def stats(L):
-        r = acc[L][0].result()
-        return r.mean, r.se, r.variance
 
-    # passes 2-4: the leading-order theory is only asymptotic (at d/L of order one the measured
-    # bias can be half of it): re-plan from what was measured (C at one standard error below its
-    # estimate, so that a high first estimate does not starve the sizes) and spend on the smallest
-    # sizes whose bias is not yet resolved, half of what is left per pass, all of it in the last
+def _measured_passes(ladder: _Ladder, Fs: dict, C_pred: float, budget: float) -> float:
+    """Passes 2-4, re-planned from what was measured; the ``C`` fitted after pass 1.
+
+    The leading-order theory is only asymptotic (at d/L of order one the measured bias can be
+    half of it): re-plan from what was measured (C at one standard error below its estimate, so
+    that a high first estimate does not starve the sizes) and spend on the smallest sizes whose
+    bias is not yet resolved, half of what is left per pass, all of it in the last.
+    """
+    Ls = ladder.Ls
     C_meas = None
     for stage in (2, 3, 4):
-        errs = {L: stats(L)[0] - Fs[L] for L in Ls}
-        se_L = {L: stats(L)[1] for L in Ls}
+        results = {L: ladder.draws[L].result() for L in Ls}
+        errs = {L: results[L].mean - Fs[L] for L in Ls}
+        se_L = {L: results[L].se for L in Ls}
         resolved_now = {L for L in Ls if abs(errs[L]) > RESOLVED_SE * se_L[L]}
         w = {L: 1 / se_L[L] ** 2 for L in Ls}
         norm = sum(w[L] / L**2 for L in Ls)
@@ -266,26 +367,20 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
             break
         C_use = max(abs(C_fit) - 1 / math.sqrt(norm), 0.25 * abs(C_pred))  # never plan for a bias ~0
         wanted = [0.0 if L in resolved_now else
-                  max(0.0, SIGMAS_MEASURED**2 * stats(L)[2] / (C_use / L) ** 2 - acc[L][2]) for L in Ls]
-        left = budget - sum(3 * L * acc[L][2] for L in Ls)
-        for L, n in zip(Ls, spend(wanted, left if stage == 4 else left / 2)):
-            draw(L, n, stage)
-    C_first = max(abs(C_meas), 0.25 * abs(C_pred))  # what pass 1 said, for the budget message
-    plan[rho]["C_measured_pass1"] = C_meas
-    plan[rho]["normals_pass1"] = sum(3 * L * n for L, n in zip(Ls, first))
-    plan[rho]["normals_total"] = sum(3 * L * acc[L][2] for L in Ls)
-    plan[rho]["normals_to_resolve_3_measured"] = 3 * sum(
-        L * SIGMAS**2 * stats(L)[2] / max((C_first / L) ** 2, 1e-300) for L in Ls[:3])
-    rows = []
-    for L in Ls:
-        r = acc[L][0].result()
-        rows.append({"rho": rho, "L": L, "R": cfgs[L].R, "n": acc[L][2], "mean": r.mean, "F": Fs[L],
-                     "err": r.mean - Fs[L], "se": r.se, "predicted_err": C_pred / L, "seconds": acc[L][3],
-                     "plain_mean": r.plain_mean, "plain_se": r.plain_se, "variance_reduction": r.reduction})
+                  max(0.0, SIGMAS_MEASURED**2 * results[L].variance / (C_use / L) ** 2 - ladder.draws[L].count)
+                  for L in Ls]
+        left = budget - ladder.normals()
+        for L, n in zip(Ls, ladder.spend(wanted, left if stage == 4 else left / 2), strict=True):
+            ladder.draw(L, n, stage)
+    return C_meas
+
+
+def _fit_rate(rows: list[dict], rhos: list[float]) -> _RateFit:
+    """The ``C / L`` model per rho (weighted least squares, chi-square over all points) and, on the
+    points that resolve the bias, the free log-log slope."""
     Larr = np.array([r["L"] for r in rows], float)
     err = np.array([r["err"] for r in rows])
     se = np.array([r["se"] for r in rows])
-    # C/L model per rho (weighted least squares), chi-square over all points
     chi2, dof, Cs = 0.0, 0, {}
     for rho in rhos:
         sel = np.array([r["rho"] == rho for r in rows])
@@ -296,15 +391,25 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         Cs[str(rho)] = {"C": C, "se": C_se}
         chi2 += float(np.sum(w * (err[sel] - C * xL) ** 2))
         dof += int(sel.sum()) - 1
-    from scipy.stats import chi2 as chi2_dist
-
-    p_model = float(chi2_dist.sf(chi2, dof))
     resolved = np.abs(err) > RESOLVED_SE * se
     slope = slope_se = None
     if resolved.sum() >= 3:
         lx, ly = Larr[resolved], np.abs(err[resolved])
         wlog = (ly / se[resolved]) ** 2  # var(log|err|) ~ (se/err)^2
         slope, slope_se, _ = loglog_fit(lx, ly, wlog)
+    return _RateFit(C_over_L=Cs, chi2=chi2, dof=dof, p_value=float(chi2_dist.sf(chi2, dof)), resolved=resolved,
+                    slope=slope, slope_se=slope_se)
+
+
+def _judge(case: Case, ctx: CheckContext, rows: list[dict], rhos: list[float], plan: dict, fit: _RateFit,
+           t0: float) -> CheckRecord:
+    """The verdict of ``finite_size.rate`` on the drawn ladder (see :func:`check_finite_size`)."""
+    preset, m0 = ctx.preset, case.problem.model
+    Fmax = plan[rhos[0]]["max_abs_F"]
+    Larr = np.array([r["L"] for r in rows], float)
+    err = np.array([r["err"] for r in rows])
+    se = np.array([r["se"] for r in rows])
+    slope, slope_se, p_model = fit.slope, fit.slope_se, fit.p_value
     last = Larr == Larr.max()
     small = bool(np.all(np.abs(err[last]) <= 0.05 * Fmax + 3 * se[last]))
     slope_ok = slope is None or abs(slope + 1) <= 2 * slope_se + 0.3
@@ -317,28 +422,30 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     figs, specs = [], ()
     path = ctx.figure("finite_size", case)
     if path is not None:
-        specs = (finite_size_figure(path, rows, rhos, Cs, slope, slope_se, model=m0,
+        specs = (finite_size_figure(path, rows, rhos, fit.C_over_L, slope, slope_se, model=m0,
                                     C_theory={str(r): plan[r]["C_predicted"] for r in rhos}),)
         figs.append(str(path))
+    resolved = int(fit.resolved.sum())
     slope_txt = (f"free log-log slope {slope:.2f} +- {slope_se:.2f}" if slope is not None
-                 else f"bias resolved at only {int(resolved.sum())}/{len(rows)} points: slope untested "
+                 else f"bias resolved at only {resolved}/{len(rows)} points: slope untested "
                       f"(resolving three needs ~{need:.2g} normals, ~{need * rate_s / 60:.2g} CPU-min"
                       + (", within the paper preset's budget" if preset.larger_fits("finite_budget", need) else "")
                       + ")")
-    C_txt = "; ".join(f"C fitted {Cs[str(r)]['C']:.3g} +- {Cs[str(r)]['se']:.2g}, leading-order theory "
-                      f"{plan[r]['C_predicted']:.3g}" for r in rhos)
-    return [CheckRecord(
+    C_txt = "; ".join(f"C fitted {fit.C_over_L[str(r)]['C']:.3g} +- {fit.C_over_L[str(r)]['se']:.2g}, "
+                      f"leading-order theory {plan[r]['C_predicted']:.3g}" for r in rhos)
+    Ls = [r["L"] for r in rows]
+    return CheckRecord(
         id="finite_size.rate", kind="consistency", status=status,
         value=slope, threshold=-1.0, certified=False,
         message=(f"L = {Ls[0]}..{Ls[-1]}: {slope_txt}; C/L model chi2 p = {p_model:.2g}; {C_txt}; "
                  f"error at L={Ls[-1]}: {np.abs(err[last]).max():.2e} (max|F| = {Fmax:.3g})"),
-        details={"points": rows, "C_over_L": Cs, "chi2": chi2, "dof": dof, "p_value_C_over_L": p_model,
-                 "slope": slope, "slope_se": slope_se, "resolved_points": int(resolved.sum()),
+        details={"points": rows, "C_over_L": fit.C_over_L, "chi2": fit.chi2, "dof": fit.dof,
+                 "p_value_C_over_L": p_model, "slope": slope, "slope_se": slope_se, "resolved_points": resolved,
                  "criteria": {"C_over_L_not_rejected": p_model > 1e-3, "slope_consistent": slope_ok,
                               "small_at_largest_L": small},
                  "draw_plan": {str(r): {k: v for k, v in plan[r].items() if k != "desired"} for r in rhos},
-                 "budget_normals": preset.finite_budget, "d": problem.d, "figures": figs},
-        model=m0.as_dict(), seconds=time.perf_counter() - t0, figures=specs)]
+                 "budget_normals": preset.finite_budget, "d": case.problem.d, "figures": figs},
+        model=m0.as_dict(), seconds=time.perf_counter() - t0, figures=specs)
 
 
 def check_reduced_exact(case: Case, ctx: CheckContext) -> list[CheckRecord]:
