@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import numpy as np
 from scipy.stats import beta as beta_law
@@ -51,7 +52,7 @@ from scipy.stats import binom
 
 from ..core import validate
 from ..theory import certify, effective_drift, evaluate, pole_signs, validity
-from ._diffusion import diffusion_tables, simulate_diffusion
+from ._diffusion import diffusion_tables, simulate_diffusion, stable_zeros
 from ._ode._corrected import corrected_drift, integrate_corrected
 from ._schedule import Schedule
 from ._simulate._driver import Problem, simulate
@@ -126,7 +127,7 @@ class RecoveryPlan:
     token_steps: float
     seconds: float | None
     message: str
-    validity: theory.Validity | None = None  # what theory.validity returns
+    validity: Any = None  # what theory.validity returns (its class is private to theory), or None
 
     def as_dict(self) -> dict:
         d = asdict(self)
@@ -175,7 +176,7 @@ def measure_rate(problem: Problem, *, runs: int = 4, steps: int = 10, seed: int 
 
 
 def decisive_runs(predicted_fraction: float, *, fraction: float = 0.9, false_fails: float = 0.05,
-                  most: int = 32, paths: int = None) -> int:
+                  most: int = 32, paths: int | None = None) -> int:
     """Runs for a recovery verdict "at least ``fraction`` of the runs recover".
 
     The fewest ``n >= ceil(1 / (1 - fraction))`` (so that one run short of the target cannot
@@ -191,7 +192,7 @@ def decisive_runs(predicted_fraction: float, *, fraction: float = 0.9, false_fai
     fraction = validate.real("fraction", fraction, lower=0.0, upper=1.0, strict=True)
     false_fails = validate.real("false_fails", false_fails, lower=0.0, upper=1.0, strict=True)
     most = validate.integer("most", most, 1)
-    k = int(round(predicted_fraction * paths))
+    k = round(predicted_fraction * paths)
     p = 0.0 if k == 0 else float(beta_law.ppf(0.05, k, paths - k + 1))
     fewest = math.ceil(1.0 / (1.0 - fraction) - 1e-9)
     best = None
@@ -277,14 +278,13 @@ def _plateaus(problem: Problem, eta: float) -> list[tuple[float, float]]:
         v = base - eta * drag  # F_eta on the grid
 
     # stable zeros of F_eta: + to - crossings (F_eta(-1) = +drag > 0, F_eta(1) = -drag < 0)
-    crossings = np.flatnonzero((v[:-1] > 0) & (v[1:] <= 0))
+    zeros = stable_zeros(grid, v)
     out = []
     for pole in poles:
-        near = crossings[grid[crossings] > 0] if pole > 0 else crossings[grid[crossings + 1] < 0]
-        if near.size == 0:
+        i = zeros.attractor(pole)
+        if i is None:
             out.append((0.0, math.inf))
             continue
-        i = near[-1] if pole > 0 else near[0]
         r = _stable_zero(problem, eta, float(grid[i]), float(grid[i + 1]))
         h = 1e-6
         a, b = max(r - h, -1.0), min(r + h, 1.0)
@@ -394,7 +394,7 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
         if min(r for r, _ in plats) <= need:
             continue
 
-        def reaches(K):
+        def reaches(K, eps=eps, need=need):
             return _reaches(problem, _schedule(K, eps, first_step), K, starts, need)
 
         lo, hi = 1, 64
@@ -424,7 +424,7 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
         fraction = float(np.mean(np.abs(run.final_rho[0]) >= target))
         if fraction >= PATH_FRACTION or K > MAX_STEPS or growths >= MAX_GROWTHS:
             break
-        K, growths = int(math.ceil(1.25 * K)), growths + 1
+        K, growths = math.ceil(1.25 * K), growths + 1
     if fraction < PATH_FRACTION:
         return infeasible(f"with {K:,} steps (the corrected ODE's plan x 1.25^{growths}) only {fraction:.1%} of "
                           f"diffusion paths end past {target}: runs that start near an unstable equilibrium "

@@ -44,7 +44,7 @@ from ._paths import DiffusionRun, simulate_diffusion
 from ._scaling import Scaling, scaling_exponents
 from ._search import ScheduleSearch, optimize_schedule
 from ._splitting import SPLIT_GROWTH, Splitting, effective_step, splitting_probability
-from ._tables import GRID, DiffusionTables, diffusion_tables
+from ._tables import GRID, DiffusionTables, StableZeros, diffusion_tables, drift_zeros, stable_zeros
 
 __all__ = [
     "GRID",
@@ -58,10 +58,12 @@ __all__ = [
     "SPLIT_GROWTH",
     "ScheduleSearch",
     "Splitting",
+    "StableZeros",
     "band",
     "censored_quantile",
     "complexity",
     "diffusion_tables",
+    "drift_zeros",
     "effective_step",
     "exits",
     "first_hits",
@@ -72,4 +74,5 @@ __all__ = [
     "scaling_exponents",
     "simulate_diffusion",
     "splitting_probability",
+    "stable_zeros",
 ]
