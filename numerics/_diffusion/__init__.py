@@ -31,9 +31,10 @@ The splitting probability is computed *without* simulation from the scale functi
 
 Modules, one concept each: ``_tables`` (the tabulated drift and variance, the drag
 plateau), ``_paths`` (Euler–Maruyama on the step grid), ``_band``, ``_passage`` (the
-first-passage law, shared by ``_complexity``), ``_complexity``, ``_search`` (schedule
-search: a grid, then Nelder–Mead on common random numbers), ``_scaling``, ``_splitting`` (scale function), ``_moments`` (one step of
-the exact chain).
+first-passage law, shared by ``_complexity``), ``_complexity``, ``_diagnosis`` (why
+``_complexity`` gives no number), ``_search`` (schedule search: a grid, then Nelder–Mead on common
+random numbers), ``_scaling``, ``_splitting`` (scale function), ``_moments`` (one step of the exact
+chain).
 """
 
 from ._band import Band, band
