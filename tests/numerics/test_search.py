@@ -26,7 +26,7 @@ def issue():
 
 
 def test_common_random_numbers_make_two_evaluations_of_a_schedule_identical(issue):
-    p, tab = issue
+    _, tab = issue
     s = Schedule(2, 20, 1)
     paths = CommonPaths.draw(tab, None, 0.99, 1.0, 300, np.random.SeedSequence(5))
     again = CommonPaths.draw(tab, None, 0.99, 1.0, 300, np.random.SeedSequence(5))
