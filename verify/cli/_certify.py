@@ -22,6 +22,7 @@ from rich.table import Table
 
 from ...numerics import certify_region_tasks
 from ...theory import RangedPrior, certify, parse_ranged_prior, parse_subspace_law, pole_exponents_mp, pole_signs
+from ..render import draw_region, figure_path
 from . import _subspace_certify
 from ._args import (
     PRIOR_HELP,
@@ -35,7 +36,6 @@ from ._args import (
 from ._certify_time import add_time_arguments, check_time_flags, print_time, time_doc
 from ._limits import count, finite_float, limits_text
 from ._output import emit_json
-from ._region_figure import draw_region, figure_path
 from ._subspace import add_heads_argument, refuse_heads
 
 #: the model flags that take a range ``LO:HI``
