@@ -37,7 +37,7 @@ from ._diffusion import (
 from ._gradient._crossfit import CrossFitMean
 from ._gradient._influence import gradient_features
 from ._ode import basins, flow_map, integrate, time_to_alignment
-from ._ode._certified_time import CrossingStep, crossing_step, ode_time_ball
+from ._ode._certified_time import CertifiedCrossing, CrossingStep, certified_crossing, crossing_step, ode_time_ball
 from ._ode._corrected import corrected_drift
 from ._ode._predict import predict
 from ._ode._subspace import SubspacePath, subspace_path
@@ -113,4 +113,6 @@ __all__ = [
     "crossing_step",
     "CrossingStep",
     "ode_time_ball",
+    "certified_crossing",
+    "CertifiedCrossing",
 ]

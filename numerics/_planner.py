@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import numpy as np
 from scipy.stats import beta as beta_law
@@ -51,7 +52,7 @@ from scipy.stats import binom
 
 from ..core import validate
 from ..theory import certify, effective_drift, evaluate, pole_signs, validity
-from ._diffusion import diffusion_tables, simulate_diffusion
+from ._diffusion import diffusion_tables, simulate_diffusion, stable_zeros
 from ._ode._corrected import corrected_drift, integrate_corrected
 from ._schedule import Schedule
 from ._simulate._driver import Problem, simulate
@@ -126,7 +127,7 @@ class RecoveryPlan:
     token_steps: float
     seconds: float | None
     message: str
-    validity: theory.Validity | None = None  # what theory.validity returns
+    validity: Any = None  # what theory.validity returns (its class is private to theory), or None
 
     @classmethod
     def infeasible(cls, target: float, runs: int, starts: tuple, message: str) -> RecoveryPlan:
@@ -287,14 +288,13 @@ def _plateaus(problem: Problem, eta: float) -> list[tuple[float, float]]:
         v = base - eta * drag  # F_eta on the grid
 
     # stable zeros of F_eta: + to - crossings (F_eta(-1) = +drag > 0, F_eta(1) = -drag < 0)
-    crossings = np.flatnonzero((v[:-1] > 0) & (v[1:] <= 0))
+    zeros = stable_zeros(grid, v)
     out = []
     for pole in poles:
-        near = crossings[grid[crossings] > 0] if pole > 0 else crossings[grid[crossings + 1] < 0]
-        if near.size == 0:
+        i = zeros.attractor(pole)
+        if i is None:
             out.append((0.0, math.inf))
             continue
-        i = near[-1] if pole > 0 else near[0]
         r = _stable_zero(problem, eta, float(grid[i]), float(grid[i + 1]))
         h = 1e-6
         a, b = max(r - h, -1.0), min(r + h, 1.0)

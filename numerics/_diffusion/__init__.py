@@ -31,9 +31,10 @@ The splitting probability is computed *without* simulation from the scale functi
 
 Modules, one concept each: ``_tables`` (the tabulated drift and variance, the drag
 plateau), ``_paths`` (Euler–Maruyama on the step grid), ``_band``, ``_passage`` (the
-first-passage law, shared by ``_complexity``), ``_complexity``, ``_search`` (schedule
-search: a grid, then Nelder–Mead on common random numbers), ``_scaling``, ``_splitting`` (scale function), ``_moments`` (one step of
-the exact chain).
+first-passage law, shared by ``_complexity``), ``_complexity``, ``_diagnosis`` (why
+``_complexity`` gives no number), ``_search`` (schedule search: a grid, then Nelder–Mead on common
+random numbers), ``_scaling``, ``_splitting`` (scale function), ``_moments`` (one step of the exact
+chain).
 """
 
 from ._band import Band, band
@@ -44,7 +45,7 @@ from ._paths import DiffusionRun, simulate_diffusion
 from ._scaling import Scaling, scaling_exponents
 from ._search import ScheduleSearch, optimize_schedule
 from ._splitting import SPLIT_GROWTH, Splitting, effective_step, splitting_probability
-from ._tables import GRID, DiffusionTables, diffusion_tables
+from ._tables import GRID, DiffusionTables, StableZeros, diffusion_tables, drift_zeros, stable_zeros
 
 __all__ = [
     "GRID",
@@ -58,10 +59,12 @@ __all__ = [
     "SPLIT_GROWTH",
     "ScheduleSearch",
     "Splitting",
+    "StableZeros",
     "band",
     "censored_quantile",
     "complexity",
     "diffusion_tables",
+    "drift_zeros",
     "effective_step",
     "exits",
     "first_hits",
@@ -72,4 +75,5 @@ __all__ = [
     "scaling_exponents",
     "simulate_diffusion",
     "splitting_probability",
+    "stable_zeros",
 ]

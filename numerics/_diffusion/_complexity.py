@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -11,6 +12,7 @@ from ...core.validate import instance, integer, real
 from ...theory import validity
 from .._schedule import Schedule
 from .._simulate._driver import Problem
+from ._diagnosis import refusal
 from ._passage import passage
 from ._tables import DiffusionTables, diffusion_tables, plateau_at
 
@@ -33,6 +35,11 @@ class Complexity:
     runs, horizon : int
     validity : theory.Validity
         Whether the drift and variance of the diffusion lie where their expansion holds.
+    status : {"ok", "refused"}
+        ``"refused"`` when a quantile or the plain-ODE step is not a finite number, or the median
+        passage is one the diffusion does not model (``numerics._diffusion._diagnosis``).
+    reason : str
+        Why, and what would give a number (empty when ``status`` is ``"ok"``).
     """
 
     schedule: Schedule
@@ -44,7 +51,9 @@ class Complexity:
     plateau: float
     runs: int
     horizon: int
-    validity: theory.Validity  # what theory.validity returns
+    validity: Any  # what theory.validity returns (its class is private to theory)
+    status: str
+    reason: str
 
     def as_dict(self) -> dict:
         def num(x):
@@ -53,7 +62,18 @@ class Complexity:
                 "q10_steps": num(self.q10_steps), "q90_steps": num(self.q90_steps),
                 "plain_ode_steps": num(self.plain_ode_steps), "reached_fraction": self.reached,
                 "plateau": self.plateau, "runs": self.runs, "horizon": self.horizon,
-                "validity": self.validity.as_dict()}
+                "validity": self.validity.as_dict(), "status": self.status, "reason": self.reason}
+
+
+def check_instance(problem: Problem, rho0):
+    """``rho0`` as a float (``None``: uniform starts) after checking ``problem`` and ``rho0``:
+    what the diffusion needs of the instance (informative tokens, a start on the sphere)."""
+    instance("problem", problem, Problem)
+    if rho0 is not None:
+        rho0 = real("rho0", rho0, lower=-1.0, upper=1.0)
+    if problem.R < 1:
+        raise ValueError("`R` must be >= 1 (the diffusion needs informative tokens)")
+    return rho0
 
 
 def complexity(problem: Problem, schedule: Schedule, rho0=None, target: float = 0.99, *, runs: int = 2000,
@@ -61,8 +81,12 @@ def complexity(problem: Problem, schedule: Schedule, rho0=None, target: float = 
     """Median, 10% and 90% first-passage steps to ``|rho| >= target`` under the diffusion.
 
     ``rho0`` fixed or ``None`` (uniform starts on the sphere). Paths stop once 90% have
-    passed; the horizon caps the run (quantiles beyond it are ``inf``).
+    passed; the horizon caps the run (quantiles beyond it are ``inf``). A result without
+    finite numbers, or whose median passage the diffusion does not model, is ``refused`` with
+    the reason (:attr:`Complexity.reason`); the reasons read the finite-step drift of
+    ``tables``. Bad input raises ``ValueError``.
     """
+    rho0 = check_instance(problem, rho0)
     instance("schedule", schedule, Schedule)
     target = real("target", target, lower=0.0, upper=1.0, strict=True)
     runs = integer("runs", runs, 10)
@@ -71,5 +95,6 @@ def complexity(problem: Problem, schedule: Schedule, rho0=None, target: float = 
     fp = passage(problem, schedule, tab, target, rho0, horizon, runs, seed, stop_fraction=0.9)
     eta90 = float(schedule.eta(np.array(fp.q90 if math.isfinite(fp.q90) else horizon)))
     valid = validity(problem.model, problem.d, problem.L, float(schedule.eta(np.zeros(1))[0]), problem.batch)
+    why = refusal(problem, schedule, tab, rho0, target, horizon, runs, fp)
     return Complexity(schedule, fp.median, fp.q10, fp.q90, fp.plain_ode_step, fp.reached, plateau_at(tab, eta90),
-                      runs, horizon, valid)
+                      runs, horizon, valid, "refused" if why else "ok", why)

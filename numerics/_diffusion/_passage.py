@@ -38,7 +38,8 @@ class FirstPassage:
         Fraction of runs whose first passage is at ``+target``.
     plain_ode_step : float
         First ``k`` with ``t_k`` past the plain-ODE hitting time from the median start
-        (``inf`` if the ODE never reaches the target or beyond the horizon).
+        (``inf`` if the ODE never reaches the target or beyond the horizon, ``nan`` when the
+        hitting time cannot be computed: :func:`plain_ode_step`).
     """
 
     target: float
@@ -80,11 +81,13 @@ def censored_quantile(steps: np.ndarray, q: float) -> float:
 
 
 def plain_ode_step(problem: Problem, schedule: Schedule, rho0: float, target: float, horizon: int) -> float:
-    """First step whose ODE time ``t_k`` reaches the plain-ODE hitting time of ``|rho| = target``."""
-    t = float(time_to_alignment(problem.model, rho0, target).time)
-    if math.isnan(t):  # the quadrature did not converge: no number rather than a wrong one
-        raise ValueError(f"`rho0` = {rho0!r}, `target` = {target!r}: the limit ODE's crossing time cannot be "
-                         "computed (its quadrature does not converge)")
+    """First step whose ODE time ``t_k`` reaches the plain-ODE hitting time of ``|rho| = target``
+    (``inf`` if never or beyond ``horizon``; ``nan`` when that time cannot be computed, i.e. the
+    status of :func:`numerics.time_to_alignment` is not ``"ok"``)."""
+    hit = time_to_alignment(problem.model, rho0, target)
+    if hit.status != "ok":  # no number rather than a wrong one
+        return math.nan
+    t = float(hit.time)
     if not math.isfinite(t):
         return math.inf
     times = schedule.times(horizon)

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._schedule import Schedule
 from .._simulate._driver import Problem
-from ._complexity import complexity
+from ._complexity import check_instance, complexity
 
 
 @dataclass(frozen=True)
@@ -17,17 +17,22 @@ class Scaling:
     """Fitted exponent of the median first-passage step in one size parameter.
 
     ``median_steps ~ C * value^exponent`` by least squares in log-log over ``values``.
+    ``status`` is ``"refused"`` when the exponent is not a number (a scaled instance's median
+    beyond the horizon, or a single distinct value), and ``reason`` then says why (empty when
+    ``"ok"``).
     """
 
     parameter: str
     values: list
     median_steps: list
     exponent: float
+    status: str
+    reason: str
 
     def as_dict(self) -> dict:
         return {"parameter": self.parameter, "values": self.values,
                 "median_steps": [None if not math.isfinite(m) else m for m in self.median_steps],
-                "exponent": self.exponent}
+                "exponent": self.exponent, "status": self.status, "reason": self.reason}
 
 
 def scaling_exponents(problem: Problem, schedule: Schedule, rho0=None, target: float = 0.99, *,
@@ -35,19 +40,22 @@ def scaling_exponents(problem: Problem, schedule: Schedule, rho0=None, target: f
     """Exponents of the median first-passage step in ``d`` and in ``L`` (``alpha = R/L`` held fixed).
 
     Each parameter is scaled by ``factors`` (``d >= 2``, ``R >= 1``); the exponent is the
-    least-squares slope of ``log median`` on ``log value`` (``nan`` if some median is beyond the horizon).
+    least-squares slope of ``log median`` on ``log value`` (``nan``, and the :class:`Scaling`
+    ``refused``, if some median is beyond the horizon).
     """
+    rho0 = check_instance(problem, rho0)
+    scales = ", ".join(f"x{f:g}" for f in factors)
     out = []
     for name in ("d", "L"):
         vals, meds = [], []
         for f in factors:
             if name == "d":
-                pr = Problem(problem.theta, problem.R, problem.L, max(2, int(round(problem.d * f))), problem.beta,
+                pr = Problem(problem.theta, problem.R, problem.L, max(2, round(problem.d * f)), problem.beta,
                              problem.sigma2, problem.prior, problem.batch)
                 v = pr.d
             else:
-                L = max(2, int(round(problem.L * f)))
-                R = max(1, int(round(problem.R * L / problem.L)))
+                L = max(2, round(problem.L * f))
+                R = max(1, round(problem.R * L / problem.L))
                 pr = Problem(problem.theta, R, L, problem.d, problem.beta, problem.sigma2, problem.prior,
                              problem.batch)
                 v = pr.L
@@ -59,5 +67,10 @@ def scaling_exponents(problem: Problem, schedule: Schedule, rho0=None, target: f
             slope = float(np.polyfit(np.log(vals), np.log(m), 1)[0])
         else:
             slope = math.nan
-        out.append(Scaling(name, vals, meds, slope))
+        beyond = [v for v, med in zip(vals, meds, strict=True) if not math.isfinite(med)]
+        reason = "" if math.isfinite(slope) and not beyond else (
+            f"`horizon` = {horizon}: with --scaling the median step at {name} = "
+            f"{beyond[0] if beyond else vals} is not reached within it (the {name} {scales} instances run on the "
+            f"same --horizon); raise --horizon")
+        out.append(Scaling(name, vals, meds, slope, "refused" if reason else "ok", reason))
     return tuple(out)

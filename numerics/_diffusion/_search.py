@@ -26,7 +26,7 @@ from ...theory import validity
 from .._schedule import Schedule
 from .._simulate._driver import Problem
 from .._simulate._start import start_law
-from ._complexity import Complexity, complexity
+from ._complexity import Complexity, check_instance, complexity
 from ._passage import censored_quantile
 from ._paths import simulate_diffusion
 from ._tables import DiffusionTables, diffusion_tables, plateau_at
@@ -128,6 +128,12 @@ class ScheduleSearch:
     table : list of dict
         ``eta0, k0, power, first_step, q90_steps, reached_fraction, plateau, feasible, stage``
         per candidate, in evaluation order (``stage``: ``start``, ``grid``, ``nelder-mead``).
+    status : {"ok", "refused"}
+        ``"refused"`` when no candidate (the start included) is feasible on the search paths:
+        then ``best`` and ``winner`` are the start, and ``reason`` says why. Whether ``best``
+        itself has numbers is ``best.status``.
+    reason : str
+        Empty when ``status`` is ``"ok"``.
     """
 
     best: Complexity
@@ -142,14 +148,17 @@ class ScheduleSearch:
     final_runs: int
     refinements: list
     table: list
+    status: str
+    reason: str
 
     def as_dict(self) -> dict:
         """The search without ``best`` (reported beside it): counts, method, both ``q90`` steps, table."""
         return {"method": self.method, "candidates": self.candidates, "feasible": self.feasible,
-                "improved": self.improved, "step_limit": self.step_limit, "start_q90_steps": self.start.as_dict()["q90_steps"],
+                "improved": self.improved, "step_limit": self.step_limit,
+                "start_q90_steps": self.start.as_dict()["q90_steps"],
                 "winner_q90_steps": self.winner.as_dict()["q90_steps"], "winner": self.winner.as_dict(),
                 "runs": self.runs, "final_runs": self.final_runs, "refinements": self.refinements,
-                "table": self.table}
+                "table": self.table, "status": self.status, "reason": self.reason}
 
 
 def _grid() -> list[Schedule]:
@@ -207,8 +216,8 @@ def _refine(obj: _Objective, x0: np.ndarray, bounds, maxfev: int) -> dict:
 
     n0 = len(obj.rows)
     x0 = np.clip(x0, [b[0] for b in bounds], [b[1] for b in bounds])
-    simplex = np.array([x0, x0 + [math.log(2.0), 0, 0], x0 + [0, math.log(3.0), 0],
-                        x0 + [0, 0, 0.2 if x0[2] <= 0.8 else -0.2]])
+    simplex = np.array([x0, x0 + np.array([math.log(2.0), 0, 0]), x0 + np.array([0, math.log(3.0), 0]),
+                        x0 + np.array([0, 0, 0.2 if x0[2] <= 0.8 else -0.2])])
     res = minimize(lambda x: obj.score(schedule(x), "nelder-mead"), x0, method="Nelder-Mead", bounds=bounds,
                    options={"maxfev": maxfev, "initial_simplex": simplex, "xatol": 0.01, "fatol": 0.5})
     return {"from": schedule(x0).as_dict(), "to": schedule(res.x).as_dict(),
@@ -260,12 +269,15 @@ def optimize_schedule(problem: Problem, rho0=None, target: float = 0.99, *, star
     Returns
     -------
     ScheduleSearch
+        ``refused`` if no candidate (start included) is feasible within ``horizon`` on the
+        search paths; ``best.status`` says whether the reported schedule has numbers.
 
     Raises
     ------
     ValueError
-        If no candidate (start included) is feasible within ``horizon`` on the search paths.
+        On bad input.
     """
+    rho0 = check_instance(problem, rho0)
     start = Schedule() if start is None else instance("start", start, Schedule)
     target = real("target", target, lower=0.0, upper=1.0, strict=True)
     runs, final_runs = integer("runs", runs, 10), integer("final_runs", final_runs, 10)
@@ -280,7 +292,7 @@ def optimize_schedule(problem: Problem, rho0=None, target: float = 0.99, *, star
     for s in grid:
         obj.score(s, "grid")
     order = sorted(range(1, len(obj.rows)), key=obj.scores.__getitem__)
-    points = [0] + [i for i in order if obj.rows[i]["feasible"]][:refine - 1]
+    points = [0, *[i for i in order if obj.rows[i]["feasible"]][:refine - 1]]
     bounds = [(math.log(min(ETA0_BOX[0], start.eta0)), math.log(max(ETA0_BOX[1], start.eta0))),
               (math.log(min(K0_BOX[0], start.k0)), math.log(max(K0_BOX[1], start.k0))), (0.0, 1.0)]
     refinements = []
@@ -288,10 +300,10 @@ def optimize_schedule(problem: Problem, rho0=None, target: float = 0.99, *, star
         s = obj.schedule(i)
         refinements.append(_refine(obj, np.array([math.log(s.eta0), math.log(s.k0), s.power]), bounds, maxfev))
     feasible = sum(r["feasible"] for r in obj.rows)
-    if not feasible:
-        raise ValueError(f"no schedule (the start, the grid or a refinement) reaches |rho| >= {target} within "
-                         f"{horizon} steps with its plateau above the target and its first step at most {paths.step_limit:.4g}")
-    w = min(range(len(obj.rows)), key=obj.scores.__getitem__)
+    reason = "" if feasible else (
+        f"no schedule (the start, the grid or a refinement) reaches |rho| >= {target} within "
+        f"{horizon} steps with its plateau above the target and its first step at most {paths.step_limit:.4g}")
+    w = min(range(len(obj.rows)), key=obj.scores.__getitem__) if feasible else 0
     given = complexity(problem, start, rho0, target, runs=final_runs, horizon=horizon, seed=seed, tables=tab)
     winner = given if w == 0 else complexity(problem, obj.schedule(w), rho0, target, runs=final_runs,
                                              horizon=horizon, seed=seed, tables=tab)
@@ -301,4 +313,5 @@ def optimize_schedule(problem: Problem, rho0=None, target: float = 0.99, *, star
               f"common random numbers ({runs} paths); the winner and the start compared on fresh common paths "
               f"({final_runs}), the start kept unless the winner is better")
     return ScheduleSearch(winner if improved else given, given, winner, improved, len(obj.rows), feasible,
-                          method, paths.step_limit, runs, final_runs, refinements, obj.rows)
+                          method, paths.step_limit, runs, final_runs, refinements, obj.rows,
+                          "refused" if reason else "ok", reason)

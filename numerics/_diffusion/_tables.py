@@ -1,4 +1,9 @@
-"""``F_eta = A - eta B`` and ``Sigma`` tabulated on a uniform grid of ``rho``, and the drag plateau."""
+"""``F_eta = A - eta B`` and ``Sigma`` tabulated on a uniform grid of ``rho``, and the drag plateau.
+
+:func:`stable_zeros` is the one search for the stable zeros of a drift sampled on a grid: the
+plateau here, the budget planner's attractors and the refusals of :func:`numerics.complexity`
+(the starts the finite-step drift holds below a target) all read them from it.
+"""
 
 from __future__ import annotations
 
@@ -70,21 +75,85 @@ def _tabulate(problem: Problem, variance_scale: float, drag_scale: float, grid: 
     the arrays are read-only)."""
     cd = corrected_drift(problem, drag_scale=drag_scale)
     r = np.linspace(-1.0, 1.0, grid)
-    sig = alignment_variance(problem.model, r, problem.L, problem.batch, d=problem.d, variance_scale=variance_scale).variance
+    sig = alignment_variance(problem.model, r, problem.L, problem.batch, d=problem.d,
+                             variance_scale=variance_scale).variance
     table = np.column_stack([cd.A(r), cd.B(r), sig])
     r.setflags(write=False)
     table.setflags(write=False)
     return DiffusionTables(problem, r, table, float(variance_scale), float(drag_scale))
 
 
+@dataclass(frozen=True)
+class StableZeros:
+    """The stable zeros of a drift sampled on an increasing grid of ``[-1, 1]``.
+
+    A stable zero is a ``+ -> -`` sign change: a cell ``[grid[i], grid[i + 1]]`` with
+    ``drift[i] > 0 >= drift[i + 1]``, located by linear interpolation in the cell.
+
+    Attributes
+    ----------
+    grid, drift : ndarray, shape (n,)
+    cells : ndarray of int
+        The left index ``i`` of each stable cell, increasing.
+    zeros : ndarray
+        The interpolated zero in each cell.
+    """
+
+    grid: np.ndarray = field(repr=False)
+    drift: np.ndarray = field(repr=False)
+    cells: np.ndarray
+    zeros: np.ndarray
+
+    def carried(self, starts) -> np.ndarray:
+        """Where the drift carries each start: the first stable zero at or above its cell when the
+        drift at the cell's left node is positive, else the last stable zero below the cell; the
+        pole ``+1`` or ``-1`` when there is none on that side."""
+        n = self.grid.size
+        i = np.clip(np.searchsorted(self.grid, starts) - 1, 0, n - 2)
+        nxt = np.searchsorted(self.cells, i)  # the stable cells cells[nxt:] lie at or above the start's cell
+        padded = np.concatenate([[-1.0], self.zeros, [1.0]])
+        return np.where(self.drift[i] > 0, padded[nxt + 1], padded[nxt])
+
+    def held(self, starts, target: float) -> tuple[float, float]:
+        """``(fraction, plateau)``: the fraction of ``starts`` carried to a stable zero with
+        ``|rho| < target``, and the largest such ``|rho|`` (0 when none)."""
+        end = self.carried(starts)
+        stuck = np.abs(end) < target
+        return float(stuck.mean()), float(np.abs(end[stuck]).max()) if stuck.any() else 0.0
+
+    def attractor(self, pole: float) -> int | None:
+        """The cell of the stable zero the pole ``+1`` (``-1``) turns into at a finite step: the
+        last (first) stable cell, if its near end lies strictly on the pole's side of 0; ``None``
+        when that zero is gone."""
+        if self.cells.size == 0:
+            return None
+        if pole > 0:
+            i = int(self.cells[-1])
+            return i if self.grid[i] > 0 else None
+        i = int(self.cells[0])
+        return i if self.grid[i + 1] < 0 else None
+
+
+def stable_zeros(grid, drift) -> StableZeros:
+    """The stable zeros of ``drift`` sampled on ``grid`` (:class:`StableZeros`)."""
+    grid, drift = np.asarray(grid, dtype=float), np.asarray(drift, dtype=float)
+    cells = np.flatnonzero((drift[:-1] > 0) & (drift[1:] <= 0))
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflowed drift: +inf to -inf in one cell
+        zeros = grid[cells] + (grid[cells + 1] - grid[cells]) * drift[cells] / (drift[cells] - drift[cells + 1])
+    return StableZeros(grid, drift, cells, zeros)
+
+
+def drift_zeros(tables: DiffusionTables, eta: float) -> StableZeros:
+    """The stable zeros of ``F_eta = A - eta B`` on the table grid."""
+    with np.errstate(over="ignore", invalid="ignore"):  # a huge step: the drift is -inf where B > 0
+        f = tables.table[:, 0] - eta * tables.table[:, 1]
+    return stable_zeros(tables.grid, f)
+
+
 def plateau_at(tables: DiffusionTables, eta: float) -> float:
     """Largest stable zero of ``F_eta = A - eta B`` in ``(0, 1]`` on the table grid (1 if ``eta = 0``)."""
     if eta <= 0:
         return 1.0
-    r = tables.grid
-    f = tables.table[:, 0] - eta * tables.table[:, 1]
-    idx = np.flatnonzero((r[:-1] >= 0) & (f[:-1] > 0) & (f[1:] <= 0))
-    if idx.size == 0:
-        return 0.0
-    i = idx[-1]
-    return float(r[i] + (r[i + 1] - r[i]) * f[i] / (f[i] - f[i + 1]))
+    z = drift_zeros(tables, eta)
+    positive = np.flatnonzero(tables.grid[z.cells] >= 0)
+    return float(z.zeros[positive[-1]]) if positive.size else 0.0

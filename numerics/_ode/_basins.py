@@ -63,11 +63,17 @@ class AlignmentTime:
     rho0 : ndarray
     level : float
     time : ndarray
-        Same shape as ``rho0``.
+        Same shape as ``rho0``; ``nan`` where the time cannot be computed (``converged`` false).
     sign : ndarray
         Sign of the pole reached (0 where the level is never reached).
     abserr : ndarray
-        ``quad`` error estimates.
+        ``quad`` error estimates (``inf`` where the quadrature does not converge).
+    converged : ndarray of bool
+        Whether the time of each start was computed (its quadrature converged, or none was needed).
+    status : {"ok", "refused"}
+        ``"refused"`` when some start's time cannot be computed.
+    reason : str
+        Why, as one sentence naming the first such start (empty when ``status`` is ``"ok"``).
     """
 
     rho0: np.ndarray
@@ -75,6 +81,9 @@ class AlignmentTime:
     time: np.ndarray
     sign: np.ndarray
     abserr: np.ndarray
+    converged: np.ndarray
+    status: str
+    reason: str
 
 
 def time_to_alignment(model: Model, rho0, level: float = 0.99, *, equilibria=None) -> AlignmentTime:
@@ -89,7 +98,8 @@ def time_to_alignment(model: Model, rho0, level: float = 0.99, *, equilibria=Non
     in ``y`` has a pole next to the start, so a start ``1e-300`` from ``rho*`` gets the time
     ``~ log(1/distance) / lambda`` instead of a quadrature that stops early with a value several
     times too small. A quadrature that still does not converge gives ``nan`` (not a number that
-    looks right), with its reason in ``abserr = inf``.
+    looks right) with ``abserr = inf``, ``converged`` false there, and the result is ``refused``
+    with the reason; scipy's ``IntegrationWarning`` never leaves this function.
     """
     check_model(model)
     if not (isinstance(level, Real) and 0 < level < 1):
@@ -107,7 +117,18 @@ def time_to_alignment(model: Model, rho0, level: float = 0.99, *, equilibria=Non
         elif sign[idx] != 0:
             time[idx], err[idx] = _crossing_time(model, float(r0[idx]), float(sign[idx]) * level,
                                                  _repeller(nodes, float(r0[idx]), float(sign[idx])))
-    return AlignmentTime(r0, float(level), time, sign, err)
+    converged = ~np.isnan(time)
+    reason = "" if converged.all() else unconverged_reason(r0[~converged], r0.size, float(level))
+    return AlignmentTime(r0, float(level), time, sign, err, converged, "refused" if reason else "ok", reason)
+
+
+def unconverged_reason(starts: np.ndarray, total: int, level: float) -> str:
+    """The sentence of :attr:`AlignmentTime.reason`: the first of ``starts`` (of ``total``) whose
+    crossing time's quadrature does not converge."""
+    more = f" (and {starts.size - 1} more of the {total} starts)" if starts.size > 1 else ""
+    return (f"`rho0` = {float(starts.flat[0])!r}{more}, `level` = {level!r}: the limit ODE's crossing time cannot "
+            "be computed (its quadrature does not converge: the start lies next to an equilibrium of the field, "
+            "where the time grows like log(1 / distance)); start farther from the equilibrium")
 
 
 def _repeller(nodes: np.ndarray, rho0: float, sign: float) -> float | None:

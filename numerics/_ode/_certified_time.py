@@ -16,15 +16,21 @@ enclosed by ``[k_lo, k_hi]``: ``k_lo`` the first ``k`` at which ``t_k >= T.lo`` 
   total time ``eta0 zeta(power, k0)`` is finite, and a ``T`` it may not exceed is refused.
 
 ``k`` is found by doubling and bisection on these certified comparisons.
+
+:func:`certified_crossing` is the whole route from a start: the certified basin of ``rho0``
+(:func:`theory.certified_basin`) gives the direction, :func:`theory.certified_time` the
+enclosure of the time to ``|rho| = target`` that way, and :func:`crossing_step` the steps.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from flint import arb
 
-from ...theory import TimeEnclosure
+from ...core.validate import instance, real
+from ...theory import Model, TimeEnclosure, certified_basin, certified_time, certify
 from .._schedule import Schedule
 
 #: the largest step index searched
@@ -115,3 +121,76 @@ def _first(schedule: Schedule, reached) -> int:
         else:
             below = mid
     return above
+
+
+@dataclass(frozen=True)
+class CertifiedCrossing:
+    """The plain limit ODE's crossing step of ``|rho| = target`` from a fixed start, certified.
+
+    Attributes
+    ----------
+    status : {"ok", "refused"}
+        ``"refused"`` when there is no single start (uniform starts) or a certificate cannot
+        be given (the basin, the time or the step refused by ball arithmetic).
+    reason : str
+        Why (empty when ``status`` is ``"ok"``).
+    step : CrossingStep or None
+        ``k_lo <= k* <= k_hi`` and the enclosed time (``None`` when refused); all 0 when
+        ``|rho0| >= target``.
+    rho1 : float or None
+        The alignment crossed: ``target`` signed towards the certified limit of the start
+        (``rho0`` itself when ``|rho0| >= target``; ``None`` when refused).
+    """
+
+    status: str
+    reason: str
+    step: CrossingStep | None
+    rho1: float | None
+
+    def as_dict(self) -> dict:
+        """``status``, ``reason`` and, when ``ok``, the numbers of :attr:`step` with ``rho1``."""
+        numbers = {} if self.step is None else {**self.step.as_dict(), "rho1": self.rho1}
+        return {**numbers, "status": self.status, "reason": self.reason}
+
+
+def certified_crossing(model: Model, schedule: Schedule, rho0, target: float) -> CertifiedCrossing:
+    """The first step of ``schedule`` whose ODE time reaches the plain limit flow's time from
+    ``rho0`` to ``|rho| = target``, certified (module docstring).
+
+    Parameters
+    ----------
+    model : theory.Model
+    schedule : Schedule
+    rho0 : float or None
+        The start in ``[-1, 1]``; ``None`` (uniform starts) is refused: the crossing step
+        depends on the start.
+    target : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    CertifiedCrossing
+        ``refused``, with the certifier's sentence as the reason, when the basin of ``rho0``,
+        the time or the step cannot be certified.
+
+    Raises
+    ------
+    ValueError
+        On bad input.
+    """
+    instance("model", model, Model, "theory.Model")
+    instance("schedule", schedule, Schedule)
+    target = real("target", target, lower=0.0, upper=1.0, strict=True)
+    if rho0 is None:
+        return CertifiedCrossing("refused", "uniform starts: the crossing step depends on the start", None, None)
+    rho0 = real("rho0", rho0, lower=-1.0, upper=1.0)
+    try:
+        cert = certify(model)  # one certificate for the basin and the time
+        basin = certified_basin(model, rho0, certificate=cert)
+        rho1 = math.copysign(target, basin.direction if basin.direction else rho0)
+        if abs(rho0) >= target:
+            return CertifiedCrossing("ok", "", CrossingStep(0, 0, 0.0, 0.0, 0.0, 0.0), rho0)
+        step = crossing_step(schedule, certified_time(model, rho0, rho1, certificate=cert))
+    except ValueError as exc:  # the inputs are valid: what is left is a refusal of the certifiers
+        return CertifiedCrossing("refused", str(exc), None, None)
+    return CertifiedCrossing("ok", "", step, rho1)

@@ -26,7 +26,7 @@ def issue():
 
 
 def test_common_random_numbers_make_two_evaluations_of_a_schedule_identical(issue):
-    p, tab = issue
+    _, tab = issue
     s = Schedule(2, 20, 1)
     paths = CommonPaths.draw(tab, None, 0.99, 1.0, 300, np.random.SeedSequence(5))
     again = CommonPaths.draw(tab, None, 0.99, 1.0, 300, np.random.SeedSequence(5))
@@ -96,9 +96,10 @@ def test_bad_start_and_budget_are_refused(issue):
         optimize_schedule(p, start=Schedule(), maxfev=1, tables=tab)
 
 
-def test_no_feasible_candidate_is_one_error(issue):
+def test_no_feasible_candidate_is_a_refused_search(issue):
     p, tab = issue
-    with pytest.raises(ValueError, match="no schedule"):
-        optimize_schedule(p, None, 0.99, start=Schedule(2, 20, 1), runs=50, final_runs=50, horizon=5, refine=1,
+    r = optimize_schedule(p, None, 0.99, start=Schedule(2, 20, 1), runs=50, final_runs=50, horizon=5, refine=1,
                           maxfev=4, tables=tab)
+    assert r.status == "refused" and r.reason.startswith("no schedule") and r.feasible == 0
+    assert not any(row["feasible"] for row in r.table) and r.best is r.start is r.winner
     assert math.isfinite(step_limit(p, Schedule()))

@@ -179,9 +179,3 @@ def executor_from_args(args):
     # read at call time: the limit is one row of _limits
     return executor(workers=args.workers, scheduler=args.scheduler, timeout=_limits.SCHEDULER_TIMEOUT_S)
 
-
-def scalar_only(args, command: str) -> None:
-    """Refuse, naming ``prior``, a k-dimensional law where ``command`` only takes the scalar model."""
-    if parse_law(args.prior).k > 1:
-        raise ValueError(f"`prior` {args.prior} is a k-dimensional signal law; `sigrec {command}` takes "
-                         "only scalar priors (k = 1)")

@@ -23,6 +23,7 @@ from rich.table import Table
 
 from ...numerics import certify_region_tasks
 from ...theory import Certificate, RangedPrior, certify, parse_law, parse_ranged_prior, pole_exponents_mp, pole_signs
+from ..render import draw_region, figure_path
 from ._args import (
     PRIOR_HELP,
     add_executor_arguments,
@@ -35,7 +36,6 @@ from ._args import (
 from ._certify_time import add_time_arguments, check_time_flags, print_time, time_doc
 from ._limits import count, finite_float, limits_text
 from ._output import emit_json
-from ._region_figure import draw_region, figure_path
 from ._subspace import add_heads_argument, model_line
 
 #: the model flags that take a range ``LO:HI``

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ...theory import thresholds
-from ._args import add_json_flag, add_model_arguments, scalar_only
+from ._args import add_json_flag, add_model_arguments
 from ._limits import count, limits_text
 from ._output import emit_json
 
@@ -32,7 +32,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    scalar_only(args, "critical")
     th = thresholds(args.theta, args.beta, args.sigma2, args.prior)
     model = ("theta", "beta", "sigma2", "prior")
     doc = {"model": {k: getattr(th, k) for k in model},

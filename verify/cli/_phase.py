@@ -21,6 +21,7 @@ from rich.console import Console
 
 from ...numerics import certify_region_tasks
 from ...theory import Model, region_proposition, sparse_threshold_prior
+from ..render import draw_region
 from ..render import plot_phase as plot
 from ..render import plot_subspace_phase
 from ..studies import phase_diagram, transition_diagram
@@ -37,7 +38,6 @@ from ._atomic import atomic_folder
 from ._certify import MIN_WIDTH, MIN_WIDTH_LIMITS
 from ._limits import bounded, check_grid, count, finite_float, limits_text
 from ._output import emit_json, stderr_progress
-from ._region_figure import draw_region
 from ._subspace import add_heads_argument
 
 

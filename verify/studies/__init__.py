@@ -6,6 +6,7 @@ from ._appendix import AppendixData, appendix_data
 from ._evidence import EVIDENCE_FILE, Evidence
 from ._phase import PhaseDiagram, TransitionDiagram, phase_diagram, transition_diagram
 from ._phase import write_csv as write_phase_csv
+from ._region_figure import RegionLine, region_boundaries
 from ._reproduce import (
     PAPER_MEAN_FINAL_ALIGNMENT,
     PROTOCOL,
@@ -45,6 +46,7 @@ __all__ = [
     "PROTOCOL",
     "PhaseDiagram",
     "Protocol",
+    "RegionLine",
     "REPRODUCE_PRESETS",
     "SWEEP_PRESETS",
     "ScalingReport",
@@ -65,6 +67,7 @@ __all__ = [
     "phase_diagram",
     "transition_diagram",
     "TransitionDiagram",
+    "region_boundaries",
     "run_config",
     "run_configs",
     "run_sweep",

@@ -21,6 +21,7 @@ def test_complexity_json_keys_and_ordering(capsys):
         assert key in out
     assert out["q10_steps"] <= out["median_steps"] <= out["q90_steps"]
     assert 0 < out["plain_ode_steps"] < out["q90_steps"]
+    assert (out["status"], out["reason"]) == ("ok", "")  # the library's verdict, printed as it is
     assert out["plateau"] > 0.99 and out["schedule"] == {"kind": "polynomial", "eta0": 10.0, "k0": 100.0,
                                                           "power": 1.0}
 
@@ -57,7 +58,7 @@ def test_predict_prints_the_band(capsys):
                  "--json"])
     assert code == 0
     out = json.loads(capsys.readouterr().out)
-    for lo, me, hi in zip(out["rho_q10"], out["rho_median"], out["rho_q90"]):
+    for lo, me, hi in zip(out["rho_q10"], out["rho_median"], out["rho_q90"], strict=True):
         assert lo <= me <= hi
     assert out["rho_q90"][2] - out["rho_q10"][2] > 0
     assert out["rho_q10"][0] == out["rho_q90"][0] == pytest.approx(0.1)
@@ -95,6 +96,15 @@ def _refused(argv, capsys) -> str:
     return lines[0]
 
 
+def _library(problem, schedule=None, rho0=None, target=0.99, runs=100, horizon=200_000):
+    """The line the command prints for the library's refused result (``error: `` + its reason)."""
+    from sigrec.numerics import Schedule, complexity
+
+    c = complexity(problem, Schedule() if schedule is None else schedule, rho0, target, runs=runs, horizon=horizon)
+    assert c.status == "refused"
+    return f"error: {c.reason}"
+
+
 def _number_after(text: str, words: str) -> float:
     import re
 
@@ -109,6 +119,7 @@ def test_target_above_the_plateau_is_refused_with_the_plateau(capsys):
 
     # a horizon of 20000 steps, not the default 200000: the same refusal at a tenth of the cost
     line = _refused([*_REPORTED, "--target", "0.999999", "--horizon", "20000"], capsys)
+    assert line == _library(Problem(theta=2.0, R=20, L=300, d=3), target=0.999999, horizon=20000)
     assert line.startswith("error: `horizon` = 20000 is too short for `target` = 0.999999")
     assert "raise --horizon" in line and "lower --target below" in line
     plateau = _number_after(line, "below its plateau")
@@ -140,6 +151,7 @@ def test_a_short_horizon_quotes_the_limit_odes_step_count(capsys):
     from sigrec.numerics import Problem, Schedule, start_law, time_to_alignment
 
     line = _refused([*_REPORTED, "--horizon", "2000"], capsys)
+    assert line == _library(Problem(theta=2.0, R=20, L=300, d=3), horizon=2000)
     assert line.startswith("error: `horizon` = 2000 is too short: the 90% quantile")
     need = _number_after(line, "needs about")
     # independent: the 90% quantile over the starts of the limit ODE's time, turned into steps
@@ -153,11 +165,13 @@ def test_a_short_horizon_quotes_the_limit_odes_step_count(capsys):
 
 
 def test_no_signal_is_refused_naming_theta(capsys):
+    from sigrec.numerics import Problem
     from sigrec.theory import Model, evaluate
 
     # a short horizon: without signal no path reaches the target at any horizon, and the
     # default 200000 steps of 100 paths cost about 15 CPU seconds before the refusal
     line = _refused([*_REPORTED, "--theta", "0", "--horizon", "2000"], capsys)
+    assert line == _library(Problem(theta=0.0, R=20, L=300, d=3), horizon=2000)
     assert "`theta` = 0" in line and "`target` = 0.99" in line and "raise --theta" in line
     # independent: the limit field is identically 0 without signal
     values = evaluate(Model(theta=0.0, alpha=20 / 300), np.linspace(-0.9, 0.9, 7))
@@ -165,9 +179,11 @@ def test_no_signal_is_refused_naming_theta(capsys):
 
 
 def test_a_rademacher_start_at_the_equilibrium_is_refused_naming_rho0(capsys):
+    from sigrec.numerics import Problem
     from sigrec.theory import Model, evaluate
 
     line = _refused([*_REPORTED, "--prior", "rademacher", "--rho0", "0"], capsys)
+    assert line == _library(Problem(theta=2.0, R=20, L=300, d=3, prior="rademacher"), rho0=0.0)
     assert "`rho0` = 0 is an equilibrium" in line and "--rho0 0.01" in line
     at_zero = evaluate(Model(theta=2.0, alpha=20 / 300, prior="rademacher"), [0.0]).field[0]
     assert at_zero == pytest.approx(0.0, abs=1e-15)
@@ -182,8 +198,9 @@ def test_a_constant_step_below_the_target_is_refused_naming_the_target(capsys):
                      "--eta0", "0.05", "--target", "0.9999", "--horizon", "300"], capsys)
     from scipy.optimize import brentq
 
-    from sigrec.numerics import Problem, corrected_drift
+    from sigrec.numerics import Problem, Schedule, corrected_drift
 
+    assert line == _library(Problem(theta=0.5, R=100, L=900, d=5), Schedule.constant(0.05), target=0.9999, horizon=300)
     assert line.startswith("error: `target` = 0.9999 lies above the plateau") and "constant step" in line
     assert "excursion" in line and "decaying step" in line  # a longer horizon would only add excursions
     # independent: the stable zero of the corrected drift at eta = 0.05 by root finding (the
@@ -197,7 +214,9 @@ def test_a_schedule_whose_time_never_adds_up_is_refused(capsys):
     line = _refused([*_REPORTED, "--power", "2", "--eta0", "0.01", "--horizon", "1000"], capsys)
     assert "out of reach of this schedule" in line and "never add up" in line
     # independent: sum_k 0.01 / (k + 10)^2 < 0.01 * (1/100 + 1/10) = 0.0011 is far below the ODE time
-    from sigrec.numerics import Problem, time_to_alignment
+    from sigrec.numerics import Problem, Schedule, time_to_alignment
+
+    assert line == _library(Problem(theta=2.0, R=20, L=300, d=3), Schedule(0.01, 10, 2), horizon=1000)
 
     t = float(time_to_alignment(Problem(theta=2.0, R=20, L=300, d=3).model, 0.5, 0.99).time)
     assert t > 0.0011
@@ -235,8 +254,15 @@ def test_a_start_next_to_an_unstable_equilibrium_gets_its_log_time_not_a_warning
 def test_scaling_refuses_an_instance_beyond_the_horizon(capsys):
     # the given instance reaches its 90% quantile (about 425 steps) within 440 steps, the
     # doubled dimension d = 10 not its median (about 460): the fit would have no exponent
+    from sigrec.numerics import Problem, Schedule, scaling_exponents
+
     line = _refused([*_SMALL, "--rho0", "0.1", "--runs", "100", "--horizon", "440", "--scaling"], capsys)
     assert line.startswith("error: `horizon` = 440: with --scaling the median step at d = 10 is not reached")
+    # the library's refusal of the d fit (the command's --scaling runs max(200, runs / 2) paths)
+    d, L = scaling_exponents(Problem(theta=0.5, R=100, L=900, d=5), Schedule(10.0, 100.0, 1.0), 0.1, 0.99, runs=200,
+                             horizon=440)
+    assert d.status == "refused" and line == f"error: {d.reason}" and math.isnan(d.exponent)
+    assert (L.status, L.reason) == ("ok", "") and math.isfinite(L.exponent)
     assert main(["complexity", *_SMALL, "--d", "10", "--rho0", "0.1", "--runs", "200", "--horizon", "2000",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["median_steps"] > 440
@@ -252,6 +278,7 @@ def test_a_passage_above_a_constant_steps_plateau_is_refused_not_predicted(capsy
 
     line = _refused(["--theta", "0.5", "--R", "100", "--L", "900", "--d", "5", "--power", "0", "--eta0", "0.5",
                      "--target", "0.999", "--runs", "200"], capsys)
+    assert line == _library(Problem(theta=0.5, R=100, L=900, d=5), Schedule.constant(0.5), target=0.999, runs=200)
     assert line.startswith("error: `target` = 0.999 lies above the plateau") and "excursion" in line
     plateau = _number_after(line, "lies above the plateau")
     sim = simulate(Problem(theta=0.5, R=100, L=900, d=5), Schedule.constant(0.5), steps=200, runs=100, seed=5)
@@ -263,7 +290,7 @@ def test_the_plain_odes_crossing_step_is_certified_from_a_fixed_start(capsys):
     assert main(["complexity", *_SMALL, "--rho0", "0.1", "--runs", "200", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     cert = out["certified_ode_steps"]
-    assert "reason" not in cert and cert["rho1"] == 0.99
+    assert (cert["status"], cert["reason"]) == ("ok", "") and cert["rho1"] == 0.99
     # the float crossing step lies in the certified interval, which is at most a step wide here
     assert cert["k_lo"] <= out["plain_ode_steps"] <= cert["k_hi"] <= cert["k_lo"] + 1
     assert cert["time_lo"] <= cert["time_hi"] and cert["t_lo"] <= cert["t_hi"]
@@ -275,6 +302,7 @@ def test_the_certified_crossing_goes_towards_the_starts_certified_limit(capsys):
             "--k0", "14000", "--power", "1", "--runs", "200", "--target", "0.95", "--json"]
     assert main([*args, "--rho0", "-0.8"]) == 0
     cert = json.loads(capsys.readouterr().out)["certified_ode_steps"]
-    assert "reason" not in cert and cert["rho1"] == -0.95 and 0 < cert["k_lo"] <= cert["k_hi"]
+    assert cert["status"] == "ok" and cert["rho1"] == -0.95 and 0 < cert["k_lo"] <= cert["k_hi"]
     assert main([*args[:-1], "--json"]) == 0  # uniform starts: no single crossing step
-    assert list(json.loads(capsys.readouterr().out)["certified_ode_steps"]) == ["reason"]
+    cert = json.loads(capsys.readouterr().out)["certified_ode_steps"]
+    assert sorted(cert) == ["reason", "status"] and cert["status"] == "refused"

@@ -1,14 +1,14 @@
 """The figure of a region certificate (``sigrec certify --figure``, ``sigrec phase``): leaf
 boxes coloured by status over the first two ranged parameters, with the closed-form
-boundaries where they live on those axes."""
+boundaries where they live on those axes (computed by :func:`verify.studies.region_boundaries`;
+this module only draws)."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
-from ...theory import critical_alpha, pole_alpha, sparse_threshold_prior
-from ..render import style
+from ..studies import region_boundaries
+from . import style
 
 #: colours of the statuses (as the point-grid phase figure)
 COLOURS = {"monotone": "#9ecae1", "bistable": "#fdae6b", "undecided": "#d62728"}
@@ -59,7 +59,7 @@ def draw_region(cert, path: Path) -> dict:
         style.log_axis(ax, "y")
         ax.set_ylim(*yr)
     handles = [Patch(color=COLOURS[k], label=f"{k} ({cert.fractions[k]:.2%})") for k in COLOURS]
-    lines = _boundaries(ax, region, names)
+    lines = _boundaries(ax, region)
     handles += lines
     ax.set_xlabel(_TEX.get(names[0], names[0]))
     ax.set_ylabel(_TEX.get(names[1], names[1]) if len(names) > 1 else "")
@@ -73,37 +73,13 @@ def draw_region(cert, path: Path) -> dict:
     return {"patches": patches, "lines": [h.get_label() for h in lines]}
 
 
-def _boundaries(ax, region, names) -> list:
-    """Draw the boundaries on the ``(theta, alpha)`` axes: fixed prior ``alpha_c(theta)`` and
-    ``beta theta = 1``; a point prior with ``E s > 0`` the sign change of ``F'(-1)`` in alpha
-    (:func:`theory.pole_alpha`) and ``beta theta = c*``. With ``beta`` the second axis (fixed
-    prior): ``beta theta = 1``. Returns the line handles."""
-    import numpy as np
-
-    fixed, handles = region["fixed"], []
-    if names[0] != "theta" or ":" in region["prior"]:
-        return handles
-    prior = region["prior"]
-    c_star = 1.0 if prior == "fixed" else sparse_threshold_prior(prior)
-    lo, hi = region["ranges"]["theta"]
-    if len(names) > 1 and names[1] == "alpha" and "beta" in fixed and "sigma2" in fixed:
-        beta, sigma2 = fixed["beta"], fixed["sigma2"]
-        if prior == "fixed":
-            # alpha_c falls to 0 at beta theta = 1: sample densely there
-            edge = 1 / beta
-            t = np.unique(np.concatenate([np.linspace(lo, hi, 801),
-                                          edge + (hi - edge) * np.geomspace(1e-6, 1, 200) if lo < edge < hi else []]))
-            ac = np.array([critical_alpha(float(x), beta, sigma2) or np.nan for x in t])
-            handles += ax.plot(t, ac, "k-", lw=0.6, label=r"closed form $\alpha_c(\theta)$")
-        elif c_star > 0:
-            t = np.linspace(max(lo, 1e-3), hi, 161)
-            roots = [pole_alpha(prior, float(x), beta, sigma2) for x in t]
-            ac = np.array([r[0] if len(r) == 1 else np.nan for r in roots])
-            handles += ax.plot(t, ac, "k-", lw=0.6, label=r"sign change of $F'(-1)$")
-    if "beta" in fixed and math.isfinite(c_star) and c_star > 0 and lo <= c_star / fixed["beta"] <= hi:
-        label = r"$\beta\theta=1$" if prior == "fixed" else rf"$\beta\theta=c^*={c_star:.3g}$"
-        handles.append(ax.axvline(c_star / fixed["beta"], color="k", ls="--", lw=0.6, label=label))
-    elif len(names) > 1 and names[1] == "beta" and prior == "fixed":
-        t = np.linspace(max(lo, 1e-3), hi, 801)
-        handles += ax.plot(t, 1 / t, "k--", lw=1, label=r"$\beta\theta=1$")
+def _boundaries(ax, region) -> list:
+    """Draw the closed-form boundaries of ``region`` (:func:`verify.studies.region_boundaries`);
+    returns the line handles."""
+    handles = []
+    for line in region_boundaries(region):
+        if line.vertical:
+            handles.append(ax.axvline(float(line.x[0]), color="k", ls=line.style, lw=line.width, label=line.label))
+        else:
+            handles += ax.plot(line.x, line.y, "k" + line.style, lw=line.width, label=line.label)
     return handles
