@@ -8,6 +8,8 @@ expansion). Any model (the subspace engine, :mod:`._subspace`): the limit ODE of
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
 from ...core.validate import instance, integer
 from ...theory import engine_for
 from .._schedule import Schedule
@@ -15,6 +17,18 @@ from .._simulate._driver import fixed_start
 from .._simulate._problem import Problem
 from ._corrected import Prediction, predict_scalar
 from ._subspace import SubspacePrediction, predict_subspace
+
+
+@overload
+def predict(problem: Problem, schedule: Schedule, steps: int, rho0=None, stride: int = 1, *, M0=None,
+            engine: Literal["scalar"], finite_L: bool = True, drag_scale: float = 1.0) -> Prediction: ...
+@overload
+def predict(problem: Problem, schedule: Schedule, steps: int, rho0=None, stride: int = 1, *, M0=None,
+            engine: Literal["subspace"], finite_L: bool = True, drag_scale: float = 1.0) -> SubspacePrediction: ...
+@overload
+def predict(problem: Problem, schedule: Schedule, steps: int, rho0=None, stride: int = 1, *, M0=None,
+            engine: str = "auto", finite_L: bool = True,
+            drag_scale: float = 1.0) -> Prediction | SubspacePrediction: ...
 
 
 def predict(problem: Problem, schedule: Schedule, steps: int, rho0=None, stride: int = 1, *, M0=None,

@@ -11,12 +11,21 @@ complete (:mod:`._complete`: for ``k = 2`` by the circle and disk certificates),
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Literal, overload
 
 from .._model import Model, engine_for
 from ._complete import subspace_completeness
 from ._scalar import Certificate
 from ._scalar import certify as certify_scalar
 from ._subspace import SubspaceCertificate, certify_subspace
+
+
+@overload
+def certify(model: Model, *, engine: Literal["scalar"], prec: int = 128, **options) -> Certificate: ...
+@overload
+def certify(model: Model, *, engine: Literal["subspace"], prec: int = 128, **options) -> SubspaceCertificate: ...
+@overload
+def certify(model: Model, *, engine: str = "auto", prec: int = 128, **options) -> Certificate | SubspaceCertificate: ...
 
 
 def certify(model: Model, *, engine: str = "auto", prec: int = 128, **options) -> Certificate | SubspaceCertificate:

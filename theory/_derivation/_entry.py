@@ -7,6 +7,8 @@ the sparse limit in ``rho``); ``k >= 2``, or ``engine="subspace"`` for any law, 
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
 from ...core.validate import choice
 from .._laws import Prior, SignalLaw, parse_law
 from .._model import ENGINES
@@ -16,6 +18,14 @@ from ._subspace import SubspaceDerivation, derive_subspace
 
 #: the derivation of each engine, from a parsed law
 DERIVATIONS = {"scalar": lambda law: derive_scalar(law.prior), "subspace": derive_subspace}
+
+
+@overload
+def derive(law: SignalLaw | Prior | str, *, engine: Literal["scalar"]) -> Derivation: ...
+@overload
+def derive(law: SignalLaw | Prior | str, *, engine: Literal["subspace"]) -> SubspaceDerivation: ...
+@overload
+def derive(law: SignalLaw | Prior | str, *, engine: str = "auto") -> Derivation | SubspaceDerivation: ...
 
 
 def derive(law: SignalLaw | Prior | str, *, engine: str = "auto") -> Derivation | SubspaceDerivation:

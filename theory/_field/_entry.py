@@ -8,6 +8,8 @@ engine is the model's own (:attr:`theory.Model.engine`) unless ``engine`` names 
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
 from .._model import Model, engine_for
 from ._scalar import FieldValues
 from ._scalar import evaluate as evaluate_scalar
@@ -19,6 +21,14 @@ def _one_head(model: Model, what: str) -> None:
     if model.heads != 1:
         raise ValueError(f"`heads` must be 1 to {what} (one query); the state of {model.heads} heads is the "
                          "k x H matrix M = U^T Q: theory.heads_flow evaluates its flow")
+
+
+@overload
+def evaluate(model: Model, points, *, engine: Literal["scalar"]) -> FieldValues: ...
+@overload
+def evaluate(model: Model, points, *, engine: Literal["subspace"]) -> SubspaceValues: ...
+@overload
+def evaluate(model: Model, points, *, engine: str = "auto") -> FieldValues | SubspaceValues: ...
 
 
 def evaluate(model: Model, points, *, engine: str = "auto") -> FieldValues | SubspaceValues:
@@ -37,6 +47,7 @@ def evaluate(model: Model, points, *, engine: str = "auto") -> FieldValues | Sub
     FieldValues or SubspaceValues
         ``objective``, ``slope = j'``, ``field = F``, ``noise_mass`` (scalar); ``objective``,
         ``gradient``, ``hessian``, ``flow``, ``m`` (subspace), with the points' leading shape.
+        A caller that names the engine gets its result type (for type checkers too).
     """
     if engine_for(model, engine, "evaluate") == "scalar":
         return evaluate_scalar(model, points)

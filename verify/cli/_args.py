@@ -100,7 +100,8 @@ def add_problem_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--k0", type=bounded("k0"), default=10.0, help="step offset (> 0), default 10")
     parser.add_argument("--power", type=bounded("power"), default=0.75,
                         help="eta_k = eta0/(k+k0)^power, k from 0; 0 = constant step; default 0.75")
-    parser.add_argument("--batch", type=count("batch"), default=1, help="token collections averaged per step, default 1")
+    parser.add_argument("--batch", type=count("batch"), default=1,
+                        help="token collections averaged per step, default 1")
 
 
 def problem_and_schedule(args):

@@ -62,7 +62,8 @@ def format_report(report) -> str:
               for t in report.targets]
     pf = report.paired
     if pf:
-        lines.append(f"  paired floor ({pf['runs']} runs x {pf['steps']} steps, {pf['workers']} workers, same generators and "
+        lines.append(f"  paired floor ({pf['runs']} runs x {pf['steps']} steps, {pf['workers']} workers, "
+                     "same generators and "
                      f"blocks, {pf['repeats']} rounds): random numbers alone / simulated")
         for name, key, loop, call in (("start-up excluded (step loops) ", "excluded", "floor_loop_s", "sim_loop_s"),
                                       ("start-up included (whole calls)", "included", "floor_call_s", "sim_call_s")):
@@ -74,7 +75,8 @@ def format_report(report) -> str:
         lines.append(f"    (included: task shipping, generators, buffers, results; cluster start "
                      f"{pf['cluster_start_s']:.1f} s not in either)")
         if "lockstep_cpu" in pf:
-            lines.append(f"    lockstep, CPU time (floor's draws and a step in turn) {pf['lockstep_cpu_floor_s']:7.2f} s / "
+            lines.append("    lockstep, CPU time (floor's draws and a step in turn) "
+                         f"{pf['lockstep_cpu_floor_s']:7.2f} s / "
                          f"{pf['lockstep_cpu_sim_s']:7.2f} s = {pf['lockstep_cpu']:.1%}")
     lc = report.long_context
     if lc:

@@ -123,7 +123,7 @@ def run(args) -> int:
     signs = pole_signs(model, prec=args.prec)
     values = pole_exponents_mp(model)
     poles = {}
-    for key, sign, value in zip(("plus", "minus"), signs, values):
+    for key, sign, value in zip(("plus", "minus"), signs, values, strict=True):
         as_float = float(value)
         poles[key] = {"stability": _LABEL[sign], "exponent_text": mpmath.nstr(value, 6)}
         if math.isfinite(as_float) and (as_float != 0 or value == 0):
@@ -210,7 +210,8 @@ def _print_subspace(args, model, cert) -> int:
     comp = cert.completeness
     equilibria = []
     for b in cert.boxes:
-        eq = {"r": [list(x) for x in b.bounds()], "start": list(b.start), "kind": b.label, "location": b.kind, "stability": b.status,
+        eq = {"r": [list(x) for x in b.bounds()], "start": list(b.start), "kind": b.label, "location": b.kind,
+              "stability": b.status,
               "certified": b.certified}
         if b.kind == "sphere" and b.certified:
             eq["radial_sign"] = b.radial_sign
@@ -233,7 +234,7 @@ def _print_subspace(args, model, cert) -> int:
     n_cert = sum(1 for b in cert.boxes if b.certified)
     print(f"  {len(equilibria)} equilibria found numerically; {n_cert} certified, each in a box holding exactly "
           f"one with its stability ({cert.prec} bits)" + ("" if cert.certified else "; NOT all certified"))
-    for b, eq in zip(cert.boxes, equilibria):
+    for b, eq in zip(cert.boxes, equilibria, strict=True):
         box = f"({', '.join(f'{x:+.12f}' for x in b.start)}) (numerical, no certified box)"
         if eq["r"]:
             mid = ", ".join(f"{(lo + hi) / 2:+.12f}" for lo, hi in eq["r"])

@@ -50,7 +50,7 @@ def run(args) -> int:
     bad = [r for r in args.rho if not -1.0 <= r <= 1.0]
     if bad:
         raise ValueError(f"`rho` must lie in [-1, 1], got {bad[0]!r}")
-    vals = evaluate(model, args.rho)
+    vals = evaluate(model, args.rho, engine="scalar")
     points = [
         {
             "rho": float(vals.rho[i]),
@@ -78,7 +78,7 @@ def run(args) -> int:
 def _print_overlaps(args, model, v) -> int:
     """The subspace engine's values at the overlap vectors."""
     points = [{"r": r.tolist(), "objective": float(j), "gradient": g.tolist(), "field": f.tolist()}
-              for r, j, g, f in zip(v.r, v.objective, v.gradient, v.flow)]
+              for r, j, g, f in zip(v.r, v.objective, v.gradient, v.flow, strict=True)]
     if args.json:
         emit_json({"model": model.as_dict(), "points": points})
         return 0

@@ -178,8 +178,8 @@ def limits_text() -> str:
     lines = ["limits (checked before any work; docs: verify/cli/_limits.py):"]
     for name, (lo, hi, reason) in INT_LIMITS.items():
         lines.append(f"  --{name:<10} {lo} .. {hi}: {reason}")
-    for name, (lo, hi, reason) in FLOAT_LIMITS.items():
-        lines.append(f"  --{name:<10} {_fmt(lo)} .. {_fmt(hi)}: {reason}")
+    for name, (flo, fhi, reason) in FLOAT_LIMITS.items():
+        lines.append(f"  --{name:<10} {_fmt(flo)} .. {_fmt(fhi)}: {reason}")
     lines.append(f"  simulate: runs x steps x batch x (4L reduced | L x d full) <= {MAX_DRAWS:.0e} random draws; "
                  f"arrays x {MEMORY_FACTOR} <= {MEMORY_FRACTION:g} x MemAvailable")
     lines.append(f"  predict: steps / stride <= {MAX_POINTS} rows; phase: n-theta x n-alpha <= {MAX_GRID_CELLS}")

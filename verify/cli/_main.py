@@ -23,7 +23,8 @@ from contextlib import contextmanager
 from ._args import resolve_sizes
 
 #: command modules, in the order they appear in ``sigrec --help``
-COMMANDS = ("field", "certify", "critical", "phase", "simulate", "predict", "complexity", "bench", "reproduce", "sweep", "notes",
+COMMANDS = ("field", "certify", "critical", "phase", "simulate", "predict", "complexity", "bench", "reproduce", "sweep",
+            "notes",
             "verify", "validate")
 
 
@@ -109,7 +110,7 @@ def _sigterm_as_interrupt():
         signal.signal(signal.SIGTERM, old)
 
 
-def _one_line(text: str) -> str:
+def _one_line(text: object) -> str:
     """``text`` with every run of whitespace (newlines included) as one space."""
     return " ".join(str(text).split())
 

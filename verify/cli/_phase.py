@@ -21,9 +21,8 @@ from rich.console import Console
 
 from ...numerics import certify_region_tasks
 from ...theory import Model, region_proposition, sparse_threshold_prior
-from ..render import draw_region
+from ..render import draw_region, plot_subspace_phase
 from ..render import plot_phase as plot
-from ..render import plot_subspace_phase
 from ..studies import phase_diagram, transition_diagram
 from ..studies import write_phase_csv as write_csv
 from ._args import (

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ...numerics import band, predict
-from ...theory import principal_angles
+from ...theory import HeadsEquilibrium, SubspaceBox, principal_angles
 from ._args import add_json_flag, add_problem_arguments, finite_float, problem_and_schedule
 from ._guard import quiet_numerics, require_finite
 from ._limits import check_prediction, count, limits_text
@@ -50,7 +51,7 @@ def run(args) -> int:
     args.band_runs = 2000 if args.band_runs is None else args.band_runs
     args.seed = 0 if args.seed is None else args.seed
     with quiet_numerics():
-        pred = predict(problem, schedule, args.steps, args.rho0, args.stride)
+        pred = predict(problem, schedule, args.steps, args.rho0, args.stride, engine="scalar")
     if not pred.success:
         raise ValueError(f"`eta0`, `k0`, `power` and the model flags: the ODE integration failed ({pred.message})")
     require_finite("`eta0`, `k0`, `power` and the model flags", pred.time, pred.eta, pred.rho_plain,
@@ -83,7 +84,8 @@ def run(args) -> int:
     print(f"theta={problem.theta} R={problem.R} L={problem.L} d={problem.d} beta={problem.beta} "
           f"sigma2={problem.sigma2} prior={problem.prior} batch={problem.batch}; schedule {schedule.as_dict()}")
     print(f"{'step':>8} {'t_k':>10} {'rho_plain':>10} {'rho_corrected':>14} {'q10':>9} {'median':>9} {'q90':>9}")
-    for k, t, a, b, lo, me, hi in zip(pred.step, pred.time, pred.rho_plain, pred.rho_corrected, bd.q10, bd.q50, bd.q90):
+    rows = zip(pred.step, pred.time, pred.rho_plain, pred.rho_corrected, bd.q10, bd.q50, bd.q90, strict=True)
+    for k, t, a, b, lo, me, hi in rows:
         print(f"{int(k):>8} {t:>10.4f} {a:>10.6f} {b:>14.6f} {lo:>9.5f} {me:>9.5f} {hi:>9.5f}")
     print(f"(q10/median/q90: {bd.runs} diffusion paths, {bd.method})")
     print(f"validity: {pred.validity.message}")
@@ -105,16 +107,17 @@ def _run_subspace(args, problem, schedule) -> int:
     model, H = problem.model, problem.heads
     M0 = check_overlaps("r0", args.r0, model.k, H)
     with quiet_numerics():
-        pred = predict(problem, schedule, args.steps, M0=M0, stride=args.stride)
+        pred = predict(problem, schedule, args.steps, M0=M0, stride=args.stride, engine="subspace")
     path = pred.path
     require_finite("`eta0`, `k0`, `power` and the model flags", path.M, path.M_limit)
-    limit = {"t_max": path.t_limit, "speed": path.speed, "settled": pred.settled}
-    eq, doc_eq = pred.equilibrium, None
+    limit: dict[str, Any] = {"t_max": path.t_limit, "speed": path.speed, "settled": pred.settled}
+    eq = pred.equilibrium
+    doc_eq: dict[str, Any] | None = None
     if H == 1:
         limit["r"] = path.M_limit[:, 0].tolist()
         if pred.reason:
             limit["not_certified"] = pred.reason
-        if eq is not None:
+        if isinstance(eq, SubspaceBox):
             doc_eq = {"r": [list(x) for x in eq.bounds()], "kind": eq.label, "location": eq.kind,
                       "stability": eq.status, "certified": eq.certified, "distance": pred.distance()}
             if eq.reason:
@@ -122,7 +125,7 @@ def _run_subspace(args, problem, schedule) -> int:
     else:
         limit["M"] = path.M_limit.tolist()
         limit["principal_angles"] = principal_angles(path.M_limit).tolist()
-        if eq is not None:
+        if isinstance(eq, HeadsEquilibrium):
             doc_eq = {"M": eq.M.tolist(), "stability": "stable" if eq.stable else (
                 "neutral" if eq.neutral else "unstable"), "certified": False,
                 "largest_eigenvalue": float(eq.eigenvalues[0].real), "principal_angles": eq.angles.tolist(),
@@ -143,7 +146,7 @@ def _run_subspace(args, problem, schedule) -> int:
           f"{schedule.as_dict()}")
     name = "r = U^T q" if H == 1 else "M = U^T Q (rows: directions xi_j; columns: heads)"
     print(f"{'step':>8} {'t_k':>10}  {name}")
-    for k, t, M in zip(pred.step, pred.time, path.M):
+    for k, t, M in zip(pred.step, pred.time, path.M, strict=True):
         text = _vec(M[:, 0]) if H == 1 else "[" + "; ".join(_vec(row) for row in M) + "]"
         if H > 1:
             text += "  angles " + _vec(principal_angles(M))
@@ -159,7 +162,8 @@ def _run_subspace(args, problem, schedule) -> int:
               f"<= {max((hi - lo) / 2 for lo, hi in doc_eq['r']) if doc_eq['r'] else float('nan'):.0e} holding exactly "
               f"one, at distance {doc_eq['distance']:.1e} from the end of the flow)")
     elif doc_eq is not None:
-        print(f"  equilibrium: {doc_eq['stability']} (numerical: largest eigenvalue {doc_eq['largest_eigenvalue']:.4g}), "
+        print(f"  equilibrium: {doc_eq['stability']} (numerical: largest eigenvalue "
+              f"{doc_eq['largest_eigenvalue']:.4g}), "
               f"principal angles {_vec(doc_eq['principal_angles'])}, objective {doc_eq['objective']:.6g}")
     print(f"note: {pred.note}")
     return 0

@@ -43,7 +43,8 @@ def register(sub) -> None:
     p.add_argument("--rho0", type=finite_float, default=None, help="fixed start; default uniform on the sphere")
     add_heads_argument(p)
     p.add_argument("--r0", type=overlap_vector, default=None, metavar="M11,..,MkH",
-                   help="subspace model: fixed start overlaps U^T Q_0, k x H numbers row-major (one head: r0 = U^T q_0); "
+                   help="subspace model: fixed start overlaps U^T Q_0, k x H numbers row-major "
+                   "(one head: r0 = U^T q_0); "
                    "default Q_0 uniform on the Stiefel manifold")
     p.add_argument("--seed", type=count("seed"), default=None, help="seed (default: fresh entropy, reported)")
     p.add_argument("--stride", type=count("stride"), default=1, help="record rho every STRIDE steps, default 1")
@@ -66,6 +67,13 @@ def _progress(total: int, show: bool):
     return bar, (lambda k: bar.update(task, completed=k))
 
 
+def _fresh_seed() -> int:
+    """A 63-bit seed from fresh OS entropy (reported, so the run can be repeated)."""
+    entropy = np.random.SeedSequence().entropy  # an int when no entropy is given
+    assert isinstance(entropy, int)
+    return entropy % 2**63
+
+
 def run(args) -> int:
     problem, schedule = problem_and_schedule(args)
     check_simulation(simulator=args.simulator, runs=args.runs * problem.heads, steps=args.steps,
@@ -74,7 +82,7 @@ def run(args) -> int:
     if problem.model.scalar and M0 is not None:
         raise ValueError("`r0` is the start of the subspace model (a k-dimensional law or --heads > 1); "
                          "a scalar prior starts at `rho0`")
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**63)
+    seed = args.seed if args.seed is not None else _fresh_seed()
     show = sys.stderr.isatty() and args.steps * args.runs >= _BAR_MIN_RUN_STEPS
     bar, callback = _progress(args.steps, show)
     try:
@@ -166,7 +174,7 @@ def _print_subspace(args, sim, seed: int, M0, saved) -> int:
     else:
         mean = ", ".join(f"{a:.4f}" for a in out["mean_final_principal_angles"])
         print(f"  mean final principal angles between span Q and span U (radians): {mean}")
-        for M, a in zip(final, angles[:, -1]):
+        for M, a in zip(final, angles[:, -1], strict=True):
             rows = "; ".join(", ".join(f"{x:+.4f}" for x in row) for row in M)
             print(f"    M = [{rows}]  angles ({', '.join(f'{x:.4f}' for x in a)})")
     if saved:

@@ -32,7 +32,8 @@ def check_overlaps(name: str, r, k: int, heads: int = 1) -> np.ndarray:
     """``r`` (a flat tuple) as a ``k x heads`` array (row-major) with operator norm ``<= 1``
     (``|r| <= 1`` for one head); else ``ValueError`` naming ``name``."""
     if len(r) != k * heads:
-        shape = f"{k} entries (k = {k})" if heads == 1 else f"k x H = {k * heads} entries (row-major, k = {k}, H = {heads})"
+        shape = (f"{k} entries (k = {k})" if heads == 1
+                 else f"k x H = {k * heads} entries (row-major, k = {k}, H = {heads})")
         raise ValueError(f"`{name}` must have {shape}, got {len(r)}: {','.join(f'{x:g}' for x in r)}")
     M = np.array(r, dtype=float).reshape(k, heads)
     norm = float(np.linalg.norm(M, 2))
