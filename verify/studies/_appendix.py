@@ -38,6 +38,7 @@ from ...theory import (
 )
 from ..suite import PAPER_MEAN_FINAL_ALIGNMENT, claims
 from ._appendix_subspace import SubspaceData, subspace_data
+from ._bounds import Bound, below
 from ._evidence import Evidence
 from ._phase import PhaseDiagram, phase_diagram
 from ._reproduce import PROTOCOL
@@ -93,13 +94,18 @@ class Derivations:
 
 @dataclass(frozen=True)
 class QuadratureRow:
-    """One row of the diffusion section's table: sympy against 40-digit quadrature."""
+    """One row of the diffusion section's table: sympy against 40-digit quadrature.
+
+    ``rel_diff`` measures the working precision only (the rule is exact), so the table prints
+    ``bound``, the tolerance ``10**(10 - dps)`` of theory's quadrature cross-checks.
+    """
 
     prior: str
     point: dict
     symbolic: float
     quadrature: float
     rel_diff: float
+    bound: Bound
 
 
 @dataclass(frozen=True)
@@ -156,6 +162,9 @@ class AppendixData:
     priors_theta: float = PRIORS_THETA
     #: the section on the signal subspace (``verify.studies._appendix_subspace``), or ``None``
     subspace: SubspaceData | None = None
+    #: claim 1: the lemmas' relative difference from the 50-digit quadrature, below the check's
+    #: tolerance (``None`` without the check's records)
+    quadrature: Bound | None = None
 
 
 def derivations() -> Derivations:
@@ -235,7 +244,8 @@ def quadrature_rows() -> tuple[QuadratureRow, ...]:
     rows = []
     for prior, p in DIFFUSION_POINTS:
         q = variance_quadrature(prior, p, dps=40)
-        rows.append(QuadratureRow(prior, dict(p), q.symbolic, q.quadrature, q.rel_diff))
+        bound = below(q.rel_diff, 10 - q.dps, f"the relative difference of sympy and quadrature ({prior})")
+        rows.append(QuadratureRow(prior, dict(p), q.symbolic, q.quadrature, q.rel_diff, bound))
     return tuple(rows)
 
 
@@ -256,6 +266,18 @@ def prior_rows() -> tuple[PriorRow, ...]:
         rows.append(PriorRow(spec, law.family, support, law.mgf(T), sp.Rational(law.mean), c, below, above, roots,
                              minus))
     return tuple(rows)
+
+
+def quadrature_bound(records) -> Bound | None:
+    """Claim 1's agreement of the lemmas with quadrature, as the tolerance of the
+    ``derivation.quadrature`` check (``10**(10 - dps)``); each record's value is checked below it."""
+    recs = [r for r in records if r.id == "derivation.quadrature" and r.value is not None]
+    if not recs:
+        return None
+    exponent = max(math.ceil(math.log10(r.threshold) - 1e-9) for r in recs)  # a power of ten >= each tolerance
+    for r in recs:
+        below(r.value, exponent, "the lemmas' relative difference from quadrature")
+    return Bound(exponent, "the lemmas' relative difference from quadrature")
 
 
 def appendix_data(result=None, reproduction=None, schedule=None) -> AppendixData:
@@ -298,4 +320,5 @@ def appendix_data(result=None, reproduction=None, schedule=None) -> AppendixData
         robbins_monro=None if schedule is None else bool(schedule.robbins_monro().holds),
         reproduction=None if reproduction is None else tuple(reproduction),
         subspace=subspace_data(),
+        quadrature=None if run is None else quadrature_bound(run.records),
     )

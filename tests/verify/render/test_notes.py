@@ -151,6 +151,13 @@ def test_plain_math_detector_can_fail():
     assert not PLAIN_MATH.search(_outside_math("over $(\\theta,\\alpha)$"))
 
 
+def test_a_fresh_generation_prints_no_rounding_residue(notes_dir):
+    from .test_rounding_level import residues
+
+    for name in ("appendix.md", "appendix.tex"):
+        assert residues((notes_dir / name).read_text()) == [], name
+
+
 def test_figures_are_vector_pdf_and_png(notes_dir):
     text = (notes_dir / "appendix.tex").read_text()
     stems = re.findall(r"\\includegraphics\[[^]]*\]\{([^}]*)\}", text)

@@ -31,6 +31,8 @@ from sigrec.verify.render._notes import _subspace as section
 from sigrec.verify.render._notes._format import NAMES
 from sigrec.verify.studies import _appendix_subspace as sub
 
+from .test_rounding_level import residues
+
 REDUCED = {
     "TRANSITION_CASES": ((2, 0.3),),
     "FLOW_STARTS": ((0.3, 0.1), (-0.5, -0.45)),
@@ -193,6 +195,13 @@ def test_heads_panels_start_at_the_frames_and_name_their_ends(rendered):
     assert strong.ends == ("shared direction",) and strong.stable == (True,)
     assert abs(strong.angles[0, -1, 1] - math.pi / 2) < 1e-6
     assert sub._end(np.array([0.0, 0.3])) == "other"
+
+
+def test_the_section_prints_its_rounding_residue_as_a_checked_bound(rendered):
+    data, md, latex, _ = rendered
+    assert residues(md) == [] and residues(latex) == []
+    e = data.extra
+    assert max(e.span_error) < e.span_bound.value and f"|MM^{{\\top}}-I|<10^{{{e.span_bound.exponent}}}$" in md
 
 
 def test_section_labels_evidence_and_includes_the_figures(rendered):

@@ -32,6 +32,12 @@ def _num(x, digits=3) -> str:
     return t
 
 
+def _bound(b) -> str:
+    """A rounding residue as the bound it was checked to satisfy (``verify.studies._bounds``), for
+    math mode: ``<10^{-30}``; its digits are never printed."""
+    return f"<10^{{{b.exponent}}}"
+
+
 #: names the displays use for subexpressions (docs/design.md section 1)
 NAMES = {beta * theta: "b"}
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ....theory import display, tex
-from ._format import NAMES, _num, _status, _two
+from ._format import NAMES, _bound, _status, _two
 
 
 def model_section(doc) -> None:
@@ -87,6 +87,7 @@ def limit_section(doc, data, claim=None) -> None:
     )
     doc.end_derivation()
     if claim is not None:
-        worst = claim.quantities.get("quadrature_max_relative_difference")
-        agree = f" The lemmas agree with quadrature to ${_num(worst, 2)}$ relative." if worst is not None else ""
+        agree = "" if data.quadrature is None else \
+            (f" The lemmas agree with quadrature to a relative difference ${_bound(data.quadrature)}$ "
+             "(the check's tolerance).")
         _status(doc, claim, "Every step is a sympy object and $F(\\pm1)=0$ exactly." + agree)

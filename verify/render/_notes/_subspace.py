@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ....theory import tex
 from .._subspace_figure import plot_heads_angles, plot_subspace_flow
-from ._format import NAMES, _g, _num
+from ._format import NAMES, _bound, _g, _num
 
 #: decimals of the printed transition brackets (the certified width is about 1e-10)
 DIGITS = 13
@@ -201,12 +201,11 @@ def _heads(doc, s, out: Path) -> None:
         "$\\operatorname{span}Q$ misses one direction of the signal. Where both occur, the shared state is a "
         "stable equilibrium with a lower objective: at strong signal, recovery by two heads is not universal.")
     e = s.extra
-    err = max(e.span_error)
     same_end = all(max(abs(a - b) for a, b in zip(n, e.norms[0])) < 1e-6 for n in e.norms)
     norms = ", ".join(_g(x) for x in e.norms[0])
     items.append(
         f"$H=3>k=2$, $\\theta={_g(e.theta)}$, $\\alpha={_g(e.alpha)}$, {len(e.seeds)} runs: every run ends with "
-        f"$\\operatorname{{span}}U$ inside $\\operatorname{{span}}Q$ ($\\max|MM^{{\\top}}-I|={_num(err, 2)}$), "
+        f"$\\operatorname{{span}}U$ inside $\\operatorname{{span}}Q$ ($\\max|MM^{{\\top}}-I|{_bound(e.span_bound)}$), "
         f"the heads' overlap norms $\\|m_h\\|$ ending at {norms}" + (" in every run" if same_end else " in the first run")
         + ": two heads specialise, the extra one keeps a small overlap and has no direction of its own.")
     doc.items(items)
