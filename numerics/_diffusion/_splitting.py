@@ -72,8 +72,7 @@ def effective_step(schedule: Schedule, rate: float) -> float:
     t = schedule.times(n)
     eta = schedule.eta(np.arange(n + 1))
     w = np.exp(-2 * rate * t)
-    return float(2 * rate * np.trapezoid(w * eta, t)) if hasattr(np, "trapezoid") else \
-        float(2 * rate * np.trapz(w * eta, t))
+    return float(2 * rate * np.trapezoid(w * eta, t))
 
 
 def splitting_probability(problem: Problem, schedule: Schedule, rho0: float, *, variance_scale: float = 1.0,
