@@ -162,9 +162,9 @@ def subspace_forms() -> dict:
     eigenvalues in closed form equal ``H_11 - H_12 - lam`` and ``-2 lam`` of the sympy Hessian at
     ``r* = 1/sqrt(k) 1`` (``k = 2, 3``).
     """
-    forms = {}
+    forms: dict[str, object] = {}
     for k in (2, 3):
-        d = derive(f"onehot(k={k})")
+        d = derive(f"onehot(k={k})", engine="subspace")
         ms = sp.symbols(f"m1:{k + 1}", real=True)
         sub = dict(zip(ms, d.pooled[1]))
         b = beta * theta
@@ -193,7 +193,7 @@ def subspace_forms() -> dict:
             forms.update(mgf=d.mgf, t=sp.symbols("t1:3", real=True), m=d.pooled[1], r=d.r, m_symbols=ms,
                          j=j_m, g1=g_m, c_q=d.pooled[0], w=w, k=kk, lam=lam, tangent=tangent,
                          w_of=w_of)
-    one, scalar = derive("fixed", engine="subspace"), derive("fixed")
+    one, scalar = derive("fixed", engine="subspace"), derive("fixed", engine="scalar")
     _checked(one.objective.subs(one.r[0], rho), scalar.objective, "j for k = 1")
     return forms
 
@@ -206,7 +206,7 @@ def _flow_panel(theta_: float, alpha_: float) -> FlowPanel:
     for i, y in enumerate(grid):
         for j, x in enumerate(grid):
             if x * x + y * y <= 1.0:
-                u[i, j], v[i, j] = evaluate(model, (x, y)).flow
+                u[i, j], v[i, j] = evaluate(model, (x, y), engine="subspace").flow
     circle, disk = certify_circle(model), certify_disk(model)
     eqs = []
     for e in circle.equilibria:
@@ -226,7 +226,7 @@ def _path(model: Model, r0) -> np.ndarray:
     from scipy.integrate import solve_ivp
 
     def rhs(_t, r):
-        return evaluate(model, r / max(1.0, float(np.linalg.norm(r)))).flow
+        return evaluate(model, r / max(1.0, float(np.linalg.norm(r))), engine="subspace").flow
 
     times = np.concatenate([[0.0], np.geomspace(0.05, FLOW_TIME, 160)])
     sol = solve_ivp(rhs, (0.0, FLOW_TIME), np.asarray(r0, float), method="LSODA", t_eval=times, rtol=1e-10,

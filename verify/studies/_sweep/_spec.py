@@ -84,7 +84,7 @@ class SweepSpec:
 
     def parameters(self, index) -> dict:
         """The full parameter set of cell ``index`` (defaults for the unswept ones)."""
-        p = {"theta": None, "d": 3, "beta": 1.0, "sigma2": 1.0, "prior": "fixed"}
+        p: dict = {"theta": None, "d": 3, "beta": 1.0, "sigma2": 1.0, "prior": "fixed"}  # the grid's values vary
         p.update({name: values[i] for (name, values), i in zip(self.grid, index)})
         if "alpha" in p:
             p["R"], p["L"] = int(round(p.pop("alpha") * self.L)), self.L

@@ -196,7 +196,7 @@ def decaying(m: DrawnModel, profile: Profile) -> list[Comparison]:
     steps = _steps(profile, p, runs, profile.trajectory_steps)
     sched = Schedule(eta0=m.eta * K0**POWER, k0=K0, power=POWER)
     stride = max(1, steps // 4)
-    pred = predict(p, sched, steps, profile.trajectory_rho0, stride)
+    pred = predict(p, sched, steps, profile.trajectory_rho0, stride, engine="scalar")
     if not pred.success:
         return [not_applicable(q, f"predict failed: {pred.message}") for q in ("trajectory", "band", "passage")]
     sim = simulate(p, sched, steps=steps, runs=runs, rho0=profile.trajectory_rho0, stride=1,
