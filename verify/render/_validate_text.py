@@ -52,7 +52,7 @@ def model_rows(doc: dict) -> list[str]:
     lines = [_row(head), "|" + "---|" * len(head)]
     for rec in doc["models"]:
         p, reg = rec["problem"], rec["region"]
-        tally = {}
+        tally: dict[str, dict[str, int]] = {}  # status -> quantity -> points
         for c in rec["comparisons"]:
             tally.setdefault(c["status"], {}).setdefault(c["quantity"], 0)
             tally[c["status"]][c["quantity"]] += 1

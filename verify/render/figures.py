@@ -11,11 +11,15 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .style import PLUS, errorbar_log, figure, legend_below, log_axis, params, plain, runs_by_basin, save
 from .style import title as _title
+
+if TYPE_CHECKING:  # annotations only: drawing needs nothing of the checks
+    from ..checks import FigureSpec
 
 
 def field(spec) -> str:
@@ -232,7 +236,7 @@ def draw(spec, path=None) -> str:
 def draw_records(records) -> list[str]:
     """Draw every figure spec the ``records`` carry (``CheckRecord.figures``), in order,
     each path once (records of one run share a figure); returns the PNG paths."""
-    specs = {}
+    specs: dict[str, FigureSpec] = {}  # path -> the first spec drawn there
     for r in records:
         for spec in getattr(r, "figures", ()):
             specs.setdefault(spec.path, spec)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ...checks import select
 from .._document import GROUP_RULE
 
@@ -44,7 +46,7 @@ def evidence_section(doc, data) -> None:
         "error); inconclusive means nothing decisive was measured at this budget. *Certified* means exact symbolic "
         "computation or interval arithmetic; anything else is numerical evidence."
     )
-    rows = []
+    rows: list[Sequence[str]] = []  # the table's rows and GROUP_RULE between claims
     for c in data.claims.values():
         if rows:
             rows.append(GROUP_RULE)
