@@ -390,7 +390,8 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
         fprime = float(np.max(np.abs(np.gradient(evaluate(m, grid, engine="scalar").field, grid))))
         first_step = min(1.0, 0.2 / max(fprime, 1e-12))
     # slowest starts first: a failing start ends the test early
-    starts = tuple(sorted(starts, key=lambda r: float(evaluate(m, r, engine="scalar").field) * np.sign(r) if r else -np.inf))
+    starts = tuple(sorted(starts, key=lambda r: (float(evaluate(m, r, engine="scalar").field) * np.sign(r)
+                                                 if r else -np.inf)))
     best = None
     for factor in EPS_FACTORS:
         eps = eps_max * factor

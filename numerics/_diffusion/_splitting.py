@@ -92,7 +92,7 @@ def splitting_probability(problem: Problem, schedule: Schedule, rho0: float, *, 
     instance("schedule", schedule, Schedule)
     rho0 = real("rho0", rho0, lower=-1.0, upper=1.0)
     eq = find_equilibria(problem.model)
-    unstable = [float(p) for p, stable in zip(eq.points, eq.stable) if not stable and abs(p) < 1]
+    unstable = [float(p) for p, stable in zip(eq.points, eq.stable, strict=True) if not stable and abs(p) < 1]
     if not unstable:
         raise ValueError("the model has no unstable interior equilibrium: every start ends at +xi "
                          "(splitting applies to bistable models)")
