@@ -50,7 +50,7 @@ def field(spec) -> str:
         ax.plot([e.midpoint], [0], "s", ms=6, mfc="C3" if e.stability == "stable" else "white", mec="C3",
                 label=rf"certified $\rho^*\in[{e.lo:.4f},{e.hi:.4f}]$ ({e.stability})")
     handles, labels = ax.get_legend_handles_labels()
-    unique = dict(zip(labels, handles))
+    unique = dict(zip(labels, handles, strict=True))
     ax.legend(unique.values(), unique.keys(), loc="best", frameon=True, framealpha=0.9)
     ax.set_xlabel(r"$\rho$")
     ax.set_ylabel((r"$F(\rho)/\alpha$ (sparse limit)" if model.sparse else r"$F(\rho)$")
