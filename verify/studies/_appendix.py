@@ -195,7 +195,7 @@ def derivations() -> Derivations:
     forms["h_minus1"] = shown(sigma2 * (1 - beta * theta * (1 - m)) + theta**2 * m * (1 - m),
                               ma.endpoint_quadratic)
     disc = (theta - beta * sigma2) ** 2 + 4 * sigma2
-    inside = [a for a in sp.preorder_traversal(ma.critical_m) if isinstance(a, sp.Pow) and a.exp == sp.S.Half][0]
+    inside = next(a for a in sp.preorder_traversal(ma.critical_m) if isinstance(a, sp.Pow) and a.exp == sp.S.Half)
     if sp.expand(disc - inside.base) != 0:
         raise AssertionError("the discriminant under the root of m_c differs from Delta")
     Delta = sp.Symbol("Delta", positive=True)

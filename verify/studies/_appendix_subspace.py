@@ -166,10 +166,10 @@ def subspace_forms() -> dict:
     for k in (2, 3):
         d = derive(f"onehot(k={k})", engine="subspace")
         ms = sp.symbols(f"m1:{k + 1}", real=True)
-        sub = dict(zip(ms, d.pooled[1]))
+        sub = dict(zip(ms, d.pooled[1], strict=True))
         b = beta * theta
         mm = sum(x**2 for x in ms)
-        rm = sum(ri * mi for ri, mi in zip(d.r, ms))
+        rm = sum(ri * mi for ri, mi in zip(d.r, ms, strict=True))
         j_m = beta**2 * sigma2**2 + theta**2 * mm + 2 * beta * sigma2 * theta * rm
         g_m = 2 * theta * ms[0] * (b * theta * (ms[0] - mm) + beta * sigma2 * (1 + b * (d.r[0] - rm)))
         _checked(j_m.subs(sub), d.objective, f"j (k = {k})")
@@ -185,7 +185,7 @@ def subspace_forms() -> dict:
         e = sp.exp(b / sp.sqrt(kk))
         w_of = alpha * e / (alpha * e + 1 - alpha)
         at = {w: w_of.subs(kk, k), kk: k}
-        lam_d = sum(ri * gi for ri, gi in zip(d.r, d.gradient)).subs(star)
+        lam_d = sum(ri * gi for ri, gi in zip(d.r, d.gradient, strict=True)).subs(star)
         _checked(lam.subs(at), lam_d, f"lambda at the mixture (k = {k})")
         _checked((tangent - lam).subs(at), (d.hessian[0][0] - d.hessian[0][1]).subs(star) - lam_d,
                  f"the tangent eigenvalue at the mixture (k = {k})")
@@ -267,7 +267,7 @@ def _heads_panel(theta_: float, alpha_: float, seeds) -> HeadsPanel:
         M0 = start_frame(seed)
         shape = M0.shape
 
-        def rhs(_t, y):
+        def rhs(_t, y, shape=shape):
             return heads_flow(model, _feasible(y.reshape(shape))).reshape(-1)
 
         sol = solve_ivp(rhs, (0.0, float(HEADS_TIMES[-1])), M0.reshape(-1), method="LSODA", t_eval=HEADS_TIMES,

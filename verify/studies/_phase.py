@@ -111,11 +111,11 @@ def phase_diagram(beta=1.0, sigma2=1.0, prior="fixed", n_theta=48, n_alpha=48,
     columns = current_executor().map(_column, units, progress=done)
     c_star = sparse_threshold_prior(prior)
     mean_zero = parse_prior(prior).mean == 0
-    for j, (t, (s_status, s_cert, s_boxes, col)) in enumerate(zip(thetas, columns)):
+    for j, (t, (s_status, s_cert, s_boxes, col)) in enumerate(zip(thetas, columns, strict=True)):
         boundary[j] = _boundary(prior, t, beta, sigma2)
         sparse[j], sparse_cert[j] = s_status, s_cert
         boxes += s_boxes
-        for i, (a, (c_status, c_cert, c_boxes)) in enumerate(zip(alphas, col)):
+        for i, (a, (c_status, c_cert, c_boxes)) in enumerate(zip(alphas, col, strict=True)):
             status[i, j], cert[i, j] = c_status, c_cert
             boxes += c_boxes
             if c_status in ("monotone", "bistable"):

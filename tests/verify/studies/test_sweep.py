@@ -49,11 +49,11 @@ def test_basin_measure_matches_the_simulators_own_starts(d, rho_star):
 
 def test_minus_basin_uses_the_certified_equilibrium():
     cert = certify(Model.from_counts(2.0, 500, 10_500))
-    rho_star, p = sweep._minus_basin(cert, 3)
+    rho_star, p = sweep._cell._minus_basin(cert, 3)
     assert rho_star == pytest.approx(-0.5417389608, abs=1e-9)
     assert p == pytest.approx((1 + rho_star) / 2, abs=1e-12)
-    assert sweep._minus_basin(certify(Model(0.5, 0.5)), 3) == (pytest.approx(np.nan, nan_ok=True), 0.0)
-    assert sweep._minus_basin(certify(Model(1.0, 0.5, prior="rademacher")), 7)[1] == pytest.approx(0.5)
+    assert sweep._cell._minus_basin(certify(Model(0.5, 0.5)), 3) == (pytest.approx(np.nan, nan_ok=True), 0.0)
+    assert sweep._cell._minus_basin(certify(Model(1.0, 0.5, prior="rademacher")), 7)[1] == pytest.approx(0.5)
 
 
 def test_store_layout_resume_and_refusal(tmp_path, capsys):

@@ -67,7 +67,7 @@ class DrawnModel:
 
 def _draw(rng: np.random.Generator) -> tuple[Problem, float]:
     lo, hi, _ = RANGES["L"]
-    L = int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
+    L = round(math.exp(rng.uniform(math.log(lo), math.log(hi))))
     alpha = rng.uniform(*RANGES["alpha"][:2])
     d_lo, d_hi, _ = RANGES["d"]
     problem = Problem(theta=rng.uniform(*RANGES["theta"][:2]), R=max(1, round(alpha * L)), L=L,

@@ -275,7 +275,7 @@ def splitting(m: DrawnModel, profile: Profile) -> Comparison:
     # at least 8 escape times within split_steps, but eta F'(rho*) at most SPLIT_GROWTH, where the
     # scale function predicts a constant-step chain (as in the suite's sga.splitting)
     eta = min(max(m.eta, 8.0 / (ref.rate * profile.split_steps)), SPLIT_GROWTH / ref.rate)
-    steps = int(math.ceil(8.0 / (ref.rate * eta)))
+    steps = math.ceil(8.0 / (ref.rate * eta))
     runs = min(profile.split_runs, int(profile.max_draws // (steps * p.batch * 4 * p.L)))
     if runs < 30:
         return not_applicable("splitting", f"{steps} steps of {runs} runs fit the draw budget "
