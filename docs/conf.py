@@ -4,6 +4,9 @@ Build: ``pip install -e ".[docs]" && sphinx-build -W --keep-going -b html docs d
 The tutorials are MyST text notebooks, executed on every build (an error fails it).
 """
 
+import importlib
+import inspect
+import re
 import sys
 from importlib.metadata import version as _version
 from pathlib import Path
@@ -56,10 +59,6 @@ html_static_path = []
 # A page holds a line ``<!-- api: sigrec.theory -->``; at read time it becomes a table of
 # the names with the first sentence of each docstring, then one autodoc entry per name, in
 # the order of the package's __all__: a name added to __all__ appears without editing docs.
-
-import importlib
-import inspect
-import re
 
 _API_MARK = re.compile(r"^<!-- api: ([\w.]+) -->$", re.MULTILINE)
 

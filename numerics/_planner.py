@@ -158,7 +158,7 @@ class RecoveryPlan:
 
     def describe(self) -> str:
         """One line: the plan and its cost."""
-        if not self.feasible:
+        if not self.feasible or self.schedule is None:
             return f"no decisive plan: {self.message}"
         cost = f", ~{self.seconds / 60:.3g} CPU-min" if self.seconds is not None else ""
         return (f"{self.steps:,} steps x {self.runs} runs of {schedule_text(self.schedule)} "
@@ -205,13 +205,13 @@ def decisive_runs(predicted_fraction: float, *, fraction: float = 0.9, false_fai
     k = round(predicted_fraction * paths)
     p = 0.0 if k == 0 else float(beta_law.ppf(0.05, k, paths - k + 1))
     fewest = math.ceil(1.0 / (1.0 - fraction) - 1e-9)
-    best = None
+    best = (math.inf, most)  # (the least chance of a false "fails", its n)
     for n in range(min(fewest, most), most + 1):
         need = math.ceil(fraction * n - 1e-9)  # runs that must recover
         chance = float(binom.cdf(need - 1, n, p))
         if chance <= false_fails:
             return n
-        if best is None or chance < best[0] - 1e-12:
+        if chance < best[0] - 1e-12:
             best = (chance, n)
     return best[1]
 
@@ -219,7 +219,7 @@ def decisive_runs(predicted_fraction: float, *, fraction: float = 0.9, false_fai
 def _planned_starts(problem: Problem) -> tuple[float, ...]:
     law = start_law(problem.d)
     starts = list(law.quantile(np.asarray([0.05, 0.95], float)))
-    for e in certify(problem.model).midpoints:
+    for e in certify(problem.model, engine="scalar").midpoints:
         # the band around rho* holding 5% of the start law
         p = law.cdf(e)
         lo, hi = max(p - 0.025, 1e-12), min(p + 0.025, 1 - 1e-12)
@@ -266,7 +266,7 @@ def _stable_zero(problem: Problem, eta: float, lo: float, hi: float) -> float:
             break
         i = cross[-1]
         lo, hi, flo, fhi = float(x[i]), float(x[i + 1]), float(v[i]), float(v[i + 1])
-    if flo is None or not math.isfinite(flo) or not math.isfinite(fhi) or flo == fhi:
+    if flo is None or fhi is None or not math.isfinite(flo) or not math.isfinite(fhi) or flo == fhi:
         return 0.5 * (lo + hi)
     return lo + (hi - lo) * flo / (flo - fhi)
 
@@ -387,10 +387,11 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
             f"d = {problem.d} (the finite-L field is too weak there)")
     if first_step is None:
         grid = np.linspace(-1, 1, 401)
-        fprime = float(np.max(np.abs(np.gradient(evaluate(m, grid).field, grid))))
+        fprime = float(np.max(np.abs(np.gradient(evaluate(m, grid, engine="scalar").field, grid))))
         first_step = min(1.0, 0.2 / max(fprime, 1e-12))
     # slowest starts first: a failing start ends the test early
-    starts = tuple(sorted(starts, key=lambda r: float(evaluate(m, r).field) * np.sign(r) if r else -np.inf))
+    starts = tuple(sorted(starts, key=lambda r: (float(evaluate(m, r, engine="scalar").field) * np.sign(r)
+                                                 if r else -np.inf)))
     best = None
     for factor in EPS_FACTORS:
         eps = eps_max * factor

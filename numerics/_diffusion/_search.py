@@ -179,7 +179,9 @@ class _Objective:
 
     def __init__(self, paths: CommonPaths, horizon: int):
         self.paths, self.horizon = paths, horizon
-        self.rows, self.scores, self._seen = [], [], {}
+        self.rows: list[dict] = []  # the table: one row per schedule, in the order scored
+        self.scores: list[float] = []  # the score of each row
+        self._seen: dict[tuple[float, ...], int] = {}  # a schedule's key -> its row
         self.best_q90 = math.inf
 
     def score(self, schedule: Schedule, stage: str) -> float:

@@ -72,8 +72,7 @@ def effective_step(schedule: Schedule, rate: float) -> float:
     t = schedule.times(n)
     eta = schedule.eta(np.arange(n + 1))
     w = np.exp(-2 * rate * t)
-    return float(2 * rate * np.trapezoid(w * eta, t)) if hasattr(np, "trapezoid") else \
-        float(2 * rate * np.trapz(w * eta, t))
+    return float(2 * rate * np.trapezoid(w * eta, t))
 
 
 def splitting_probability(problem: Problem, schedule: Schedule, rho0: float, *, variance_scale: float = 1.0,
@@ -93,7 +92,7 @@ def splitting_probability(problem: Problem, schedule: Schedule, rho0: float, *, 
     instance("schedule", schedule, Schedule)
     rho0 = real("rho0", rho0, lower=-1.0, upper=1.0)
     eq = find_equilibria(problem.model)
-    unstable = [float(p) for p, stable in zip(eq.points, eq.stable) if not stable and abs(p) < 1]
+    unstable = [float(p) for p, stable in zip(eq.points, eq.stable, strict=True) if not stable and abs(p) < 1]
     if not unstable:
         raise ValueError("the model has no unstable interior equilibrium: every start ends at +xi "
                          "(splitting applies to bistable models)")

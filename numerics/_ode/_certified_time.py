@@ -185,7 +185,7 @@ def certified_crossing(model: Model, schedule: Schedule, rho0, target: float) ->
         return CertifiedCrossing("refused", "uniform starts: the crossing step depends on the start", None, None)
     rho0 = real("rho0", rho0, lower=-1.0, upper=1.0)
     try:
-        cert = certify(model)  # one certificate for the basin and the time
+        cert = certify(model, engine="scalar")  # one certificate for the basin and the time
         basin = certified_basin(model, rho0, certificate=cert)
         rho1 = math.copysign(target, basin.direction if basin.direction else rho0)
         if abs(rho0) >= target:

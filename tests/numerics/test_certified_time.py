@@ -51,7 +51,7 @@ def test_constant_step_crossing_is_the_ceiling():
 
 def test_summable_schedule_that_falls_short_is_refused():
     enc = certified_time(WEAK, 0.0, 0.99)
-    with pytest.raises(ValueError, match="`schedule`.*total ODE time"):
+    with pytest.raises(ValueError, match=r"`schedule`.*total ODE time"):
         crossing_step(Schedule(2.0, 10.0, 1.5), enc)
     with pytest.raises(ValueError, match="`time`"):
         crossing_step(Schedule.constant(0.1), (1.0, 2.0))
@@ -67,5 +67,5 @@ def test_certified_basin_agrees_with_the_float_basins():
     model = Model(3.0, 0.01)
     starts = np.linspace(-0.95, 0.95, 39)
     flt = basins(model, starts).limit
-    for rho0, limit in zip(starts, flt):
+    for rho0, limit in zip(starts, flt, strict=True):
         assert certified_basin(model, float(rho0)).limit.point == limit

@@ -71,7 +71,7 @@ def test_the_chosen_count_keeps_the_rate_or_is_the_best_there_is():
     fr = np.linspace(0.9, 1.0, 41)
     n = [decisive_runs(float(f), most=40) for f in fr]
     # not monotone in general (the threshold ceil(0.9 n) jumps), but the chosen n keeps its error rate
-    for f, k in zip(fr, n):
+    for f, k in zip(fr, n, strict=True):
         p = _cp_lower(round(f * 2000), 2000) if f < 1 else 0.05 ** (1 / 2000)
         chance = {m: 1 - _tail_at_least(math.ceil(0.9 * m - 1e-9), m, p) for m in range(10, 41)}
         assert chance[k] <= 0.05 or chance[k] <= min(chance.values()) + 1e-9

@@ -149,7 +149,8 @@ def test_notes_section_prints_the_variance_and_the_splitting_formula(tmp_path):
     from sigrec.verify.studies._appendix import quadrature_rows
 
     doc = Document("t")
-    data = SimpleNamespace(derivations=SimpleNamespace(diffusion=derive_diffusion("fixed")), diffusion=quadrature_rows())
+    data = SimpleNamespace(derivations=SimpleNamespace(diffusion=derive_diffusion("fixed")),
+                           diffusion=quadrature_rows())
     diffusion_section(doc, data)
     md = doc.markdown()
     assert "Fluctuations: the diffusion approximation" in md

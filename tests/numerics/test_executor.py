@@ -101,7 +101,7 @@ def test_unreachable_scheduler_is_a_value_error():
 @pytest.mark.parametrize("address", ["foo", "tcp://127.0.0.1:notaport", "tcp://127.0.0.1:0"])
 def test_malformed_scheduler_address_is_one_error_line(address, capsys, monkeypatch):
     args = ["simulate", "--theta", "1", "--R", "3", "--L", "10", "--d", "3", "--steps", "2"]
-    for argv in (args + ["--scheduler", address], args):
+    for argv in ([*args, "--scheduler", address], args):
         monkeypatch.setenv("SIGREC_SCHEDULER", address)
         t = time.monotonic()
         assert main(argv) == 2
@@ -142,7 +142,7 @@ def test_a_different_seed_changes_the_bits(cluster):
 def test_environment_variable_selects_the_scheduler(cluster, monkeypatch, capsys):
     args = ["simulate", "--theta", "2", "--R", "20", "--L", "300", "--d", "3", "--steps", "20", "--runs", "4",
             "--seed", "5", "--json"]
-    assert main(args + ["--workers", "1"]) == 0
+    assert main([*args, "--workers", "1"]) == 0
     ref = json.loads(capsys.readouterr().out)
     monkeypatch.setenv("SIGREC_SCHEDULER", cluster.address)
     assert main(args) == 0
@@ -184,7 +184,7 @@ def test_fan_out_units_send_their_blocks_back_to_the_cluster(cluster):
     # inside a fan-out unit the unit's own map goes to the cluster's two workers; in an
     # ordinary unit it runs in-process; the bits are the same either way
     assert [f[:2] for f in fanned] == [("nested", 2)] * 3 and [p[:2] for p in plain] == [("inline", 1)] * 3
-    for f, p, r in zip(fanned, plain, ref):
+    for f, p, r in zip(fanned, plain, ref, strict=True):
         assert np.array_equal(f[2], r) and np.array_equal(p[2], r)
 
 
@@ -251,7 +251,7 @@ def test_reproduce_configurations_on_the_cluster_equal_in_process(cluster):
     with executor(scheduler=cluster.address):
         got = rep.run_configs(configs, tiny, progress=lambda d, n: seen.append((d, n)))
     assert seen == [(1, 2), (2, 2)]
-    for a, b in zip(ref, got):
+    for a, b in zip(ref, got, strict=True):
         assert (a.theta, a.L) == (b.theta, b.L)
         assert np.array_equal(a.curves["mean"], b.curves["mean"]) and a.mean_final_alignment == b.mean_final_alignment
         assert a.basin_agreement == b.basin_agreement and a.ode_corrected_prediction == b.ode_corrected_prediction
@@ -281,7 +281,7 @@ def test_verify_cases_on_the_cluster_equal_in_process(cluster, tmp_path, capsys)
     args = ["verify", "--cases", str(cases), "--checks", "field.endpoints,field.monotone,sga.convergence", "--json"]
     docs = {}
     for name, where in (("inline", ["--workers", "1"]), ("cluster", ["--scheduler", cluster.address])):
-        assert main(args + ["--out", str(tmp_path / name)] + where) == 0
+        assert main([*args, "--out", str(tmp_path / name), *where]) == 0
         docs[name] = json.loads(capsys.readouterr().out)
     # the report says where its units ran (timings depend on it, results do not)
     assert docs["inline"]["environment"]["executor"] == {"backend": "inline", "workers": 1, "scheduler": None}
@@ -324,7 +324,7 @@ def test_killing_a_worker_mid_verify_changes_nothing(cluster, tmp_path, capsys):
     and so are the blocks of runs it had sent out: the records are the undisturbed ones."""
     args = ["verify", "--theta", "0.6", "--R", "60", "--L", "400", "--d", "5", "--checks", "sga.convergence",
             "--json"]
-    assert main(args + ["--out", str(tmp_path / "ref"), "--workers", "1"]) == 0
+    assert main([*args, "--out", str(tmp_path / "ref"), "--workers", "1"]) == 0
     ref = json.loads(capsys.readouterr().out)["checks"]
     proc = subprocess.Popen([sys.executable, "-m", "sigrec", *args, "--out", str(tmp_path / "k"),
                              "--scheduler", cluster.address], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -99,7 +99,7 @@ _models = st.fixed_dictionaries({
 
 
 def _problem(m) -> Problem:
-    return Problem(theta=m["theta"], R=int(round(m["r"] * m["L"])), L=m["L"], d=m["d"], beta=m["beta"],
+    return Problem(theta=m["theta"], R=round(m["r"] * m["L"]), L=m["L"], d=m["d"], beta=m["beta"],
                    sigma2=m["sigma2"], prior=m["prior"], batch=m["batch"])
 
 

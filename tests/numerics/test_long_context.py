@@ -88,7 +88,7 @@ def test_the_chunked_chain_has_the_law_of_the_reduced_chain():
             if k in (0, 5):
                 rows.append(kernel.rho)
         out[name] = rows
-    for a, b in zip(out["direct"], out["chunked"]):
+    for a, b in zip(out["direct"], out["chunked"], strict=True):
         assert ks_2samp(a, b).pvalue > 0.01 / 2
     assert abs(out["direct"][1].mean() - out["chunked"][1].mean()) > 0  # not the same draws
 

@@ -142,7 +142,8 @@ def test_time_to_alignment_from_next_to_an_unstable_equilibrium_matches_40_digit
         y0 = mpmath.atanh(mpmath.mpf(star) + mpmath.mpf(gap))
         yr, yt = mpmath.atanh(root), mpmath.atanh(mpmath.mpf("0.9"))
         # in s = log(y - y_root) the integrand is bounded
-        ref = mpmath.quad(lambda s: mpmath.exp(s) / evaluate_mp(model, mpmath.tanh(yr + mpmath.exp(s)), dps=40)["slope"],
+        ref = mpmath.quad(lambda s: mpmath.exp(s) / evaluate_mp(model, mpmath.tanh(yr + mpmath.exp(s)),
+                                                                 dps=40)["slope"],
                           [mpmath.log(y0 - yr), mpmath.log(yt - yr) - 3, mpmath.log(yt - yr)])
     # the float root of find_equilibria is off by ~1e-16 |root| (0 for the symmetric prior, whose
     # root 0 is exact), which moves log(gap) by up to that over gap

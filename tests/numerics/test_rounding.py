@@ -66,7 +66,7 @@ def _errors(cls, p: Problem, seed: int, eta: float = 0.05, runs: int = 3, **kw) 
     kernel = cls(p, recorders, rho0, **kw)
     kernel.step(eta)
     exact = []
-    for rec, r0 in zip(recorders, rho0):
+    for rec, r0 in zip(recorders, rho0, strict=True):
         log = list(rec.log)
         n = log[0][1]
         chi, chi1 = (2 * log[1][1], 2 * log[2][1]) if p.d > 2 else (0.0, 0.0)
@@ -75,9 +75,11 @@ def _errors(cls, p: Problem, seed: int, eta: float = 0.05, runs: int = 3, **kw) 
 
 
 #: nearly one-hot attention: the sums of r and of a are ~1e9 times the gradient's
-ONE_HOT = [dict(theta=0.0, R=0, L=2, d=200, beta=3.0, sigma2=3.0), dict(theta=2.0, R=2, L=10, d=100, beta=4.0, sigma2=2.0)]
+ONE_HOT = [dict(theta=0.0, R=0, L=2, d=200, beta=3.0, sigma2=3.0),
+           dict(theta=2.0, R=2, L=10, d=100, beta=4.0, sigma2=2.0)]
 #: away from it, and away from beta = sigma2 = 1
-ORDINARY = [dict(theta=1.0, R=30, L=600, d=30, beta=0.7, sigma2=1.5), dict(theta=1.5, R=12, L=240, d=2, beta=1.8, sigma2=0.6),
+ORDINARY = [dict(theta=1.0, R=30, L=600, d=30, beta=0.7, sigma2=1.5),
+            dict(theta=1.5, R=12, L=240, d=2, beta=1.8, sigma2=0.6),
             dict(theta=0.8, R=5, L=50, d=3, beta=1.2, sigma2=2.5)]
 KERNELS = [(ReducedKernel, {}), (FusedReducedKernel, {}), (ChunkedReducedKernel, {"chunk": 10**9}),
            (FusedChunkedKernel, {"chunk": 10**9})]

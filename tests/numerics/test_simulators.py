@@ -48,7 +48,7 @@ def test_gradient_is_batched_over_leading_axes():
 def test_softmax_does_not_overflow():
     X = np.zeros((3, 2))
     X[0, 0] = 1e4
-    grad, f, a = token_gradient(X, np.array([1.0, 0.0]), 1.0)
+    grad, _, a = token_gradient(X, np.array([1.0, 0.0]), 1.0)
     assert np.all(np.isfinite(grad)) and a[0] == 1.0
 
 
@@ -102,7 +102,8 @@ SLOW = [
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kw", SLOW + FAST, ids=lambda kw: f"d{kw['d']}-{kw.get('prior', 'fixed')}-B{kw.get('batch', 1)}")
+@pytest.mark.parametrize("kw", SLOW + FAST,
+                         ids=lambda kw: f"d{kw['d']}-{kw.get('prior', 'fixed')}-B{kw.get('batch', 1)}")
 def test_reduced_equals_full_in_law_many_steps(kw):
     red, full = _both(kw, steps=10, runs=5000, rho0=-0.2, schedule=Schedule(eta0=0.8, k0=2.0, power=0.6))
     for k in (1, 4, 10):

@@ -11,7 +11,7 @@ def test_start_law_quantiles_match_sampling():
     d = 7
     q = rng.standard_normal((200_000, d))
     rho = q[:, 0] / np.linalg.norm(q, axis=1)
-    for level, value in zip((0.05, 0.5, 0.95), start_law(d).quantile(np.asarray([0.05, 0.5, 0.95]))):
+    for level, value in zip((0.05, 0.5, 0.95), start_law(d).quantile(np.asarray([0.05, 0.5, 0.95])), strict=True):
         assert np.mean(rho <= value) == pytest.approx(level, abs=0.004)
 
 

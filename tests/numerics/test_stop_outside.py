@@ -124,4 +124,4 @@ def test_a_retired_run_draws_nothing_and_keeps_its_state(d, batch):
         assert noise[1] == 0.0 and obj[1] == 0.0 and noise[0] > 0.0
     assert gens[1].bit_generator.state == state
     assert kernel.rho[1] == rho[1]
-    assert all(g.bit_generator.state != s for g, s in zip((gens[0], gens[2]), others))
+    assert all(g.bit_generator.state != s for g, s in zip((gens[0], gens[2]), others, strict=True))

@@ -151,7 +151,7 @@ def test_reduced_equals_full_in_law_twenty_steps(case):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", ONE_STEP + [(dict(BASE, law="onehot(k=3, probs=[1/2, 3/10, 1/5])", d=12,
+@pytest.mark.parametrize("case", [*ONE_STEP, (dict(BASE, law="onehot(k=3, probs=[1/2, 3/10, 1/5])", d=12,
                                                    batch=3), 3, None)], ids=_id)
 def test_reduced_equals_full_in_law_twenty_steps_slow(case):
     kw, heads, M0 = case

@@ -71,7 +71,7 @@ def markdown(report: dict) -> str:
         caveats = [f"* Claim {c['number']} {c['status']} although {c['caveat']}" for c in report["claims"]
                    if c.get("caveat")]
         if caveats:
-            lines += [""] + caveats
+            lines += ["", *caveats]
     cases = report["config"].get("cases", [])
     if cases:
         lines += ["", "## Cases", ""]

@@ -29,7 +29,7 @@ def plot_reproduction(results, out) -> list[str]:
     rows = int(np.ceil(n / cols))
     fig, axes = figure(ncols=cols, nrows=rows, size=(5.0 if n == 1 else 7.0, 3.0 if n == 1 else 2.2 * rows))
     axes = np.atleast_1d(axes).ravel()
-    for ax, r in zip(axes, results):
+    for ax, r in zip(axes, results, strict=False):  # a full grid of axes: the spare ones are turned off
         c = r.curves
         ax.fill_between(c["steps"], c["q10"], c["q90"], color="C0", alpha=0.25, lw=0,
                         label=f"SGA, 10–90% of {r.runs} runs")
@@ -66,7 +66,7 @@ def plot_reproduction(results, out) -> list[str]:
         ax.set_xticks(Ns_all)
         ax.set_xticks([], minor=True)
         ax.set_xticklabels([f"{N:,}" for N in Ns_all])
-        ax.set_xlabel(r"nuisance tokens $N$ ($R=%d$)" % results[0].R)
+        ax.set_xlabel(rf"nuisance tokens $N$ ($R={results[0].R:d}$)")
         if len(Ns_all) == 1:
             ax.set_xlim(Ns_all[0] / 2, Ns_all[0] * 2)
     lo = min(r.mean_final_alignment - r.sd_final_alignment for r in results)

@@ -27,7 +27,7 @@ def plot_subspace_flow(panels, path: Path) -> None:
     fig, axes = figure(ncols=len(panels))
     axes = np.atleast_1d(axes)
     t = np.linspace(0, 2 * np.pi, 400)
-    for ax, p in zip(axes, panels):
+    for ax, p in zip(axes, panels, strict=True):
         g = p.grid
         ax.streamplot(g, g, p.u, p.v, density=0.8, color="0.65", linewidth=0.5, arrowsize=0.6)
         ax.plot(np.cos(t), np.sin(t), color="k", lw=0.8)
@@ -57,10 +57,10 @@ def plot_heads_angles(panels, path: Path) -> None:
     fig, axes = figure(ncols=len(panels))
     axes = np.atleast_1d(axes)
     ends = []
-    for ax, p in zip(axes, panels):
+    for ax, p in zip(axes, panels, strict=True):
         t = np.asarray(p.times, float)
         shown = t > 0
-        for run, end in zip(p.angles, p.ends):
+        for run, end in zip(p.angles, p.ends, strict=True):
             colour = END_COLOURS[end]
             ends += [end] if end not in ends else []
             ax.plot(t[shown], run[shown, 0], color=colour, lw=1.1)

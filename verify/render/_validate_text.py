@@ -45,6 +45,11 @@ def _case_rows(cases: list[dict]) -> list[str]:
     return lines
 
 
+def _listed(tally: dict[str, dict[str, int]], status: str) -> str:
+    """The quantities of a model with comparisons of ``status``, each with its count (``"none"``)."""
+    return ", ".join(f"{q} {n}" for q, n in tally.get(status, {}).items()) or "none"
+
+
 def model_rows(doc: dict) -> list[str]:
     """One row per model: its parameters, its region, and the quantities that failed (count of points)."""
     head = ["model", "prior", "theta", "R / L", "d", "beta", "sigma2", "B", "eta", "A2/L", "eta^2 E/P g/^2", "d/L",
@@ -52,19 +57,16 @@ def model_rows(doc: dict) -> list[str]:
     lines = [_row(head), "|" + "---|" * len(head)]
     for rec in doc["models"]:
         p, reg = rec["problem"], rec["region"]
-        tally = {}
+        tally: dict[str, dict[str, int]] = {}  # status -> quantity -> points
         for c in rec["comparisons"]:
             tally.setdefault(c["status"], {}).setdefault(c["quantity"], 0)
             tally[c["status"]][c["quantity"]] += 1
-
-        def listed(status):
-            got = tally.get(status, {})
-            return ", ".join(f"{q} {n}" for q, n in got.items()) or "none"
-
         lines.append(_row([rec["index"], p["prior"], f"{p['theta']:.3g}", f"{p['R']} / {p['L']}", p["d"],
                            f"{p['beta']:.3g}", f"{p['sigma2']:.3g}", p["batch"], f"{rec['eta']:.3g}",
-                           f"{reg['concentration']:.3g}", f"{reg['step']:.3g}", f"{reg.get('dimension', p['d'] / p['L']):.3g}",
-                           "inside" if reg["inside"] else "outside", listed("fail"), listed("n/a"), listed("error")]))
+                           f"{reg['concentration']:.3g}", f"{reg['step']:.3g}",
+                           f"{reg.get('dimension', p['d'] / p['L']):.3g}",
+                           "inside" if reg["inside"] else "outside", _listed(tally, "fail"), _listed(tally, "n/a"),
+                           _listed(tally, "error")]))
     return lines
 
 
@@ -73,7 +75,8 @@ def validate_markdown(doc: dict) -> str:
     s, p = doc["summary"], doc["profile"]
     out = [f"# sigrec validate\n\nSeed {doc['seed']}, profile `{p['name']}`, {s['models']} models "
            f"({s['inside']} inside the stated validity); one-step samples {p['one_step_runs']} at rho = "
-           f"{', '.join(f'{r:g}' for r in p['moment_rhos'])} (E|P g|^2 at {', '.join(f'{r:g}' for r in p['drag_rhos'])}); "
+           f"{', '.join(f'{r:g}' for r in p['moment_rhos'])} "
+           f"(E|P g|^2 at {', '.join(f'{r:g}' for r in p['drag_rhos'])}); "
            f"plateau {p['plateau_runs']} runs, burn-in {p['burn']:g} and window {p['window']:g} relaxation times "
            f"(at most {p['max_steps']} steps); decaying-step chain {p['trajectory_runs']} runs of at most "
            f"{p['trajectory_steps']} steps against {p['prediction_runs']} diffusion paths; splitting "

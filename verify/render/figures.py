@@ -11,11 +11,15 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .style import PLUS, errorbar_log, figure, legend_below, log_axis, params, plain, runs_by_basin, save
 from .style import title as _title
+
+if TYPE_CHECKING:  # annotations only: drawing needs nothing of the checks
+    from ..checks import FigureSpec
 
 
 def field(spec) -> str:
@@ -46,7 +50,7 @@ def field(spec) -> str:
         ax.plot([e.midpoint], [0], "s", ms=6, mfc="C3" if e.stability == "stable" else "white", mec="C3",
                 label=rf"certified $\rho^*\in[{e.lo:.4f},{e.hi:.4f}]$ ({e.stability})")
     handles, labels = ax.get_legend_handles_labels()
-    unique = dict(zip(labels, handles))
+    unique = dict(zip(labels, handles, strict=True))
     ax.legend(unique.values(), unique.keys(), loc="best", frameon=True, framealpha=0.9)
     ax.set_xlabel(r"$\rho$")
     ax.set_ylabel((r"$F(\rho)/\alpha$ (sparse limit)" if model.sparse else r"$F(\rho)$")
@@ -232,7 +236,7 @@ def draw(spec, path=None) -> str:
 def draw_records(records) -> list[str]:
     """Draw every figure spec the ``records`` carry (``CheckRecord.figures``), in order,
     each path once (records of one run share a figure); returns the PNG paths."""
-    specs = {}
+    specs: dict[str, FigureSpec] = {}  # path -> the first spec drawn there
     for r in records:
         for spec in getattr(r, "figures", ()):
             specs.setdefault(spec.path, spec)

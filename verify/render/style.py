@@ -129,7 +129,8 @@ def _wrap(units: list[str], width: int) -> list[str]:
     def drawn(x: str) -> int:
         return 1 if x == "\\$" else len(x)
 
-    lines, line = [], []
+    lines: list[str] = []
+    line: list[str] = []
     for u in units:
         if line and sum(map(drawn, line)) + drawn(u) > width:
             spaces = [i for i, x in enumerate(line) if x == " " and i > 0]
@@ -251,7 +252,7 @@ def log_axis(ax, axis: str = "y") -> None:
             # minor_thresholds: label every 1-2-5 tick (the default would skip the 5s)
             target.set_major_formatter(LogFormatterSciNotation(base=10, labelOnlyBase=False,
                                                                minor_thresholds=(np.inf, np.inf)))
-    target.set_minor_locator(LogLocator(base=10, subs=np.arange(2, 10) * 0.1, numticks=12))
+    target.set_minor_locator(LogLocator(base=10, subs=(np.arange(2, 10) * 0.1).tolist(), numticks=12))
     target.set_minor_formatter(NullFormatter())
 
 

@@ -52,10 +52,10 @@ def against_theory(sim: Simulation, *, last_only: bool = False) -> AgainstTheory
     of on every recorded time (the reproduction's curves).
     """
     model = sim.problem.model
-    cert = certify(model)
+    cert = certify(model, engine="scalar")
     eq = list(cert.midpoints)
     times = sim.times[-1:] if last_only else sim.times
     flow = flow_map(model, sim.initial_rho[:, None], times[None, :], equilibria=eq).rho
     limits = basins(model, sim.initial_rho, equilibria=eq).limit
     return AgainstTheory(cert, flow, limits, float(sim.noise_mass[:, -1, 0].mean()),
-                         float(evaluate(model, np.clip(sim.final_rho, -1, 1)).noise_mass.mean()))
+                         float(evaluate(model, np.clip(sim.final_rho, -1, 1), engine="scalar").noise_mass.mean()))

@@ -169,7 +169,7 @@ class AppendixData:
 
 def derivations() -> Derivations:
     """The derivation objects and the checked display forms of every section."""
-    fixed, rad = derive("fixed"), derive("rademacher")
+    fixed, rad = derive("fixed", engine="scalar"), derive("rademacher", engine="scalar")
     ma, mr = monotone_analysis("fixed"), monotone_analysis("rademacher")
     forms = {}
     # Gaussian tilting: the table of tilted means and first moments, M written as a symbol
@@ -195,7 +195,7 @@ def derivations() -> Derivations:
     forms["h_minus1"] = shown(sigma2 * (1 - beta * theta * (1 - m)) + theta**2 * m * (1 - m),
                               ma.endpoint_quadratic)
     disc = (theta - beta * sigma2) ** 2 + 4 * sigma2
-    inside = [a for a in sp.preorder_traversal(ma.critical_m) if isinstance(a, sp.Pow) and a.exp == sp.S.Half][0]
+    inside = next(a for a in sp.preorder_traversal(ma.critical_m) if isinstance(a, sp.Pow) and a.exp == sp.S.Half)
     if sp.expand(disc - inside.base) != 0:
         raise AssertionError("the discriminant under the root of m_c differs from Delta")
     Delta = sp.Symbol("Delta", positive=True)
@@ -258,11 +258,11 @@ def prior_rows() -> tuple[PriorRow, ...]:
         c = sparse_threshold_prior(spec)
         below = above = None
         if 0 < c < math.inf:
-            below = certify(Model(c * (1 - 1e-6), 0.0, 1.0, 1.0, spec)).status
-            above = certify(Model(c * (1 + 1e-6), 0.0, 1.0, 1.0, spec)).status
+            below = certify(Model(c * (1 - 1e-6), 0.0, 1.0, 1.0, spec), engine="scalar").status
+            above = certify(Model(c * (1 + 1e-6), 0.0, 1.0, 1.0, spec), engine="scalar").status
         roots = tuple(pole_alpha(spec, PRIORS_THETA))
         minus = None if roots else pole_signs(Model(PRIORS_THETA, 0.5, 1.0, 1.0, spec))[1]
-        support = tuple(law.support) if law.family == "discrete" else ()
+        support = (law.support or ()) if law.family == "discrete" else ()
         rows.append(PriorRow(spec, law.family, support, law.mgf(T), sp.Rational(law.mean), c, below, above, roots,
                              minus))
     return tuple(rows)

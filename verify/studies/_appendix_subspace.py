@@ -162,14 +162,14 @@ def subspace_forms() -> dict:
     eigenvalues in closed form equal ``H_11 - H_12 - lam`` and ``-2 lam`` of the sympy Hessian at
     ``r* = 1/sqrt(k) 1`` (``k = 2, 3``).
     """
-    forms = {}
+    forms: dict[str, object] = {}
     for k in (2, 3):
-        d = derive(f"onehot(k={k})")
+        d = derive(f"onehot(k={k})", engine="subspace")
         ms = sp.symbols(f"m1:{k + 1}", real=True)
-        sub = dict(zip(ms, d.pooled[1]))
+        sub = dict(zip(ms, d.pooled[1], strict=True))
         b = beta * theta
         mm = sum(x**2 for x in ms)
-        rm = sum(ri * mi for ri, mi in zip(d.r, ms))
+        rm = sum(ri * mi for ri, mi in zip(d.r, ms, strict=True))
         j_m = beta**2 * sigma2**2 + theta**2 * mm + 2 * beta * sigma2 * theta * rm
         g_m = 2 * theta * ms[0] * (b * theta * (ms[0] - mm) + beta * sigma2 * (1 + b * (d.r[0] - rm)))
         _checked(j_m.subs(sub), d.objective, f"j (k = {k})")
@@ -185,7 +185,7 @@ def subspace_forms() -> dict:
         e = sp.exp(b / sp.sqrt(kk))
         w_of = alpha * e / (alpha * e + 1 - alpha)
         at = {w: w_of.subs(kk, k), kk: k}
-        lam_d = sum(ri * gi for ri, gi in zip(d.r, d.gradient)).subs(star)
+        lam_d = sum(ri * gi for ri, gi in zip(d.r, d.gradient, strict=True)).subs(star)
         _checked(lam.subs(at), lam_d, f"lambda at the mixture (k = {k})")
         _checked((tangent - lam).subs(at), (d.hessian[0][0] - d.hessian[0][1]).subs(star) - lam_d,
                  f"the tangent eigenvalue at the mixture (k = {k})")
@@ -193,7 +193,7 @@ def subspace_forms() -> dict:
             forms.update(mgf=d.mgf, t=sp.symbols("t1:3", real=True), m=d.pooled[1], r=d.r, m_symbols=ms,
                          j=j_m, g1=g_m, c_q=d.pooled[0], w=w, k=kk, lam=lam, tangent=tangent,
                          w_of=w_of)
-    one, scalar = derive("fixed", engine="subspace"), derive("fixed")
+    one, scalar = derive("fixed", engine="subspace"), derive("fixed", engine="scalar")
     _checked(one.objective.subs(one.r[0], rho), scalar.objective, "j for k = 1")
     return forms
 
@@ -206,7 +206,7 @@ def _flow_panel(theta_: float, alpha_: float) -> FlowPanel:
     for i, y in enumerate(grid):
         for j, x in enumerate(grid):
             if x * x + y * y <= 1.0:
-                u[i, j], v[i, j] = evaluate(model, (x, y)).flow
+                u[i, j], v[i, j] = evaluate(model, (x, y), engine="subspace").flow
     circle, disk = certify_circle(model), certify_disk(model)
     eqs = []
     for e in circle.equilibria:
@@ -226,7 +226,7 @@ def _path(model: Model, r0) -> np.ndarray:
     from scipy.integrate import solve_ivp
 
     def rhs(_t, r):
-        return evaluate(model, r / max(1.0, float(np.linalg.norm(r)))).flow
+        return evaluate(model, r / max(1.0, float(np.linalg.norm(r))), engine="subspace").flow
 
     times = np.concatenate([[0.0], np.geomspace(0.05, FLOW_TIME, 160)])
     sol = solve_ivp(rhs, (0.0, FLOW_TIME), np.asarray(r0, float), method="LSODA", t_eval=times, rtol=1e-10,
@@ -267,7 +267,7 @@ def _heads_panel(theta_: float, alpha_: float, seeds) -> HeadsPanel:
         M0 = start_frame(seed)
         shape = M0.shape
 
-        def rhs(_t, y):
+        def rhs(_t, y, shape=shape):
             return heads_flow(model, _feasible(y.reshape(shape))).reshape(-1)
 
         sol = solve_ivp(rhs, (0.0, float(HEADS_TIMES[-1])), M0.reshape(-1), method="LSODA", t_eval=HEADS_TIMES,

@@ -111,11 +111,11 @@ def phase_diagram(beta=1.0, sigma2=1.0, prior="fixed", n_theta=48, n_alpha=48,
     columns = current_executor().map(_column, units, progress=done)
     c_star = sparse_threshold_prior(prior)
     mean_zero = parse_prior(prior).mean == 0
-    for j, (t, (s_status, s_cert, s_boxes, col)) in enumerate(zip(thetas, columns)):
+    for j, (t, (s_status, s_cert, s_boxes, col)) in enumerate(zip(thetas, columns, strict=True)):
         boundary[j] = _boundary(prior, t, beta, sigma2)
         sparse[j], sparse_cert[j] = s_status, s_cert
         boxes += s_boxes
-        for i, (a, (c_status, c_cert, c_boxes)) in enumerate(zip(alphas, col)):
+        for i, (a, (c_status, c_cert, c_boxes)) in enumerate(zip(alphas, col, strict=True)):
             status[i, j], cert[i, j] = c_status, c_cert
             boxes += c_boxes
             if c_status in ("monotone", "bistable"):
@@ -215,17 +215,19 @@ def transition_diagram(prior, beta: float = 1.0, sigma2: float = 1.0, alpha_min:
     if not 0 < alpha_min < 1:
         raise ValueError(f"`alpha-min` must be < 1 for the grid alpha in [alpha-min, 1], got {alpha_min!r}")
     alphas = np.logspace(np.log10(alpha_min), 0.0, n_alpha)
-    brackets = []
+    brackets: list[dict[str, object]] = []
+    his: list[float] = []  # the upper ends of the certified brackets
     for i, a in enumerate(alphas):
         try:
             t = certify_transition(law.k, float(a), beta, sigma2)
             brackets.append({"alpha": float(a), "lo": t.lo, "hi": t.hi, "point_lo": t.point_lo,
                              "point_hi": t.point_hi, "certified": t.certified, "float_thetas": list(t.float_thetas),
                              "theta_range": [t.theta_min, t.theta_max]})
+            if t.certified:
+                his.append(t.hi)
         except ValueError as exc:  # e.g. no critical theta in the search range
             brackets.append({"alpha": float(a), "lo": None, "hi": None, "certified": False, "reason": str(exc)})
         if progress is not None:
             progress(i + 1, n_alpha)
-    his = [b["hi"] for b in brackets if b["certified"]]
     top = theta_max if theta_max is not None else (1.6 * max(his) if his else 2.0)
     return TransitionDiagram(law.spec, law.k, float(beta), float(sigma2), float(top), tuple(brackets))

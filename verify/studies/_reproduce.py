@@ -101,7 +101,7 @@ def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progre
     # corrected ODE (the step-size-corrected limit ODE with its finite-step drag, see
     # numerics._ode._corrected) from each run's own start, averaged
     # like the simulation: the mean of |rho| over runs
-    corr_runs = [predict(problem, sched, steps=protocol.steps, rho0=float(x), stride=protocol.stride)
+    corr_runs = [predict(problem, sched, steps=protocol.steps, rho0=float(x), stride=protocol.stride, engine="scalar")
                  for x in r0]
     corr_curve = np.mean([np.abs(p.rho_corrected) for p in corr_runs], axis=0)
     corr_steps = corr_runs[0].step

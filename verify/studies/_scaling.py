@@ -12,7 +12,8 @@ import numpy as np
 
 from ...numerics import executor
 from ..checks import PAPER, Preset
-from ._sweep import _Cell, compute_cell, corrected_prediction, make_spec, run_sweep
+from ._sweep import compute_cell, corrected_prediction, make_spec, run_sweep
+from ._sweep._cell import _Cell
 
 
 def _noop(x):

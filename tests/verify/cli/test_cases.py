@@ -12,7 +12,7 @@ def _run(argv, capsys):
     # in-process (--workers 1): without it each verify starts a local dask cluster, whose
     # processes' CPU seconds the test never sees; results do not depend on where units run
     # (tests/numerics/test_executor.py)
-    rc = main(argv + ["--workers", "1"])
+    rc = main([*argv, "--workers", "1"])
     out = capsys.readouterr()
     return rc, out
 

@@ -14,14 +14,14 @@ BASE = ["simulate", "--theta", "1", "--R", "5", "--L", "20", "--d", "4", "--step
 
 
 def _run_json(capsys, argv):
-    assert main(argv + ["--json"]) == 0
+    assert main([*argv, "--json"]) == 0
     out, err = capsys.readouterr()
     return json.loads(out), err
 
 
 @pytest.mark.parametrize("simulator", ["reduced", "full"])
 def test_simulate_json_contract(capsys, simulator):
-    data, err = _run_json(capsys, BASE + ["--simulator", simulator, "--seed", "4", "--rho0", "0.2", "--batch", "2"])
+    data, err = _run_json(capsys, [*BASE, "--simulator", simulator, "--seed", "4", "--rho0", "0.2", "--batch", "2"])
     assert err == ""
     assert data["simulator"] == simulator and len(data["final_rho"]) == 3
     assert all(-1 <= r <= 1 for r in data["final_rho"])
@@ -33,22 +33,22 @@ def test_simulate_json_contract(capsys, simulator):
 
 
 def test_simulate_same_seed_same_result_and_seed_reported(capsys):
-    a, _ = _run_json(capsys, BASE + ["--seed", "9", "--prior", "rademacher"])
-    b, _ = _run_json(capsys, BASE + ["--seed", "9", "--prior", "rademacher"])
+    a, _ = _run_json(capsys, [*BASE, "--seed", "9", "--prior", "rademacher"])
+    b, _ = _run_json(capsys, [*BASE, "--seed", "9", "--prior", "rademacher"])
     assert a["final_rho"] == b["final_rho"]
     c, _ = _run_json(capsys, BASE)
-    d, _ = _run_json(capsys, BASE + ["--seed", str(c["seed"])])
+    d, _ = _run_json(capsys, [*BASE, "--seed", str(c["seed"])])
     assert c["final_rho"] == d["final_rho"]
 
 
 def test_constant_schedule_is_reported(capsys):
-    data, _ = _run_json(capsys, BASE + ["--power", "0", "--eta0", "0.01"])
+    data, _ = _run_json(capsys, [*BASE, "--power", "0", "--eta0", "0.01"])
     assert data["schedule"]["kind"] == "constant" and data["schedule"]["robbins_monro"]["holds"] is False
 
 
 def test_save_writes_trajectories(capsys, tmp_path):
     target = tmp_path / "traj"
-    data, _ = _run_json(capsys, BASE + ["--save", str(target), "--stride", "2", "--seed", "1"])
+    data, _ = _run_json(capsys, [*BASE, "--save", str(target), "--stride", "2", "--seed", "1"])
     assert data["saved"].endswith(".npz")
     with np.load(data["saved"]) as z:
         assert z["rho"].shape == (3, 4)
@@ -57,7 +57,7 @@ def test_save_writes_trajectories(capsys, tmp_path):
 
 
 def test_human_output(capsys):
-    assert main(BASE + ["--seed", "2"]) == 0
+    assert main([*BASE, "--seed", "2"]) == 0
     out, err = capsys.readouterr()
     assert "final rho" in out and err == ""
 

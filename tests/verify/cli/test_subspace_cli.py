@@ -14,7 +14,7 @@ from sigrec.verify.cli._main import main
 
 
 def _json(capsys, argv):
-    rc = main(argv + ["--json"])
+    rc = main([*argv, "--json"])
     out = capsys.readouterr()
     assert rc == 0, out.err
     assert out.err == ""
@@ -41,10 +41,10 @@ def test_field_k1_subspace_route_equals_the_scalar_field(capsys, prior, params):
     flags = ["field", "--theta", str(theta), "--alpha", str(alpha), "--beta", str(beta), "--sigma2", str(sigma2),
              "--prior", prior]
     rhos = ["-0.9", "-0.2", "0.35", "0.8"]
-    sub = _json(capsys, flags + ["--r", *rhos])
-    scalar = _json(capsys, flags + ["--rho", *rhos])
+    sub = _json(capsys, [*flags, "--r", *rhos])
+    scalar = _json(capsys, [*flags, "--rho", *rhos])
     assert sub["model"]["k"] == 1
-    for a, b in zip(sub["points"], scalar["points"]):
+    for a, b in zip(sub["points"], scalar["points"], strict=True):
         assert a["r"] == [b["rho"]]
         assert a["objective"] == pytest.approx(b["objective"], rel=1e-12)
         assert a["gradient"][0] == pytest.approx(b["slope"], rel=1e-10, abs=1e-14)
@@ -58,7 +58,7 @@ def test_field_onehot2_against_the_evaluator_and_the_quadrature(capsys):
                          "--beta", str(beta), "--sigma2", str(sigma2), "--r", *(f"{a},{b}" for a, b in pts)])
     model = Model(theta, alpha, beta=beta, sigma2=sigma2, prior="onehot(k=2)")
     assert doc["model"] == model.as_dict() and doc["model"]["k"] == 2 and doc["model"]["prior"] == "onehot(k=2)"
-    for r, pt in zip(pts, doc["points"]):
+    for r, pt in zip(pts, doc["points"], strict=True):
         assert set(pt) == {"r", "objective", "gradient", "field"} and pt["r"] == list(r)
         v = evaluate(model, r, engine="subspace")
         assert pt["objective"] == v.objective and pt["gradient"] == v.gradient.tolist()
@@ -82,7 +82,7 @@ def test_field_onehot2_against_the_evaluator_and_the_quadrature(capsys):
     (["--r", "0.5", "--heads", "2"], "`heads` must be 1"),
 ])
 def test_field_refusals_name_the_flag(capsys, argv, word):
-    line = _error(capsys, ["field", "--theta", "1", "--alpha", "0.3"] + argv)
+    line = _error(capsys, ["field", "--theta", "1", "--alpha", "0.3", *argv])
     assert word in line
 
 
@@ -107,7 +107,7 @@ def _matches_numerical(doc, theta, alpha, beta=1.0, sigma2=1.0, law="onehot(k=2)
     assert len(eqs) == len(doc["equilibria"])
     for e in eqs:
         hits = [b for b in doc["equilibria"] if b["location"] == e.kind
-                and all(lo - 1e-12 <= x <= hi + 1e-12 for x, (lo, hi) in zip(e.r, b["r"]))]
+                and all(lo - 1e-12 <= x <= hi + 1e-12 for x, (lo, hi) in zip(e.r, b["r"], strict=True))]
         assert len(hits) == 1, e
         assert hits[0]["certified"] and hits[0]["stability"] == ("stable" if e.stable else "unstable")
 
@@ -151,7 +151,7 @@ def test_certify_human_output_says_complete_or_not(capsys):
     (["--theta", "1", "--heads", "2"], "`heads` must be 1"),
 ])
 def test_certify_subspace_refusals(capsys, argv, word):
-    argv = ["certify", "--prior", "onehot(k=2)"] + argv
+    argv = ["certify", "--prior", "onehot(k=2)", *argv]
     if "--alpha" not in argv:
         argv += ["--alpha", "0.05"]
     assert word in _error(capsys, argv)
@@ -166,25 +166,25 @@ SIM = ["simulate", "--prior", "onehot(k=2)", "--theta", "1.5", "--R", "10", "--L
 
 @pytest.mark.parametrize("simulator", ["reduced", "full"])
 def test_simulate_same_seed_same_numbers(capsys, simulator):
-    argv = SIM + ["--steps", "30", "--runs", "3", "--seed", "5", "--simulator", simulator]
+    argv = [*SIM, "--steps", "30", "--runs", "3", "--seed", "5", "--simulator", simulator]
     a, b = _json(capsys, argv), _json(capsys, argv)
-    c = _json(capsys, argv[:-4] + ["--seed", "6", "--simulator", simulator])
+    c = _json(capsys, [*argv[:-4], "--seed", "6", "--simulator", simulator])
     assert a["final_r"] == b["final_r"] and a["initial_r"] == b["initial_r"]
     assert np.array(a["final_r"]).shape == (3, 2) and a["final_r"] != c["final_r"]
-    h = _json(capsys, argv + ["--heads", "2"])
-    assert h["final_M"] == _json(capsys, argv + ["--heads", "2"])["final_M"]
+    h = _json(capsys, [*argv, "--heads", "2"])
+    assert h["final_M"] == _json(capsys, [*argv, "--heads", "2"])["final_M"]
     assert np.array(h["final_M"]).shape == (3, 2, 2) and np.array(h["final_principal_angles"]).shape == (3, 2)
     # the angles are those of the reported M (arccos of its singular values)
-    for M, ang in zip(h["final_M"], h["final_principal_angles"]):
+    for M, ang in zip(h["final_M"], h["final_principal_angles"], strict=True):
         assert np.allclose(np.sort(np.arccos(np.clip(np.linalg.svd(M, compute_uv=False), -1, 1))), ang, atol=1e-6)
 
 
 def test_simulate_reduced_and_full_agree_in_law(capsys):
     from scipy import stats
 
-    argv = SIM + ["--steps", "5", "--runs", "500", "--heads", "2", "--r0", "0.5,0.1,-0.2,0.4"]
-    red = _json(capsys, argv + ["--seed", "11"])
-    full = _json(capsys, argv + ["--seed", "12", "--simulator", "full"])
+    argv = [*SIM, "--steps", "5", "--runs", "500", "--heads", "2", "--r0", "0.5,0.1,-0.2,0.4"]
+    red = _json(capsys, [*argv, "--seed", "11"])
+    full = _json(capsys, [*argv, "--seed", "12", "--simulator", "full"])
     assert red["simulator"] == "reduced" and full["simulator"] == "full"
     assert red["initial_M"][0] == [[0.5, 0.1], [-0.2, 0.4]]
     A, B = np.array(red["final_M"]), np.array(full["final_M"])
@@ -195,12 +195,13 @@ def test_simulate_reduced_and_full_agree_in_law(capsys):
         assert stats.ks_2samp(a, b).pvalue > 1e-3
         assert abs(a.mean() - b.mean()) < 4.5 * np.sqrt(a.var() / a.size + b.var() / b.size)
     # the comparison can fail: five steps move the overlaps away from the start
-    assert stats.ks_2samp(A[:, 0, 0], np.full(A.shape[0], 0.5) + 1e-3 * np.arange(A.shape[0]) / A.shape[0]).pvalue < 1e-3
+    start = np.full(A.shape[0], 0.5) + 1e-3 * np.arange(A.shape[0]) / A.shape[0]
+    assert stats.ks_2samp(A[:, 0, 0], start).pvalue < 1e-3
 
 
 def test_simulate_save_writes_the_trajectories(capsys, tmp_path):
-    doc = _json(capsys, SIM + ["--steps", "10", "--runs", "2", "--seed", "1", "--heads", "2", "--stride", "5",
-                               "--save", str(tmp_path / "traj")])
+    doc = _json(capsys, [*SIM, "--steps", "10", "--runs", "2", "--seed", "1", "--heads", "2", "--stride", "5",
+                         "--save", str(tmp_path / "traj")])
     with np.load(tmp_path / "traj.npz") as z:
         assert z["overlaps"].shape == (2, 3, 2, 2) and list(z["record_steps"]) == [0, 5, 10]
         assert np.allclose(z["overlaps"][:, -1], doc["final_M"])
@@ -224,16 +225,17 @@ def test_simulate_heads_with_a_scalar_prior_is_k1(capsys):
     (["--heads", "0"], "--heads"),
 ])
 def test_simulate_subspace_refusals(capsys, argv, word):
-    assert word in _error(capsys, SIM + ["--steps", "5", "--runs", "2"] + argv)
+    assert word in _error(capsys, [*SIM, "--steps", "5", "--runs", "2", *argv])
 
 
 def test_simulate_subspace_on_workers_is_bit_identical_to_in_process(capsys):
     """One driver for every engine: the subspace runs split into blocks on a local cluster give
     the bits of the in-process run (each run draws only from its own SeedSequence child)."""
-    argv = SIM + ["--heads", "2", "--steps", "5", "--runs", "4", "--seed", "3"]
+    argv = [*SIM, "--heads", "2", "--steps", "5", "--runs", "4", "--seed", "3"]
     inline = _json(capsys, argv)
-    spread = _json(capsys, argv + ["--workers", "2"])
-    assert spread["final_M"] == inline["final_M"] and spread["final_principal_angles"] == inline["final_principal_angles"]
+    spread = _json(capsys, [*argv, "--workers", "2"])
+    assert spread["final_M"] == inline["final_M"]
+    assert spread["final_principal_angles"] == inline["final_principal_angles"]
 
 
 def test_simulate_scalar_refuses_r0(capsys):
@@ -252,29 +254,29 @@ PRED = ["predict", "--prior", "onehot(k=2)", "--R", "5", "--L", "100", "--d", "5
 def test_predict_one_head_path_and_certified_limit(capsys):
     from sigrec.theory import integrate_subspace_flow
 
-    doc = _json(capsys, PRED + ["--theta", "1.5", "--beta", "1.2", "--sigma2", "0.8", "--r0", "0.3,0.1"])
+    doc = _json(capsys, [*PRED, "--theta", "1.5", "--beta", "1.2", "--sigma2", "0.8", "--r0", "0.3,0.1"])
     model = Model(1.5, 0.05, beta=1.2, sigma2=0.8, prior="onehot(k=2)")
     assert doc["step"] == [0, 100, 200, 300, 400] and doc["r"][0] == [0.3, 0.1]
     eta = 0.7 / (np.arange(400) + 10.0) ** 0.6  # the schedule, written out here
     assert np.allclose(doc["time"], np.concatenate([[0], np.cumsum(eta)])[doc["step"]], rtol=1e-12)
-    for t, r in zip(doc["time"][1:], doc["r"][1:]):  # the one-query flow, integrated in one piece
+    for t, r in zip(doc["time"][1:], doc["r"][1:], strict=True):  # the one-query flow, integrated in one piece
         assert np.allclose(r, integrate_subspace_flow(model, [0.3, 0.1], t_max=t).r, atol=1e-7)
     eq = doc["limit"]["equilibrium"]
     assert doc["limit"]["settled"] and eq["certified"] and eq["stability"] == "stable"
     assert eq["kind"] == "specialised(1)" and eq["location"] == "sphere" and eq["distance"] < 1e-8
-    assert all(lo - 1e-8 <= x <= hi + 1e-8 for x, (lo, hi) in zip(doc["limit"]["r"], eq["r"]))
+    assert all(lo - 1e-8 <= x <= hi + 1e-8 for x, (lo, hi) in zip(doc["limit"]["r"], eq["r"], strict=True))
     assert "k = 1" in doc["note"]
 
 
 def test_predict_below_the_transition_ends_at_the_mixture(capsys):
-    doc = _json(capsys, PRED + ["--theta", "0.8", "--r0", "-0.3,0.1"])
+    doc = _json(capsys, [*PRED, "--theta", "0.8", "--r0", "-0.3,0.1"])
     eq = doc["limit"]["equilibrium"]
     assert eq["kind"] == "mixture+" and eq["stability"] == "stable" and eq["certified"]
     assert all(lo <= 2 ** -0.5 <= hi for lo, hi in eq["r"])
 
 
 def test_predict_two_heads_recover_the_span(capsys):
-    doc = _json(capsys, PRED + ["--theta", "1.5", "--heads", "2", "--r0", "0.3,0.1,-0.2,0.4"])
+    doc = _json(capsys, [*PRED, "--theta", "1.5", "--heads", "2", "--r0", "0.3,0.1,-0.2,0.4"])
     assert np.array(doc["M"]).shape == (5, 2, 2) and len(doc["principal_angles"]) == 5
     lim = doc["limit"]
     assert lim["settled"] and max(lim["principal_angles"]) < 1e-6  # docs/subspace-certificates.md section 3
@@ -291,7 +293,7 @@ def test_predict_two_heads_recover_the_span(capsys):
     (["--r0", "0.3,0.1,0.2"], "`r0` must have 2 entries"),
 ])
 def test_predict_subspace_refusals(capsys, argv, word):
-    assert word in _error(capsys, PRED + ["--theta", "1.5"] + argv)
+    assert word in _error(capsys, [*PRED, "--theta", "1.5", *argv])
 
 
 def test_predict_scalar_needs_rho0(capsys):
@@ -328,7 +330,7 @@ def test_phase_onehot2_brackets_the_closed_form_and_the_float_root(capsys, tmp_p
     (["--prior", "onehot(k=2)", "--heads", "2"], "`heads` must be 1"),
 ])
 def test_phase_subspace_refusals(capsys, tmp_path, argv, word):
-    assert word in _error(capsys, ["phase", "--out", str(tmp_path / "x")] + argv)
+    assert word in _error(capsys, ["phase", "--out", str(tmp_path / "x"), *argv])
 
 
 # ------------------------------------------------------------------------------------------
@@ -342,13 +344,13 @@ def test_phase_subspace_refusals(capsys, tmp_path, argv, word):
 def test_scalar_only_commands_refuse_a_k_dimensional_law(capsys, argv):
     """The command's line is the library's own refusal (``Model.prior``: the scalar engines take one
     query on one signal direction), not a check of the command line's."""
-    line = _error(capsys, argv + ["--prior", "onehot(k=2)"])
+    line = _error(capsys, [*argv, "--prior", "onehot(k=2)"])
     with pytest.raises(ValueError) as library:
         Model(1.0, 0.5, prior="onehot(k=2)").prior  # noqa: B018 - what the scalar engines read
     assert line == f"error: {library.value}"
 
 
 def test_predict_at_theta_zero_says_why_nothing_is_certified(capsys):
-    doc = _json(capsys, PRED + ["--theta", "0", "--r0", "0.1,0.2"])
+    doc = _json(capsys, [*PRED, "--theta", "0", "--r0", "0.1,0.2"])
     assert doc["limit"]["r"] == [0.1, 0.2] and "equilibrium" not in doc["limit"]
     assert "every r is an equilibrium" in doc["limit"]["not_certified"]

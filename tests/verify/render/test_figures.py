@@ -3,6 +3,7 @@ titles name the case and its parameters in math, axis labels are symbols, log ax
 label only a few ticks, runs of a bistable model are drawn per basin, error bars stay
 on the axes, and every figure is written as PNG and vector PDF."""
 
+from itertools import pairwise
 from types import SimpleNamespace
 
 import numpy as np
@@ -52,7 +53,8 @@ def test_trajectories_separate_the_basins_and_name_the_case(bistable_sim, captur
     sim = bistable_sim
     model = sim.problem.model
     eq = list(certify(model).midpoints)
-    path = figures.draw(trajectories_figure(tmp_path / "t.png", model, sim, eq, "SGA vs ODE from rho0=0.50, L=10, d=10"))
+    path = figures.draw(trajectories_figure(tmp_path / "t.png", model, sim, eq,
+                                            "SGA vs ODE from rho0=0.50, L=10, d=10"))
     fig = captured[-1]
     title, xl, yl = _texts(fig)
     assert "$\\theta=2$" in title and "$d=3$" in title and "$L=1{,}050$" in title
@@ -87,7 +89,7 @@ def _visible_labels(axis):
 
 def _overlap(labels, renderer):
     boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
-    return any(a.x1 > b.x0 + 0.5 for a, b in zip(boxes, boxes[1:]))
+    return any(a.x1 > b.x0 + 0.5 for a, b in pairwise(boxes))
 
 
 @pytest.mark.parametrize("lo, hi", [(0.04, 0.3), (1e-5, 1e-1), (200, 5000), (28, 110), (0.11, 0.25),
@@ -151,7 +153,7 @@ def test_nuisance_mass_and_finite_size_figures(captured, tmp_path):
     theory = next(v for k, v in lines.items() if k.startswith("theory"))
     np.testing.assert_allclose(theory.get_ydata() * theory.get_xdata(), 0.65)
     np.testing.assert_allclose(fitted.get_ydata() * fitted.get_xdata(), 0.8)
-    lo, hi = ax.get_ylim()
+    lo, _ = ax.get_ylim()
     ends = np.concatenate([s[:, 1] for c in ax.collections for s in c.get_segments()])
     assert np.all(ends > 0) and lo <= ends.min()
 

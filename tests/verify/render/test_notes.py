@@ -98,7 +98,8 @@ def test_formulas_come_from_the_sympy_objects(notes_dir):
     names = {beta * theta: "b"}
     h = sigma2 * (1 + beta * theta * rho * (1 - m)) + theta**2 * m * (1 - m)
     assert same(h, monotone_analysis("fixed").sign_factor)
-    for piece in (tex(h, names), tex(compact(derive("fixed").slope_poly)), tex(compact(derive("fixed").sparse.field), names)):
+    fixed = derive("fixed")
+    for piece in (tex(h, names), tex(compact(fixed.slope_poly)), tex(compact(fixed.sparse.field), names)):
         assert piece in text and piece in md
 
 

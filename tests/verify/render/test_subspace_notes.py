@@ -78,13 +78,13 @@ def test_printed_objective_is_the_derived_one_against_quadrature(rendered):
     q = subspace_quadrature(Model(th, al, beta=be, sigma2=s2, prior="onehot(k=2)"), list(r), dps=15)
     at = {symbols.theta: th, symbols.alpha: al, symbols.beta: be, symbols.sigma2: s2,
           f["r"][0]: r[0], f["r"][1]: r[1]}
-    m_vals = {mi: form.subs(at) for mi, form in zip(f["m_symbols"], f["m"])}
+    m_vals = {mi: form.subs(at) for mi, form in zip(f["m_symbols"], f["m"], strict=True)}
     j_printed = float(f["j"].subs(m_vals).subs(at))
     g_printed = float(f["g1"].subs(m_vals).subs(at))
     assert j_printed == pytest.approx(q.objective[1], rel=1e-12)
     assert g_printed == pytest.approx(q.gradient[1][0], rel=1e-12)
-    assert j_printed == pytest.approx(evaluate_subspace(Model(th, al, beta=be, sigma2=s2, prior="onehot(k=2)"), r).objective,
-                                      rel=1e-12)
+    model = Model(th, al, beta=be, sigma2=s2, prior="onehot(k=2)")
+    assert j_printed == pytest.approx(evaluate_subspace(model, r).objective, rel=1e-12)
 
 
 def test_the_form_check_can_fail():
@@ -112,7 +112,7 @@ def test_transition_table_holds_certified_brackets_around_an_independent_root(re
     data, md, _, _ = rendered
     rows = [line for line in md.splitlines() if line.startswith("| $") and "(certified)" not in line]
     assert len(rows) == len(data.transitions) == 1
-    for row, t in zip(rows, data.transitions):
+    for row, t in zip(rows, data.transitions, strict=True):
         cells = [c.strip() for c in row.strip("|").split("|")]
         assert cells[0] == f"${t.k}$" and cells[1] == f"${t.alpha:g}$"
         lo, hi = (float(x) for x in re.findall(r"[0-9.]+", cells[2]))
@@ -160,7 +160,7 @@ def _marks(panels, tmp_path, monkeypatch):
 def test_flow_figure_marks_the_certified_equilibria(rendered, tmp_path, monkeypatch):
     data = rendered[0]
     marks = _marks(data.flow, tmp_path, monkeypatch)
-    for panel, drawn in zip(data.flow, marks):
+    for panel, drawn in zip(data.flow, marks, strict=True):
         assert panel.complete
         want = sorted((x, y, stable, "o" if where == "circle" else "s") for x, y, stable, where in panel.equilibria)
         assert drawn == want
@@ -187,7 +187,7 @@ def test_flow_panels_straddle_the_transition(rendered):
 def test_heads_panels_start_at_the_frames_and_name_their_ends(rendered):
     data = rendered[0]
     for p in data.heads:
-        for seed, run in zip(p.seeds, p.angles):
+        for seed, run in zip(p.seeds, p.angles, strict=True):
             assert np.allclose(run[0], principal_angles(sub.start_frame(seed)))
             assert np.all(np.diff(run, axis=1) >= -1e-12)  # ascending angles
     recovery, strong = data.heads
@@ -216,7 +216,7 @@ def test_section_labels_evidence_and_includes_the_figures(rendered):
 def test_full_section_data():
     data = sub.subspace_data()
     assert [(t.k, t.alpha) for t in data.transitions] == list(sub.TRANSITION_CASES)
-    for t, w in zip(data.transitions, data.weak):
+    for t, w in zip(data.transitions, data.weak, strict=True):
         root = _root(t.k, t.alpha)
         assert t.certified and t.lo < root < t.hi and w.bracket.certified and w.bracket.lo < root
     assert "shared direction" in data.heads[-1].ends and all(e == "recovered" for e in data.heads[0].ends)

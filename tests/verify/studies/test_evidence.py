@@ -60,7 +60,7 @@ def test_appendix_data_names_the_run_it_cites(report, monkeypatch):
 
 
 def test_a_folder_without_a_report_is_refused_by_name(tmp_path):
-    with pytest.raises(ValueError, match="`evidence`: no report.json"):
+    with pytest.raises(ValueError, match=r"`evidence`: no report\.json"):
         Evidence.from_report(tmp_path)
     (tmp_path / "report.json").write_text('{"checks": []}')
     with pytest.raises(ValueError, match="not a sigrec report"):

@@ -49,16 +49,16 @@ def test_basin_measure_matches_the_simulators_own_starts(d, rho_star):
 
 def test_minus_basin_uses_the_certified_equilibrium():
     cert = certify(Model.from_counts(2.0, 500, 10_500))
-    rho_star, p = sweep._minus_basin(cert, 3)
+    rho_star, p = sweep._cell._minus_basin(cert, 3)
     assert rho_star == pytest.approx(-0.5417389608, abs=1e-9)
     assert p == pytest.approx((1 + rho_star) / 2, abs=1e-12)
-    assert sweep._minus_basin(certify(Model(0.5, 0.5)), 3) == (pytest.approx(np.nan, nan_ok=True), 0.0)
-    assert sweep._minus_basin(certify(Model(1.0, 0.5, prior="rademacher")), 7)[1] == pytest.approx(0.5)
+    assert sweep._cell._minus_basin(certify(Model(0.5, 0.5)), 3) == (pytest.approx(np.nan, nan_ok=True), 0.0)
+    assert sweep._cell._minus_basin(certify(Model(1.0, 0.5, prior="rademacher")), 7)[1] == pytest.approx(0.5)
 
 
 def test_store_layout_resume_and_refusal(tmp_path, capsys):
     store = tmp_path / "s.zarr"
-    code, out, _ = sweep_cli(SMALL + ["--store", str(store), "--out", str(tmp_path), "--workers", "1"], capsys)
+    code, out, _ = sweep_cli([*SMALL, "--store", str(store), "--out", str(tmp_path), "--workers", "1"], capsys)
     assert code == 0
     assert {k: out[k] for k in ("cells", "computed", "skipped")} == {"cells": 4, "computed": 4, "skipped": 0}
     assert out["store"] == str(store) and out["seconds"] > 0 and len(out["figures"]) == 2
@@ -81,7 +81,7 @@ def test_store_layout_resume_and_refusal(tmp_path, capsys):
     import shutil
 
     shutil.copytree(store, tmp_path / "before.zarr")
-    code, again, err = sweep_cli(SMALL + ["--store", str(store), "--out", str(tmp_path), "--workers", "1"], capsys)
+    code, again, err = sweep_cli([*SMALL, "--store", str(store), "--out", str(tmp_path), "--workers", "1"], capsys)
     assert code == 0 and (again["computed"], again["skipped"]) == (0, 4) and err == ""
     assert (again["damaged"], again["repaired"]) == ([], [])
     same_store(tmp_path / "before.zarr", store)
@@ -124,8 +124,8 @@ def test_an_interrupted_sweep_resumes_to_the_same_store(tmp_path):
 
 def test_local_cluster_gives_the_same_store(tmp_path, capsys):
     for w in ("1", "2"):
-        code, out, _ = sweep_cli(SMALL + ["--store", str(tmp_path / f"w{w}.zarr"), "--out", str(tmp_path),
-                                          "--workers", w], capsys)
+        code, out, _ = sweep_cli([*SMALL, "--store", str(tmp_path / f"w{w}.zarr"), "--out", str(tmp_path),
+                                  "--workers", w], capsys)
         assert code == 0 and out["computed"] == 4
     same_store(tmp_path / "w1.zarr", tmp_path / "w2.zarr")
 
@@ -197,7 +197,7 @@ def test_bistable_cell_minus_fraction_matches_the_basin_measure(tmp_path):
     assert (np.abs(ds["final_rho"].values) >= 0.9).all()  # settled: the sign is decided
     assert float(ds["minus_fraction_lo"]) <= p <= float(ds["minus_fraction_hi"])
     # the same statement as a test: the binomial count is consistent with p
-    minus = int(round(float(ds["minus_fraction"]) * 200))
+    minus = round(float(ds["minus_fraction"]) * 200)
     assert binomtest(minus, 200, p).pvalue > 0.01
 
 
@@ -248,7 +248,7 @@ def test_cell_digest_covers_position_and_every_value(tiny_store):
     digest = sweep.cell_digest(idx, values)
     assert digest == int(ds["digest"].values[idx]) != 0  # what write_cell stored
     assert sweep.cell_digest((0, 1, 0), values) != digest
-    for name, (dtype, per_run, _) in sweep.VARIABLES.items():
+    for name, (dtype, _, _) in sweep.VARIABLES.items():
         changed = dict(values)
         v = np.array(values[name], dtype=dtype)
         if dtype[0] == "f":

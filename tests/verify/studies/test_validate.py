@@ -40,7 +40,8 @@ def _in_range(problem):
     assert RANGES["L"][0] <= problem["L"] <= RANGES["L"][1]
     assert RANGES["d"][0] <= problem["d"] <= RANGES["d"][1]
     assert 1 <= problem["R"] <= problem["L"]
-    assert abs(problem["R"] / problem["L"] - np.clip(problem["R"] / problem["L"], *RANGES["alpha"][:2])) <= 1 / problem["L"]
+    alpha = problem["R"] / problem["L"]
+    assert abs(alpha - np.clip(alpha, *RANGES["alpha"][:2])) <= 1 / problem["L"]
     assert problem["prior"] in {canonical_prior(p) for p in PRIORS}
     assert problem["batch"] in (1, 2)
 
@@ -136,7 +137,7 @@ def test_a_doubled_theory_fails_its_quantity(small, monkeypatch, quantity, name,
     assert wrong, "no comparison of this quantity was judged on the small profile's models"
     before = [c for r in small.records for c in r["comparisons"] if c["quantity"] == quantity and c["status"] != "n/a"]
     assert [c.mc for c in wrong] == [c["mc"] for c in before]  # the same draws, only the theory changed
-    records = [{**m.as_dict(), "comparisons": [c.as_dict() for c in cs]} for m, cs in zip(models, comps)]
+    records = [{**m.as_dict(), "comparisons": [c.as_dict() for c in cs]} for m, cs in zip(models, comps, strict=True)]
     rate = summarize(records)["quantities"][quantity]
     assert rate["judged"] == len(wrong) and rate["passed"] == sum(c.status == "pass" for c in wrong)
 
@@ -190,4 +191,5 @@ def test_a_study_that_raises_is_recorded_and_the_others_still_run(monkeypatch):
     assert {c["quantity"] for c in rec["comparisons"]} == set(QUANTITIES)
     s = summarize([rec])
     assert s["quantities"]["splitting"]["errors"] == 1 and s["quantities"]["splitting"]["judged"] == 0
-    assert s["errors"] == [{"model": 0, "quantity": "splitting", "error": "ValueError: `rho0` must lie in [-1, 1], got 1.12"}]
+    assert s["errors"] == [{"model": 0, "quantity": "splitting",
+                            "error": "ValueError: `rho0` must lie in [-1, 1], got 1.12"}]

@@ -41,13 +41,15 @@ def diffusion_section(doc, data) -> None:
     for q in data.diffusion:
         pts = ", ".join(f"{_SYMBOL[k]}={v}" for k, v in q.point.items())
         rows.append([q.prior, f"${pts}$", f"{q.symbolic:.12g}", f"{q.quadrature:.12g}", f"${_bound(q.bound)}$"])
-    doc.table(["prior", "point", "$(1-\\rho^{2})V_p$, sympy", "quadrature", "rel. diff."], rows, widths=(1.7, 2.7, 2.1, 2.1, 1.2),
+    doc.table(["prior", "point", "$(1-\\rho^{2})V_p$, sympy", "quadrature", "rel. diff."], rows,
+              widths=(1.7, 2.7, 2.1, 2.1, 1.2),
               caption="$LB\\operatorname{Var}(X\\mid\\rho)$: sympy against 40-digit quadrature (numerical evidence). "
                       "The rule is exact, so the relative difference measures the working precision only; it is "
                       "shown as the bound it is checked to be below.")
     doc.para(
         "On the ODE time axis the chain is then approximated by the diffusion "
-        "$d\\rho=F_\\eta(\\rho)\\,dt+\\sqrt{\\eta(t)\\Sigma(\\rho)}\\,dW$ with $\\Sigma=\\operatorname{Var}(X\\mid\\rho)$. "
+        "$d\\rho=F_\\eta(\\rho)\\,dt+\\sqrt{\\eta(t)\\Sigma(\\rho)}\\,dW$ "
+        "with $\\Sigma=\\operatorname{Var}(X\\mid\\rho)$. "
         "For a constant step the probability of reaching $b$ before $a$ from $\\rho_0$ is given by the scale "
         "function; sympy verifies that it solves $F u'+\\tfrac{\\eta\\Sigma}{2}u''=0$, $u(a)=0$, $u(b)=1$ "
         f"({'verified' if der.splitting_verified else 'NOT verified'}):"

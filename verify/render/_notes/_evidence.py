@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ...checks import select
 from .._document import GROUP_RULE
 
@@ -39,12 +41,13 @@ def evidence_section(doc, data) -> None:
     doc.section("Evidence")
     run = data.run
     doc.para(
-        f"From one `sigrec verify --preset {run.preset}` run (seed {run.seed}, {_when(run)}). Consistency checks compare "
+        f"From one `sigrec verify --preset {run.preset}` run (seed {run.seed}, {_when(run)}). "
+        "Consistency checks compare "
         "theory with numerics and must pass; conditions are hypotheses or claims and may fail (a finding, not an "
         "error); inconclusive means nothing decisive was measured at this budget. *Certified* means exact symbolic "
         "computation or interval arithmetic; anything else is numerical evidence."
     )
-    rows = []
+    rows: list[Sequence[str]] = []  # the table's rows and GROUP_RULE between claims
     for c in data.claims.values():
         if rows:
             rows.append(GROUP_RULE)

@@ -46,7 +46,8 @@ def regions_section(doc, data) -> None:
         doc.para(
             "*Proof (computer-assisted).* Each certified box carries its proof in ball arithmetic "
             f"({f.boxes:,} leaves, {'every' if f.certified else 'not every'} proof audited). Each certified "
-            "status was compared with the closed-form criterion evaluated (in floating point) at the box's $\\theta$ ends "
+            "status was compared with the closed-form criterion evaluated (in floating point) at the box's "
+            "$\\theta$ ends "
             f"({'no box disagrees' if f.agrees else f'{len(f.contradictions)} boxes disagree'}). This closes, "
             "on $D\\setminus B$, the case the lemma on the sign of the slope leaves to interval arithmetic: "
             "$\\alpha>\\alpha_c$ admits no pair of interior zeros. What is *not* proved: anything in $B$, or "

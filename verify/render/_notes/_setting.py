@@ -34,8 +34,10 @@ def lemma_section(doc, data) -> None:
     der = data.derivations
     M, T = der.fixed.lemmas[0], der.fixed.lemmas[1]
     doc.statement("lemma", "Gaussian tilting",
-                  "Let $z\\sim N(0,\\sigma^{2}I_d)$, $q\\in S^{d-1}$ and $M=\\mathbb{E}\\,e^{\\beta\\langle q,z\\rangle}$. "
-                  f"Then $M={tex(M.rhs)}$ and $\\mathbb{{E}}\\,e^{{\\beta\\langle q,z\\rangle}}z={tex(T.rhs[1] / M.rhs)}\\,Mq$. "
+                  "Let $z\\sim N(0,\\sigma^{2}I_d)$, $q\\in S^{d-1}$ and "
+                  "$M=\\mathbb{E}\\,e^{\\beta\\langle q,z\\rangle}$. "
+                  f"Then $M={tex(M.rhs)}$ and "
+                  f"$\\mathbb{{E}}\\,e^{{\\beta\\langle q,z\\rangle}}z={tex(T.rhs[1] / M.rhs)}\\,Mq$. "
                   "For an informative token $x=\\theta s\\xi+z$, averaged over the prior of $s$, the tilted mean and "
                   "first moment are those of the table in the derivation.")
     doc.derivation()

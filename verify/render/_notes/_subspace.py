@@ -38,8 +38,6 @@ def subspace_section(doc, data, out: Path) -> None:
         return
     f = s.forms
     names = dict(NAMES)
-    r1, r2 = f["r"]
-    m1, m2 = f["m_symbols"]
     doc.section("The signal subspace")
     doc.para(
         "Informative tokens may carry a $k$-dimensional signal. Let $U=[\\xi_1\\cdots\\xi_k]$ have orthonormal "
@@ -77,7 +75,8 @@ def subspace_section(doc, data, out: Path) -> None:
         "so the unit sphere $\\|r\\|=1$ ($q$ inside the span) is invariant and, for $d>k$, the flow runs on the "
         "closed ball. An equilibrium on the sphere has a radial eigenvalue $-2\\langle r,g\\rangle$ (whether $q$ is "
         "pulled into the span) and $k-1$ tangent ones; inside the ball it needs $g=0$. **One dimension is the "
-        "scalar theory.** For $k=1$ and the law `fixed` the objective $j(r_1)$ with $r_1=\\rho$ is the $j(\\rho)$ of the limit "
+        "scalar theory.** For $k=1$ and the law `fixed` the objective $j(r_1)$ with $r_1=\\rho$ is the "
+        "$j(\\rho)$ of the limit "
         "section (sympy: the difference is 0), and $\\dot r_1=(1-\\rho^{2})j'(\\rho)=F(\\rho)$."
     )
     _flow_figure(doc, s, out)  # early in the text, so that the figure and the table float apart
@@ -119,7 +118,7 @@ def _transition(doc, s) -> None:
         "$1/\\sqrt{k}$ with every $\\xi_j$, is locally attracting: a query near it does not pick one $\\xi_j$."
     )
     rows = []
-    for t, w in zip(tr, s.weak):
+    for t, w in zip(tr, s.weak, strict=True):
         if not (t.certified and w.bracket.certified):
             rows.append([str(t.k), _g(t.alpha), "not certified", "—", "—"])
             continue
@@ -181,7 +180,8 @@ def _heads(doc, s, out: Path) -> None:
     doc.figure("subspace_heads",
                "Principal angles between $\\operatorname{span}Q$ and $\\operatorname{span}U$ along the heads' flow "
                "($H=k=2$, `onehot(2)`, $\\beta=\\sigma^{2}=1$) from random starting frames: recovery at "
-               f"$\\theta={_g(s.heads[0].theta)}$, $\\alpha={_g(s.heads[0].alpha)}$; at $\\theta={_g(s.heads[-1].theta)}$, "
+               f"$\\theta={_g(s.heads[0].theta)}$, $\\alpha={_g(s.heads[0].alpha)}$; "
+               f"at $\\theta={_g(s.heads[-1].theta)}$, "
                f"$\\alpha={_g(s.heads[-1].alpha)}$ the runs end " + " and ".join(dict.fromkeys(s.heads[-1].ends)) + ".")
     items = []
     for p in s.heads:
@@ -201,11 +201,12 @@ def _heads(doc, s, out: Path) -> None:
         "$\\operatorname{span}Q$ misses one direction of the signal. Where both occur, the shared state is a "
         "stable equilibrium with a lower objective: at strong signal, recovery by two heads is not universal.")
     e = s.extra
-    same_end = all(max(abs(a - b) for a, b in zip(n, e.norms[0])) < 1e-6 for n in e.norms)
+    same_end = all(max(abs(a - b) for a, b in zip(n, e.norms[0], strict=True)) < 1e-6 for n in e.norms)
     norms = ", ".join(_g(x) for x in e.norms[0])
     items.append(
         f"$H=3>k=2$, $\\theta={_g(e.theta)}$, $\\alpha={_g(e.alpha)}$, {len(e.seeds)} runs: every run ends with "
         f"$\\operatorname{{span}}U$ inside $\\operatorname{{span}}Q$ ($\\max|MM^{{\\top}}-I|{_bound(e.span_bound)}$), "
-        f"the heads' overlap norms $\\|m_h\\|$ ending at {norms}" + (" in every run" if same_end else " in the first run")
+        f"the heads' overlap norms $\\|m_h\\|$ ending at {norms}"
+        + (" in every run" if same_end else " in the first run")
         + ": two heads specialise, the extra one keeps a small overlap and has no direction of its own.")
     doc.items(items)

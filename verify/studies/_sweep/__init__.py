@@ -35,13 +35,13 @@ incomplete beta function ``I_{(1 + rho*)/2}((d-1)/2, (d-1)/2)``; it is 0 when th
 landscape is monotone.
 """
 
-from ._cell import CONFIDENCE, LANDSCAPES, QUANTILES, RECOVERED, _Cell, _minus_basin, compute_cell, corrected_prediction
+from ._cell import CONFIDENCE, LANDSCAPES, QUANTILES, RECOVERED, compute_cell, corrected_prediction
 from ._driver import SweepResult, run_sweep
 from ._figure import SETTLED, SweepFigure, figure_data
 from ._layout import STORE_FORMAT, VARIABLES, cell_digest
 from ._lock import store_lock
 from ._repair import StoreStatus
-from ._spec import PARAMETERS, PRESETS, SweepSpec, _relevant, make_spec, preset, spec_from
+from ._spec import PARAMETERS, PRESETS, SweepSpec, make_spec, preset, spec_from
 from ._store import load, open_store, write_cell
 from ._subspace import (
                     SPECIALISED,
@@ -53,7 +53,7 @@ from ._subspace import (
 )
 
 __all__ = ["CONFIDENCE", "LANDSCAPES", "PARAMETERS", "PRESETS", "QUANTILES", "RECOVERED", "SETTLED",
-           "SPECIALISED", "STORE_FORMAT", "SubspaceSweep", "SubspaceSweepSpec", "VARIABLES", "StoreStatus", "SweepFigure", "SweepResult", "SweepSpec", "cell_digest",
-           "compute_cell", "corrected_prediction", "figure_data", "load", "make_spec", "open_store", "preset",
-           "compute_subspace_cell", "run_subspace_sweep", "run_sweep", "spec_from", "specialisation_index", "store_lock",
-           "write_cell"]
+           "SPECIALISED", "STORE_FORMAT", "SubspaceSweep", "SubspaceSweepSpec", "VARIABLES", "StoreStatus",
+           "SweepFigure", "SweepResult", "SweepSpec", "cell_digest", "compute_cell", "corrected_prediction",
+           "figure_data", "load", "make_spec", "open_store", "preset", "compute_subspace_cell", "run_subspace_sweep",
+           "run_sweep", "spec_from", "specialisation_index", "store_lock", "write_cell"]

@@ -50,7 +50,8 @@ def corrected_prediction(spec: SweepSpec, index: tuple, initial_rho) -> dict:
     finite-step drift symbolically (seconds), which every fresh worker would repeat.
     """
     start = float(np.median(np.abs(initial_rho)))
-    pred = predict(spec.problem(index), spec.schedule, steps=spec.steps, rho0=start, stride=spec.steps)
+    pred = predict(spec.problem(index), spec.schedule, steps=spec.steps, rho0=start, stride=spec.steps,
+                   engine="scalar")
     return {"ode_plain_median_start": float(abs(pred.rho_plain[-1])),
             "ode_corrected_median_start": float(abs(pred.rho_corrected[-1]))}
 

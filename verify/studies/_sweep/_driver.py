@@ -74,7 +74,7 @@ def run_sweep(spec: SweepSpec, store, *, progress=None, on_resume=None) -> Sweep
     with store_lock(store) as stale:
         status = open_store(store, spec)
         if stale is not None:
-            status = replace(status, repaired=status.repaired + (f"stale lock of pid {stale} (exited), taken over",))
+            status = replace(status, repaired=(*status.repaired, f"stale lock of pid {stale} (exited), taken over"))
         todo = [idx for idx in product(*(range(n) for n in spec.shape)) if not status.done[idx]]
         if on_resume is not None:
             on_resume(status)

@@ -6,11 +6,16 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._cell import CONFIDENCE, LANDSCAPES, QUANTILES, RECOVERED
 from ._spec import SweepSpec
+
+if TYPE_CHECKING:  # annotations only: zarr is imported where a store is read or written
+    from zarr import Array, Group
+    from zarr.abc.buffer import Buffer
 
 STORE_FORMAT = "sigrec-sweep-1"
 
@@ -76,6 +81,17 @@ def cell_digest(index: tuple, values: dict) -> int:
     return int.from_bytes(h.digest(), "little") or 1
 
 
+def store_array(group: Group, name: str) -> Array:
+    """The array ``name`` of a store's root ``group``: every member of a sweep store is an
+    array, and a group in its place is not this store's layout (``ValueError``)."""
+    import zarr
+
+    node = group[name]
+    if not isinstance(node, zarr.Array):
+        raise ValueError(f"`{name}` of the sweep store is a group, not an array")
+    return node
+
+
 def _dataset(spec: SweepSpec):
     import xarray as xr
 
@@ -111,7 +127,7 @@ def _template(spec: SweepSpec) -> dict:
     from zarr.storage import MemoryStore
 
     ds, encoding = _dataset(spec)
-    files = {}
+    files: dict[str, Buffer] = {}
     ds.to_zarr(MemoryStore(files), encoding=encoding, consolidated=True, zarr_format=2)
     return {key: buf.to_bytes() for key, buf in files.items()}
 

@@ -85,9 +85,11 @@ def holder_alive(holder: dict) -> bool:
 
 
 def _parse(text: str | None) -> dict | None:
+    if text is None:
+        return None
     try:
         holder = json.loads(text)
-    except (TypeError, ValueError):
+    except ValueError:
         return None
     if not isinstance(holder, dict) or not isinstance(holder.get("pid"), int) or holder["pid"] <= 0:
         return None

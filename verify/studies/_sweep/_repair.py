@@ -19,7 +19,18 @@ from pathlib import Path
 
 import numpy as np
 
-from ._layout import CONSOLIDATED, DIGEST, DONE, METADATA, STORE_FORMAT, VARIABLES, arrays, cell_digest, coordinates
+from ._layout import (
+    CONSOLIDATED,
+    DIGEST,
+    DONE,
+    METADATA,
+    STORE_FORMAT,
+    VARIABLES,
+    arrays,
+    cell_digest,
+    coordinates,
+    store_array,
+)
 from ._spec import SweepSpec, _relevant
 
 #: ``.zarray`` fields that must equal the template's for the data to be this store's
@@ -183,9 +194,9 @@ def _verify_cells(path: Path, spec: SweepSpec, repaired: list) -> tuple[np.ndarr
 
     group = zarr.open_group(str(path), mode="r+", zarr_format=2, use_consolidated=False)
     shape = spec.shape
-    data = {name: _read(group[name], shape) for name in VARIABLES}
-    digest, digest_bad = _read(group[DIGEST], shape)
-    done, done_bad = _read(group[DONE], shape)
+    data = {name: _read(store_array(group, name), shape) for name in VARIABLES}
+    digest, digest_bad = _read(store_array(group, DIGEST), shape)
+    done, done_bad = _read(store_array(group, DONE), shape)
     verified = np.zeros(shape, dtype=bool)
     damaged = []
     rebuilt = False
@@ -196,16 +207,16 @@ def _verify_cells(path: Path, spec: SweepSpec, repaired: list) -> tuple[np.ndarr
         claimed = done_bad[idx] or done[idx] != 0 or digest_bad[idx] or digest[idx] != 0
         if verified[idx]:
             if done_bad[idx] or done[idx] != 1:
-                group[DONE][idx] = 1  # the flag follows from the checksum
+                store_array(group, DONE)[idx] = 1  # the flag follows from the checksum
                 rebuilt = True
             continue
         if claimed:
             damaged.append(idx)
         if claimed or not readable:
             for name, (dtype, _, _) in VARIABLES.items():
-                group[name][idx] = 0 if dtype[0] in "iu" else np.nan
-            group[DIGEST][idx] = 0
-            group[DONE][idx] = 0
+                store_array(group, name)[idx] = 0 if dtype[0] in "iu" else np.nan
+            store_array(group, DIGEST)[idx] = 0
+            store_array(group, DONE)[idx] = 0
     if rebuilt:
         repaired.append(f"{DONE} (from the checksums)")
     return verified, damaged

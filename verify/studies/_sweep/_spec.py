@@ -84,10 +84,10 @@ class SweepSpec:
 
     def parameters(self, index) -> dict:
         """The full parameter set of cell ``index`` (defaults for the unswept ones)."""
-        p = {"theta": None, "d": 3, "beta": 1.0, "sigma2": 1.0, "prior": "fixed"}
-        p.update({name: values[i] for (name, values), i in zip(self.grid, index)})
+        p: dict = {"theta": None, "d": 3, "beta": 1.0, "sigma2": 1.0, "prior": "fixed"}  # the grid's values vary
+        p.update({name: values[i] for (name, values), i in zip(self.grid, index, strict=True)})
         if "alpha" in p:
-            p["R"], p["L"] = int(round(p.pop("alpha") * self.L)), self.L
+            p["R"], p["L"] = round(p.pop("alpha") * self.L), self.L
         else:
             p["R"], p["L"] = self.R, self.R + int(p.pop("N", 10_000))
         return p
@@ -103,7 +103,7 @@ class SweepSpec:
 
     def identity(self, index) -> tuple:
         """The cell's random-stream identity: its parameter values, by name."""
-        return ("sweep",) + tuple(f"{name}={values[i]!r}" for (name, values), i in zip(self.grid, index))
+        return ("sweep", *(f"{name}={values[i]!r}" for (name, values), i in zip(self.grid, index, strict=True)))
 
 
 def make_spec(*, theta, N=None, alpha=None, d=None, beta=None, sigma2=None, prior=None, R=500, L=10_500,
@@ -147,7 +147,7 @@ def make_spec(*, theta, N=None, alpha=None, d=None, beta=None, sigma2=None, prio
     spec = SweepSpec(tuple(grid), R=R, L=L, runs=integer("runs", runs, 1), steps=integer("steps", steps, 1),
                      eta0=real("eta0", eta0, lower=0.0, strict=True), k0=real("k0", k0, lower=0.0, strict=True),
                      power=real("power", power, lower=0.0), seed=integer("seed", seed, 0))
-    spec.schedule  # validates the schedule
+    _ = spec.schedule  # building the schedule validates it
     for index in product(*(range(n) for n in spec.shape)):
         spec.problem(index)  # validates every instance up front (e.g. R <= L)
     return spec

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._layout import DIGEST, DONE, cell_digest, cell_values, template
+from ._layout import DIGEST, DONE, cell_digest, cell_values, store_array, template
 from ._repair import StoreStatus, check_store
 from ._spec import SweepSpec
 
@@ -63,9 +63,9 @@ def write_cell(path, index: tuple, result: dict) -> None:
     values = cell_values(result)
     group = zarr.open_group(str(path), mode="r+", zarr_format=2, use_consolidated=False)
     for name, value in values.items():
-        group[name][index] = value
-    group[DIGEST][index] = np.uint64(cell_digest(index, values))
-    group[DONE][index] = 1
+        store_array(group, name)[index] = value
+    store_array(group, DIGEST)[index] = np.uint64(cell_digest(index, values))
+    store_array(group, DONE)[index] = 1
 
 
 def load(store, *, dask: bool = True):
@@ -73,4 +73,6 @@ def load(store, *, dask: bool = True):
     ``dask=False`` lazily read numpy arrays (no task graph: quicker for a small store)."""
     import xarray as xr
 
-    return xr.open_zarr(str(store), zarr_format=2, **({} if dask else {"chunks": None}))
+    if dask:
+        return xr.open_zarr(str(store), zarr_format=2)
+    return xr.open_zarr(str(store), zarr_format=2, chunks=None)

@@ -79,7 +79,7 @@ class SubspaceSweepSpec:
         for name in ("beta", "sigma2", "eta0", "k0", "power"):
             object.__setattr__(self, name, float(real(name, getattr(self, name))))
         object.__setattr__(self, "seed", integer("seed", self.seed, 0))
-        self.schedule  # validates eta0, k0, power
+        _ = self.schedule  # building the schedule validates eta0, k0, power
 
     @property
     def alpha(self) -> float:

@@ -67,10 +67,11 @@ class DrawnModel:
 
 def _draw(rng: np.random.Generator) -> tuple[Problem, float]:
     lo, hi, _ = RANGES["L"]
-    L = int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
+    L = round(math.exp(rng.uniform(math.log(lo), math.log(hi))))
     alpha = rng.uniform(*RANGES["alpha"][:2])
+    d_lo, d_hi, _ = RANGES["d"]
     problem = Problem(theta=rng.uniform(*RANGES["theta"][:2]), R=max(1, round(alpha * L)), L=L,
-                      d=int(rng.integers(RANGES["d"][0], RANGES["d"][1] + 1)), beta=rng.uniform(*RANGES["beta"][:2]),
+                      d=int(rng.integers(int(d_lo), int(d_hi) + 1)), beta=rng.uniform(*RANGES["beta"][:2]),
                       sigma2=rng.uniform(*RANGES["sigma2"][:2]), prior=PRIORS[int(rng.integers(len(PRIORS)))],
                       batch=BATCHES[int(rng.integers(len(BATCHES)))])
     lo, hi, _ = RANGES["step"]

@@ -196,7 +196,7 @@ def decaying(m: DrawnModel, profile: Profile) -> list[Comparison]:
     steps = _steps(profile, p, runs, profile.trajectory_steps)
     sched = Schedule(eta0=m.eta * K0**POWER, k0=K0, power=POWER)
     stride = max(1, steps // 4)
-    pred = predict(p, sched, steps, profile.trajectory_rho0, stride)
+    pred = predict(p, sched, steps, profile.trajectory_rho0, stride, engine="scalar")
     if not pred.success:
         return [not_applicable(q, f"predict failed: {pred.message}") for q in ("trajectory", "band", "passage")]
     sim = simulate(p, sched, steps=steps, runs=runs, rho0=profile.trajectory_rho0, stride=1,
@@ -275,7 +275,7 @@ def splitting(m: DrawnModel, profile: Profile) -> Comparison:
     # at least 8 escape times within split_steps, but eta F'(rho*) at most SPLIT_GROWTH, where the
     # scale function predicts a constant-step chain (as in the suite's sga.splitting)
     eta = min(max(m.eta, 8.0 / (ref.rate * profile.split_steps)), SPLIT_GROWTH / ref.rate)
-    steps = int(math.ceil(8.0 / (ref.rate * eta)))
+    steps = math.ceil(8.0 / (ref.rate * eta))
     runs = min(profile.split_runs, int(profile.max_draws // (steps * p.batch * 4 * p.L)))
     if runs < 30:
         return not_applicable("splitting", f"{steps} steps of {runs} runs fit the draw budget "

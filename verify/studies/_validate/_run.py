@@ -112,7 +112,7 @@ def summarize(records: list[dict]) -> dict:
     below/above :data:`BETA_SPLIT`), the worst cases (largest ``excess``) and every failure."""
     rows = [(rec, c) for rec in records for c in rec["comparisons"]]
     by_q = {q: [c for _, c in rows if c["quantity"] == q] for q in QUANTITIES}
-    regions = {}
+    regions: dict[str, dict[str, list[dict]]] = {}  # region -> quantity -> its comparisons
     for k in range(2):
         for rec, c in rows:
             regions.setdefault(_regions(rec)[k], {q: [] for q in QUANTITIES})[c["quantity"]].append(c)
