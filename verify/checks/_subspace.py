@@ -115,7 +115,7 @@ def check_subspace_quadrature(case: Case, ctx: CheckContext) -> list[CheckRecord
 
     and the derived expression in mpmath against the quadrature (``rel <= 1e-20``)."""
     t0 = time.perf_counter()
-    m = case.model
+    m = case.model.with_heads(1)  # the field of one query (of which the heads' flow is built)
     seed = ctx.seed_for(case.name, "subspace.quadrature")
     n = max(1, int(ctx.quadrature_points))
     pts = _ball_points(m.k, n, seed)
@@ -150,8 +150,10 @@ def check_subspace_quadrature(case: Case, ctx: CheckContext) -> list[CheckRecord
 
 @lru_cache(maxsize=32)
 def subspace_certificate(model):
-    """``theory.certify`` of ``model`` on the subspace engine (with its completeness), once per model."""
-    return certify(model, engine="subspace")
+    """``theory.certify`` of the one-query flow of ``model`` on the subspace engine (with its
+    completeness), once per model: the check is about the equilibria of one query (the flow of
+    ``H > 1`` orthonormal heads is checked by ``heads.angles``)."""
+    return certify(model.with_heads(1), engine="subspace")
 
 
 def _mid(box) -> list[float]:
@@ -367,7 +369,7 @@ class _Rates:
 def _contraction_rates(model, r) -> _Rates:
     """The contraction rates at the equilibrium ``r`` of the one-query flow (float): the
     ``|eigenvalues|`` of the tangent block ``T^T (H - lam I) T`` and the radial ``2 |lam|``."""
-    v = evaluate(model, np.asarray(r, float), engine="subspace")
+    v = evaluate(model.with_heads(1), np.asarray(r, float), engine="subspace")
     r = np.asarray(r, float)
     lam = float(r @ np.asarray(v.gradient, float))
     rates = [2 * abs(lam)]
