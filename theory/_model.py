@@ -65,12 +65,11 @@ class Model:
             "alpha": real("alpha", alpha, lower=0.0, upper=1.0),
             "beta": real("beta", beta, lower=0.0, strict=True),
             "sigma2": real("sigma2", sigma2, lower=0.0, strict=True),
-            "law": parse_law(prior),
-            "heads": integer("heads", heads, 1, MAX_HEADS),
         }
-        if values["alpha"] == 0.0 and (values["law"].k > 1 or values["heads"] > 1):
+        law, heads = parse_law(prior), integer("heads", heads, 1, MAX_HEADS)
+        if values["alpha"] == 0.0 and (law.k > 1 or heads > 1):
             raise ValueError("`alpha` must be > 0 (the subspace model has no sparse limit yet), got 0.0")
-        for name, value in values.items():
+        for name, value in {**values, "law": law, "heads": heads}.items():
             object.__setattr__(self, name, value)
 
     @classmethod

@@ -147,7 +147,8 @@ def certified_basin(model: Model, rho0: float, prec: int = 128, *, certificate: 
 def _neighbours(equilibria, r0: float, s: int):
     """The first certified root from ``r0`` in direction ``s`` and in direction ``-s``
     (``None``: the pole on that side)."""
-    up, down = [], []
+    up: list[Bracket] = []
+    down: list[Bracket] = []
     for e in equilibria:
         if e.lo <= r0 <= e.hi:
             # F > 0 left of a stable root and right of an unstable one: with F(rho0) of sign

@@ -14,8 +14,9 @@ each simple root in a certified bracket with the sign of ``T'`` (tangent stabili
 just above ``pi``; brackets certified beyond ``-3 + 2 pi`` (against the ball ``pi``) are copies of
 roots just after the seam ``-3`` and are dropped, a bracket that contains ``-3 + 2 pi`` is reported
 undecided.
-The radial eigenvalue ``-2 lam`` is signed on each bracket. :func:`certify_disk` does the same for the open disk (zeros of ``g``) by bisection of the square
-with exclusion tests and Krawczyk uniqueness on the boxes themselves. Together they give the
+The radial eigenvalue ``-2 lam`` is signed on each bracket. :func:`certify_disk` does the same for
+the open disk (zeros of ``g``) by bisection of the square with exclusion tests and Krawczyk
+uniqueness on the boxes themselves. Together they give the
 completeness the Krawczyk certificate of :mod:`theory._certify._subspace` lacks, for ``k = 2``.
 """
 

@@ -42,6 +42,7 @@ class SubspaceCompleteness:
         if self.circle is not None:
             out["circle"] = {"equilibria": len(self.circle.equilibria), "complete": self.circle.complete,
                              "boxes": self.circle.boxes}
+        if self.disk is not None:
             out["disk"] = {"equilibria": len(self.disk.equilibria), "complete": self.disk.complete,
                            "boxes": self.disk.boxes}
         return out

@@ -58,9 +58,10 @@ class MonotoneAnalysis:
     positive_factor, sign_factor : sympy.Expr
         ``j' = positive_factor * sign_factor`` as polynomials in ``(rho, m)``.
     endpoint_quadratic : sympy.Expr
-        ``sign_factor`` at ``rho = -1`` as a polynomial in ``m`` (fixed prior).
+        ``sign_factor`` at ``rho = -1`` as a polynomial in ``m`` (fixed prior), or ``None``.
     critical_m, critical_alpha : sympy.Expr
-        The root ``m_c`` in ``(0, 1)`` and the ``alpha_c`` with ``m(-1) = m_c``.
+        The root ``m_c`` in ``(0, 1)`` and the ``alpha_c`` with ``m(-1) = m_c`` (fixed prior),
+        or ``None``.
     sparse_sign_factor, sparse_equilibrium : sympy.Expr
         ``1 + beta theta rho`` and its root ``-1/(beta theta)`` (fixed prior).
     odd : bool
@@ -72,16 +73,16 @@ class MonotoneAnalysis:
     """
 
     prior: Prior
-    m_prime_identity: object
-    positive_factor: object
-    sign_factor: object
-    endpoint_quadratic: object
-    critical_m: object
-    critical_alpha: object
-    sparse_sign_factor: object
-    sparse_equilibrium: object
+    m_prime_identity: sp.Expr | None
+    positive_factor: sp.Expr
+    sign_factor: sp.Expr
+    endpoint_quadratic: sp.Expr | None
+    critical_m: sp.Expr | None
+    critical_alpha: sp.Expr | None
+    sparse_sign_factor: sp.Expr
+    sparse_equilibrium: sp.Expr
     odd: bool
-    statements: tuple
+    statements: tuple[str, ...]
     remaining: str
 
 
@@ -114,7 +115,7 @@ def _monotone_analysis(prior: Prior) -> MonotoneAnalysis:
         sparse_slope = sp.factor(d.sparse.slope)
         sparse_sign = sp.Mul(*[f for f in sp.Mul.make_args(sparse_slope) if f.has(rho) and not isinstance(f, sp.exp)])
         sparse_root = sp.solve(sparse_sign, rho)
-        statements = (
+        statements: tuple[str, ...] = (
             f"m' = {identity} (m is logistic in rho)",
             f"j' = ({positive}) * h, h = {sign}",
             "rho >= 0: h > 0 (all terms positive), so j' > 0",

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from flint import arb, ctx, fmpq
 
 _SPLIT = fmpq(29, 59)
+#: the default interval of :func:`isolate`, ``[-1, 1]``
+_LO, _HI = fmpq(-1), fmpq(1)
 
 
 @contextmanager
@@ -82,7 +84,7 @@ class Isolation:
     boxes: int
 
 
-def isolate(g, dg, lo=fmpq(-1), hi=fmpq(1), *, min_width=1e-12, bracket_width=1e-10, max_boxes=200_000) -> Isolation:
+def isolate(g, dg, lo=_LO, hi=_HI, *, min_width=1e-12, bracket_width=1e-10, max_boxes=200_000) -> Isolation:
     """Isolate the roots of ``g`` on ``[lo, hi]`` with ball arithmetic (see module doc)
     at the current flint precision.
 
@@ -115,7 +117,7 @@ def isolate(g, dg, lo=fmpq(-1), hi=fmpq(1), *, min_width=1e-12, bracket_width=1e
         stack.append((a, p))
     # merge adjacent undecided boxes; certify a cluster if it is a clean crossing
     out.undecided.sort()
-    merged = []
+    merged: list[tuple] = []
     for a, b in out.undecided:
         if merged and merged[-1][1] == a:
             merged[-1] = (merged[-1][0], b)

@@ -220,24 +220,24 @@ def _general_sign_functions(model: Model):
 
     if model.sparse:
         if mean_zero:
-            def k(X):
+            def k_s(X):
                 t = b * X
                 _, mu1, v, _ = law.tilted_ball(t)
                 return r_of(t) + v + mu1 * mu1
 
-            return k, None, "j'_s / (2 beta^2 sigma2 theta^2 M_s rho) = mu1/t + v + mu1^2 (t = beta theta rho)", True
+            return k_s, None, "j'_s / (2 beta^2 sigma2 theta^2 M_s rho) = mu1/t + v + mu1^2 (t = beta theta rho)", True
 
-        def g(X):
+        def g_s(X):
             t = b * X
             _, mu1, v, _ = law.tilted_ball(t)
             return mu1 + t * (v + mu1 * mu1)
 
-        def dg(X):
+        def dg_s(X):
             t = b * X
             _, mu1, v, k3 = law.tilted_ball(t)
             return b * (2 * v + mu1 * mu1 + t * (k3 + 2 * mu1 * v))
 
-        return g, dg, "j'_s / (2 beta sigma2 theta M_s) = mu1 + t (v + mu1^2) (t = beta theta rho)", False
+        return g_s, dg_s, "j'_s / (2 beta sigma2 theta M_s) = mu1 + t (v + mu1^2) (t = beta theta rho)", False
 
     shift = None if model.alpha == 1.0 or not al < 1 else al.log() - (1 - al).log()
 

@@ -125,7 +125,7 @@ class SubspaceBox:
         (floats, mpf, fractions or balls; an mpf is converted exactly, not through a float)."""
         boxes = self.enclosure if enclosure else self.box
         with precision(MAX_PREC):  # the point is converted without rounding it to the caller's precision
-            return bool(boxes) and all(b.contains(to_ball(x)) for b, x in zip(boxes, r))
+            return bool(boxes) and all(b.contains(to_ball(x)) for b, x in zip(boxes, r, strict=True))
 
     def bounds(self) -> tuple:
         """The box as float ``(lo, hi)`` pairs, rounded outward."""
@@ -137,7 +137,8 @@ class SubspaceBox:
                 "lam": None if self.lam is None else list(_outward(self.lam)),
                 "tangent_inertia": None if self.tangent_inertia is None else list(self.tangent_inertia),
                 "radial_sign": self.radial_sign,
-                "tangent_eigenvalue": None if self.tangent_eigenvalue is None else list(_outward(self.tangent_eigenvalue)),
+                "tangent_eigenvalue": (None if self.tangent_eigenvalue is None
+                                       else list(_outward(self.tangent_eigenvalue))),
                 "reason": self.reason}
 
 
@@ -195,8 +196,8 @@ def certify_point(model: Model, r0, kind: str, *, label: str = "", params=None, 
         system = sphere_system(fld)
         if lam0 is None:
             g, _ = fld([arb(x) for x in r0], [arb(p.mid()) for p in params])
-            lam0 = sum(float(gi.mid()) * x for gi, x in zip(g, r0))
-        z0 = r0 + [float(lam0)]
+            lam0 = sum(float(gi.mid()) * x for gi, x in zip(g, r0, strict=True))
+        z0 = [*r0, float(lam0)]
     elif kind == "interior":
         system = interior_system(fld)
         z0 = r0
@@ -238,9 +239,10 @@ def certify_point(model: Model, r0, kind: str, *, label: str = "", params=None, 
 def _check_prec(prec) -> int:
     if isinstance(prec, bool) or not isinstance(prec, numbers.Integral):
         raise ValueError(f"`prec` must be an integer number of bits, got {prec!r}")
-    if not 53 <= prec <= MAX_PREC:
+    bits = int(prec)
+    if not 53 <= bits <= MAX_PREC:
         raise ValueError(f"`prec` must be in [53, {MAX_PREC}] bits, got {prec!r}")
-    return int(prec)
+    return bits
 
 
 def certify_subspace(model: Model, equilibria=None, prec: int = 128, n_random: int = 8,
@@ -263,7 +265,8 @@ def certify_subspace(model: Model, equilibria=None, prec: int = 128, n_random: i
                          + (f"{model.heads} heads" if isinstance(model, Model) else type(model).__name__))
     prec = _check_prec(prec)
     if model.theta == 0:
-        return SubspaceCertificate(model, (), False, prec, ("theta = 0: the objective is constant, every r is an equilibrium",))
+        return SubspaceCertificate(model, (), False, prec,
+                                   ("theta = 0: the objective is constant, every r is an equilibrium",))
     eqs = find_subspace_equilibria(model, n_random=n_random) if equilibria is None else equilibria
     with precision(prec):
         boxes = tuple(certify_point(model, e.r, e.kind, label=e.label, field_fn=field_fn) for e in eqs)
@@ -271,7 +274,7 @@ def certify_subspace(model: Model, equilibria=None, prec: int = 128, n_random: i
     disjoint = True
     for i, a in enumerate(boxes):
         for b in boxes[i + 1:]:
-            if a.box and b.box and a.kind == b.kind and all(x.overlaps(y) for x, y in zip(a.box, b.box)):
+            if a.box and b.box and a.kind == b.kind and all(x.overlaps(y) for x, y in zip(a.box, b.box, strict=True)):
                 disjoint = False
                 notes.append(f"boxes of {a.start} and {b.start} overlap (the same equilibrium twice?)")
     undecided = [b for b in boxes if not b.certified]

@@ -167,7 +167,8 @@ def krawczyk(system, centre, params, rad: float, tries: int = 8):
     try:
         Y = arb_mat(np.linalg.inv(_float_matrix(Jc)).tolist())
     except np.linalg.LinAlgError:
-        return None, None, "the Jacobian at the centre is singular in float64 (a degenerate equilibrium, e.g. one of a continuum)"
+        return None, None, ("the Jacobian at the centre is singular in float64 (a degenerate equilibrium, "
+                            "e.g. one of a continuum)")
     YF = Y * _vector(Fc)
     rho = [max(rad * (1 + abs(float(c[i].mid()))), 4 * float(abs(YF[i, 0]).upper())) for i in range(n)]
     eye = arb_mat([[arb(int(i == j)) for j in range(n)] for i in range(n)])

@@ -103,8 +103,10 @@ def _imports(root: Path, path: Path) -> tuple[list[Path], bool]:
     whether it imports :data:`_ENTRY`."""
     rel = path.relative_to(root)
     package = rel.parent.parts  # of a package's __init__, the package itself
-    found, entry = [], False
+    found: list[Path] = []
+    entry = False
     for node in _statements(ast.parse(path.read_bytes(), filename=str(path))):
+        targets: list[tuple[tuple[str, ...], list[str]]]
         if isinstance(node, ast.Import):
             targets = [(tuple(a.name.split(".")), []) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -238,10 +240,11 @@ def cached_lambdify(tag: str, build, modules: str = "numpy"):
         folder = cache_dir()
         secret = None if folder is None else _secret(folder)
     except (OSError, ValueError):  # a too-long or otherwise unusable path: no cache
-        secret = None
-    path = None if secret is None else folder / f"{_digest()}-{key_name}.py"
+        folder, secret = None, None
+    path = None if folder is None or secret is None else folder / f"{_digest()}-{key_name}.py"
     writable = path is not None
     if path is not None:
+        assert secret is not None  # a cache file only with the folder's key
         try:
             source = _read_verified(path, secret)
         except FileNotFoundError:
@@ -260,6 +263,7 @@ def cached_lambdify(tag: str, build, modules: str = "numpy"):
     if _RECORD is not None:
         _RECORD[key_name] = inspect.getsource(fn)
     if writable:
+        assert path is not None and secret is not None  # writable only with a cache file and its key
         try:
             body = inspect.getsource(fn).encode()
             _store(path, _HEADER + _mac(secret, path.name, body).encode() + b"\n" + body)

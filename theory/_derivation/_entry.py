@@ -7,6 +7,7 @@ the sparse limit in ``rho``); ``k >= 2``, or ``engine="subspace"`` for any law, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal, overload
 
 from ...core.validate import choice
@@ -16,8 +17,16 @@ from ._scalar import Derivation
 from ._scalar import derive as derive_scalar
 from ._subspace import SubspaceDerivation, derive_subspace
 
+
+def _derive_scalar(law: SignalLaw) -> Derivation:
+    """The scalar derivation of a ``k = 1`` law, from its :class:`Prior`."""
+    assert law.prior is not None, "a k = 1 law holds its scalar prior"
+    return derive_scalar(law.prior)
+
+
 #: the derivation of each engine, from a parsed law
-DERIVATIONS = {"scalar": lambda law: derive_scalar(law.prior), "subspace": derive_subspace}
+DERIVATIONS: dict[str, Callable[[SignalLaw], Derivation | SubspaceDerivation]] = {
+    "scalar": _derive_scalar, "subspace": derive_subspace}
 
 
 @overload

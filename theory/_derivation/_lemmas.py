@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Generic, TypeVar
 
 import sympy as sp
 
@@ -53,8 +54,12 @@ def specialise(expr, prior: Prior):
     return expr.replace(MGF, sp.Lambda(t_mgf, prior.mgf(t_mgf))).doit()
 
 
+#: the type of a lemma's right-hand side: a sympy expression, or a pair of them
+_Rhs = TypeVar("_Rhs")
+
+
 @dataclass(frozen=True)
-class Lemma:
+class Lemma(Generic[_Rhs]):
     """One derived identity ``lhs = rhs``.
 
     ``integral`` is the unevaluated sympy object that was evaluated (``None`` for a
@@ -64,8 +69,8 @@ class Lemma:
 
     name: str
     statement: str
-    integral: object
-    rhs: object
+    integral: sp.Integral | None
+    rhs: _Rhs
 
 
 def gaussian_density():
@@ -74,7 +79,7 @@ def gaussian_density():
 
 
 @cache
-def tilted_mean() -> Lemma:
+def tilted_mean() -> Lemma[sp.Expr]:
     """``M = E exp(beta <q,z>)``, evaluated by sympy."""
     integral = sp.Integral(sp.exp(beta * y) * gaussian_density(), (y, -sp.oo, sp.oo))
     rhs = sp.simplify(integral.doit(conds="none"))
@@ -82,7 +87,7 @@ def tilted_mean() -> Lemma:
 
 
 @cache
-def tilted_first_moment() -> Lemma:
+def tilted_first_moment() -> Lemma[tuple[sp.Expr, sp.Expr]]:
     """``E exp(beta <q,z>) z = T q`` with ``T = E y exp(beta y)``, evaluated by sympy."""
     integral = sp.Integral(y * sp.exp(beta * y) * gaussian_density(), (y, -sp.oo, sp.oo))
     T = sp.simplify(integral.doit(conds="none"))
@@ -90,7 +95,7 @@ def tilted_first_moment() -> Lemma:
 
 
 @cache
-def informative_lemmas_general() -> tuple[Lemma, Lemma]:
+def informative_lemmas_general() -> tuple[Lemma[sp.Expr], Lemma[tuple[sp.Expr, sp.Expr]]]:
     """``E exp(beta<q,x>)`` and ``E exp(beta<q,x>) x`` for any prior, through its MGF ``M_s``."""
     M = tilted_mean().rhs
     T = tilted_first_moment().rhs[1]
@@ -106,7 +111,7 @@ def informative_lemmas_general() -> tuple[Lemma, Lemma]:
 
 
 @cache
-def informative_lemmas(prior: Prior) -> tuple[Lemma, Lemma]:
+def informative_lemmas(prior: Prior) -> tuple[Lemma[sp.Expr], Lemma[tuple[sp.Expr, sp.Expr]]]:
     """Prior-averaged ``E exp(beta<q,x>)`` and ``E exp(beta<q,x>) x`` for ``x = theta s xi + z``.
 
     A finite law is averaged by a finite sum over its atoms; a Gaussian prior by

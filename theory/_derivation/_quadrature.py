@@ -66,14 +66,17 @@ def gaussian_integral(k: int, c, mu, s2):
     peak = mu + c * s2  # maximum of exp(c x) phi(x - mu); the x^k factor shifts it little
     width = mpmath.sqrt(s2)
     pts = [-mpmath.inf, peak - 8 * width, peak, peak + 8 * width, mpmath.inf]
-    dens = lambda x: x**k * mpmath.exp(c * x - (x - mu) ** 2 / (2 * s2)) / mpmath.sqrt(2 * mpmath.pi * s2)
+
+    def dens(x):
+        return x**k * mpmath.exp(c * x - (x - mu) ** 2 / (2 * s2)) / mpmath.sqrt(2 * mpmath.pi * s2)
+
     return mpmath.quad(dens, pts)
 
 
 def _rel(a, b) -> float:
     a = [mpmath.mpf(x) for x in a]
     b = [mpmath.mpf(x) for x in b]
-    num = mpmath.sqrt(sum((x - y) ** 2 for x, y in zip(a, b)))
+    num = mpmath.sqrt(sum((x - y) ** 2 for x, y in zip(a, b, strict=True)))
     den = mpmath.sqrt(sum(x**2 for x in a))
     return float(num / den) if den != 0 else float(num)
 
@@ -100,7 +103,7 @@ def quadrature_point(prior: Prior | str, p: dict, dps: int) -> list[QuadratureCo
         rho_perp = mpmath.sqrt(1 - r * r)
         memo = {}
 
-        def I(k, c, mu=0, var=None):  # each distinct integral is computed once per point
+        def G(k, c, mu=0, var=None):  # the Gaussian integral; each distinct one is computed once per point
             key = (k, c, mu, var)
             if key not in memo:
                 memo[key] = gaussian_integral(k, c, mu, s2 if var is None else var)
@@ -111,8 +114,8 @@ def quadrature_point(prior: Prior | str, p: dict, dps: int) -> list[QuadratureCo
                                             tuple(map(float, quad)), _rel(sym, quad)))
 
         # nuisance token z: exp(beta <q,z>) = exp(beta rho z1) exp(beta rho_perp z2)
-        n0 = I(0, b * r) * I(0, b * rho_perp)
-        n1 = (I(1, b * r) * I(0, b * rho_perp), I(0, b * r) * I(1, b * rho_perp))
+        n0 = G(0, b * r) * G(0, b * rho_perp)
+        n1 = (G(1, b * r) * G(0, b * rho_perp), G(0, b * r) * G(1, b * rho_perp))
         add("tilted_mean", [_lam(tilted_mean().rhs)(*args)], [n0])
         add("tilted_first_moment", _plane([_lam(c)(*args) for c in tilted_first_moment().rhs], r), n1)
 
@@ -122,10 +125,10 @@ def quadrature_point(prior: Prior | str, p: dict, dps: int) -> list[QuadratureCo
             law = [(_mpq(q), t * _mpq(v), None) for v, q in prior.support]
         else:
             law = [(mpmath.mpf(1), t * _mpq(prior.mu), s2 + (t * _mpq(prior.tau)) ** 2)]
-        i0 = sum(pr * I(0, b * r, mu, var) for pr, mu, var in law) * I(0, b * rho_perp)
+        i0 = sum(pr * G(0, b * r, mu, var) for pr, mu, var in law) * G(0, b * rho_perp)
         i1 = (
-            sum(pr * I(1, b * r, mu, var) for pr, mu, var in law) * I(0, b * rho_perp),
-            sum(pr * I(0, b * r, mu, var) for pr, mu, var in law) * I(1, b * rho_perp),
+            sum(pr * G(1, b * r, mu, var) for pr, mu, var in law) * G(0, b * rho_perp),
+            sum(pr * G(0, b * r, mu, var) for pr, mu, var in law) * G(1, b * rho_perp),
         )
         lem_mean, lem_moment = informative_lemmas(prior)
         add(f"informative_mean[{prior}]", [_lam(lem_mean.rhs)(*args)], [i0])

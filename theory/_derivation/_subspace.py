@@ -77,8 +77,8 @@ def _derive(law: SignalLaw) -> SubspaceDerivation:
     t = tuple(beta * theta * ri for ri in r)
     tv = sp.symbols(f"t1:{law.k + 1}", real=True)
     mgf = law.mgf(tv)
-    Ms = mgf.subs(dict(zip(tv, t)))
-    grad_ms = tuple(sp.diff(mgf, ti).subs(dict(zip(tv, t))) for ti in tv)
+    Ms = mgf.subs(dict(zip(tv, t, strict=True)))
+    grad_ms = tuple(sp.diff(mgf, ti).subs(dict(zip(tv, t, strict=True))) for ti in tv)
     # Step 2: numerator as (U-coefficients, q-coefficient), denominator
     num_u = tuple(alpha * theta * M * gm for gm in grad_ms)
     num_q = alpha * T * Ms + (1 - alpha) * T
@@ -88,10 +88,11 @@ def _derive(law: SignalLaw) -> SubspaceDerivation:
         raise AssertionError(f"q-coefficient of the pooled output depends on r: {c_q}")
     m = tuple(sp.simplify(nu / den / theta) for nu in num_u)
     # Step 3: objective and its derivatives
-    objective = c_q**2 + theta**2 * sum(mi**2 for mi in m) + 2 * c_q * theta * sum(ri * mi for ri, mi in zip(r, m))
+    objective = (c_q**2 + theta**2 * sum(mi**2 for mi in m)
+                 + 2 * c_q * theta * sum(ri * mi for ri, mi in zip(r, m, strict=True)))
     gradient = tuple(sp.diff(objective, ri) for ri in r)
     hessian = tuple(tuple(sp.diff(gi, rj) for rj in r) for gi in gradient)
     # Step 4: the projected flow in the overlaps
-    radial = sum(ri * gi for ri, gi in zip(r, gradient))
-    flow = tuple(gi - radial * ri for gi, ri in zip(gradient, r))
+    radial = sum(ri * gi for ri, gi in zip(r, gradient, strict=True))
+    flow = tuple(gi - radial * ri for gi, ri in zip(gradient, r, strict=True))
     return SubspaceDerivation(law, r, mgf, (num_u, num_q), den, (c_q, m), objective, gradient, hessian, flow)

@@ -240,7 +240,8 @@ def _derive_effective(prior: Prior) -> EffectiveDerivation:
     A2_ph = sp.Symbol("A2", positive=True)
     V_o1 = 8 * beta**2 * sigma2**2 * (mixture(hs, 3, prior) / _D**3 - A2_ph * mixture(hs, 2, prior) / _D**2)
     V_o2 = 4 * beta**2 * sigma2**3 * (
-        mixture(1, 4, prior) / _D**4 - 2 * A2_ph * mixture(1, 3, prior) / _D**3 + A2_ph**2 * mixture(1, 2, prior) / _D**2
+        mixture(1, 4, prior) / _D**4 - 2 * A2_ph * mixture(1, 3, prior) / _D**3
+        + A2_ph**2 * mixture(1, 2, prior) / _D**2
     )
 
     # finite-L objective: in-plane covariance trace of f and delta-method bias of N^/D^

@@ -269,13 +269,15 @@ def stationary_alignment(model: Model, eta_value: float, d, L, batch: int = 1, *
     """
     eta_value = real("eta", eta_value, lower=0.0, strict=True)
 
-    opts = {"finite_L": finite_L, "drag_scale": drag_scale, "self_normalised": self_normalised}
+    def terms(r) -> EffectiveDrift:
+        return effective_drift(model, r, eta_value, d, L, batch, finite_L=finite_L, drag_scale=drag_scale,
+                               self_normalised=self_normalised)
 
     def drift(r):
-        return float(effective_drift(model, r, eta_value, d, L, batch, **opts).drift)
+        return float(terms(r).drift)
 
     grid = np.linspace(0.0, 1.0, 401)
-    vals = effective_drift(model, grid, eta_value, d, L, batch, **opts).drift
+    vals = terms(grid).drift
     idx = np.flatnonzero((vals[:-1] > 0) & (vals[1:] <= 0))
     if idx.size == 0:
         raise ValueError("the effective drift has no stable zero in (0, 1) for these parameters")
@@ -330,7 +332,7 @@ class Validity:
 
 
 @lru_cache(maxsize=64)
-def _validity_grid(model: Model, d: float, L: float, batch: float) -> tuple[float, np.float64]:
+def _validity_grid(model: Model, d: float, L: float, batch: int) -> tuple[float, np.float64]:
     """``(max_rho A2 / L, max_rho E |P g|^2)`` over 81 alignments: the step-independent part of
     :func:`validity`, once per instance and process (``numerics.predict`` asks for it at every
     call, the budget planner at every step count it tries; the answer depends on nothing else)."""
@@ -344,12 +346,12 @@ def _validity_grid(model: Model, d: float, L: float, batch: float) -> tuple[floa
 def validity(model: Model, d, L, eta_max: float, batch: int = 1) -> Validity:
     """The :class:`Validity` of a finite-step prediction for ``(model, d, L, batch)`` with steps
     up to ``eta_max`` (float64; ``ValueError`` where :func:`gradient_second_moment` overflows)."""
-    eta_max = nonnegative("eta_max", eta_max)
+    etas = nonnegative("eta_max", eta_max)
     _check_model(model)
     _check_sizes(d, L, batch)
-    conc, y_max = _validity_grid(model, float(d), float(L), float(batch))
+    conc, y_max = _validity_grid(model, float(d), float(L), batch)
     with np.errstate(all="ignore"):
-        step = float(np.float64(np.max(eta_max)) ** 2 * y_max)  # inf, not OverflowError, for a huge eta
+        step = float(np.float64(np.max(etas)) ** 2 * y_max)  # inf, not OverflowError, for a huge eta
     # documented JSON numbers are finite: beyond float64 the parameter is reported as its largest value
     huge = not math.isfinite(step)
     step = min(step, sys.float_info.max)

@@ -38,7 +38,7 @@ KIND_WEIGHTS = (("informative", alpha), ("nuisance", 1 - alpha))
 
 
 @cache
-def centred_tilted_moment(n: int) -> Lemma:
+def centred_tilted_moment(n: int) -> Lemma[sp.Expr]:
     """``int y^n exp(c y) phi_sigma2(y) dy``, by sympy integration (any real ``c``)."""
     dens = sp.exp(-(_x**2) / (2 * sigma2)) / sp.sqrt(2 * sp.pi * sigma2)
     integral = sp.Integral(_x**n * sp.exp(_c * _x) * dens, (_x, -sp.oo, sp.oo))
@@ -63,7 +63,7 @@ def tilted_expectation(poly, k: int, kind: str, prior: Prior | None):
     ``prior=None`` leaves the MGF ``M_s`` unspecified). ``k = 2`` is the second-order tilting.
     """
     P = sp.Poly(sp.expand(poly), x1, x2)
-    total = 0  # without the factor exp(k beta rho theta s): a polynomial in s
+    total = sp.Integer(0)  # without the factor exp(k beta rho theta s): a polynomial in s
     for (a, b), coef in P.terms():
         total += coef * _tilted_1d(a, k * beta * rho, theta * s, tilt=False) * _tilted_1d(b, k * beta * rho_perp, 0)
     if kind == "nuisance":

@@ -69,8 +69,8 @@ def effective_quadrature(prior: Prior | str, p: dict, dps: int = 50, nodes: int 
                 c1, c2 = k * b * r, k * b * rho_perp
                 scale = mpmath.exp(c1 * mu + (c1 * c1 + c2 * c2) * s2 / 2)
                 acc = 0
-                for u, wu in zip(un, uw):
-                    for v, wv in zip(un, uw):
+                for u, wu in zip(un, uw, strict=True):
+                    for v, wv in zip(un, uw, strict=True):
                         acc += wu * wv * fn(mu + c1 * s2 + sig * u, c2 * s2 + sig * v)
                 total += pr * scale * acc
             return total
@@ -106,7 +106,7 @@ def effective_quadrature(prior: Prior | str, p: dict, dps: int = 50, nodes: int 
         mean_perp = gbar[0] * e_perp[0] + gbar[1] * e_perp[1]
         quad = (V_o, V_p, A2, mean_perp)
         sym = _lam_mp(prior)(r, t, a, b, s2)[:4]
-        rel = max(abs(x - y) / max(abs(y), mpmath.mpf(10) ** (-dps)) for x, y in zip(sym, quad))
+        rel = max(abs(x - y) / max(abs(y), mpmath.mpf(10) ** (-dps)) for x, y in zip(sym, quad, strict=True))
         return EffectiveQuadrature(dict(p), tuple(float(x) for x in sym), tuple(float(x) for x in quad), float(rel))
 
 
@@ -123,7 +123,7 @@ def _mp_law(law: Prior) -> dict:
     tau = mpmath.mpf(law.tau.numerator) / law.tau.denominator
     nodes, weights = hermite_rule(60)
     out: dict = {}
-    for u, w in zip(nodes, weights):
+    for u, w in zip(nodes, weights, strict=True):
         out[mu + tau * u] = out.get(mu + tau * u, 0) + w
     return out
 
@@ -131,4 +131,5 @@ def _mp_law(law: Prior) -> dict:
 @cache
 def _lam_mp(prior: Prior):
     e = derive_effective(prior)
-    return sp.lambdify(ARGS, (e.out_of_plane_variance, e.in_plane_variance, e.weight_square, e.mean_perp), modules="mpmath")
+    return sp.lambdify(ARGS, (e.out_of_plane_variance, e.in_plane_variance, e.weight_square, e.mean_perp),
+                       modules="mpmath")

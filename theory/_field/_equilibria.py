@@ -151,7 +151,7 @@ def _label(r: np.ndarray, tol: float = 1e-7) -> str:
     k = len(r)
     if k == 1:
         return "pole+" if r[0] > 0 else "pole-"
-    groups = []
+    groups: list[list[int]] = []
     for i in np.argsort(-r):
         for grp in groups:
             if abs(r[grp[0]] - r[i]) < tol:
@@ -226,7 +226,7 @@ def find_subspace_equilibria(model: Model, n_random: int = 40, seed: int = 0, dp
             y = _newton(lambda r: ev(r).gradient, lambda r: ev(r).hessian, scale * s)
             if y is not None and np.linalg.norm(y) < 1 - 1e-9:
                 found.append(y)
-    unique = []
+    unique: list[np.ndarray] = []
     for r in found:
         if all(np.linalg.norm(r - u) > 1e-7 for u in unique):
             unique.append(r)

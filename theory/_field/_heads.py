@@ -139,7 +139,7 @@ def integrate_heads(model: Model, M0, t_max: float = 500.0, rtol: float = 1e-10)
     def settled(_t, y):  # stop once the speed is at round-off level
         return np.linalg.norm(rhs(0, y)) - 1e-13
 
-    settled.terminal = True
+    settled.terminal = True  # type: ignore[attr-defined]  # solve_ivp reads an event function's attribute
     sol = solve_ivp(rhs, (0.0, float(t_max)), M0.reshape(-1), method="LSODA", rtol=rtol, atol=1e-12,
                     events=settled)
     M = sol.y[:, -1].reshape(shape)

@@ -31,7 +31,7 @@ from ...core.validate import alignments, representable
 from .._codegen._cache import cached_lambdify
 from .._derivation._scalar import derive
 from .._derivation._symbols import ARGS, alpha, beta, m, m1, rho, theta
-from .._laws import Prior
+from .._laws import Prior, parse_prior
 from .._model import Model
 
 
@@ -75,9 +75,10 @@ _t = sp.Symbol("t", real=True)
 def stable_forms_agree(prior: Prior | str) -> bool:
     """Sympy proof that the stable forms equal the derived ``m``, ``m'``, nuisance mass
     (``prior`` a :class:`Prior` or a spec)."""
-    d = derive(prior)
-    stable = _stable_coefficients(d.prior)
-    for derived, form in zip((d.m, d.m_prime, d.noise_mass), stable):
+    law = parse_prior(prior)
+    d = derive(law)
+    stable = _stable_coefficients(law)
+    for derived, form in zip((d.m, d.m_prime, d.noise_mass), stable, strict=True):
         diff = sp.simplify((derived - form).rewrite(sp.exp))
         if diff != 0:
             return False
@@ -195,7 +196,7 @@ def evaluate_mp(model: Model, rho_value, dps: int = 50) -> dict:
         r = mpmath.mpf(rho_value)
         params = _mp_params(model)
     x = abs(float(model.beta) * float(model.theta) * float(abs(r)))
-    guard = int(math.ceil(model.prior.exponent_bound(x) / math.log(10))) + 10 if not model.sparse else 0
+    guard = math.ceil(model.prior.exponent_bound(x) / math.log(10)) + 10 if not model.sparse else 0
     work = dps + guard
     with mpmath.workdps(max(dps, work) if work <= _MP_MAX_DPS else dps + 10):
         full, sparse, _, _ = _mpmath_functions(model.prior)
@@ -206,7 +207,7 @@ def evaluate_mp(model: Model, rho_value, dps: int = 50) -> dict:
         else:
             vals = _mp_stable(model.prior)(r, *params)
     with mpmath.workdps(dps):
-        return dict(zip(("objective", "slope", "field", "noise_mass"), (+mpmath.mpf(v) for v in vals)))
+        return dict(zip(("objective", "slope", "field", "noise_mass"), (+mpmath.mpf(v) for v in vals), strict=True))
 
 
 #: largest working precision (digits) for the derived forms in :func:`evaluate_mp`
@@ -244,7 +245,7 @@ def pole_exponents(model: Model, dps: int = 30) -> tuple[float, float]:
 def pole_exponents_mp(model: Model, dps: int = 30) -> tuple:
     """Closed-form ``F'(+1)`` and ``F'(-1)`` as mpmath numbers at ``dps`` digits (any magnitude)."""
     x = float(model.beta) * float(model.theta)
-    guard = int(math.ceil(model.prior.exponent_bound(x) / math.log(10))) + 10 if not model.sparse else 0
+    guard = math.ceil(model.prior.exponent_bound(x) / math.log(10)) + 10 if not model.sparse else 0
     with mpmath.workdps(dps + min(guard, _MP_MAX_DPS)):
         _, _, full, sparse = _mpmath_functions(model.prior)
         fn = sparse if model.sparse else full

@@ -70,29 +70,35 @@ class Prior:
         if self.family == "bernoulli":
             return tuple((v, q) for v, q in ((Fraction(0), 1 - self.p), (Fraction(1), self.p)) if q)
         if self.family == "discrete":
-            return tuple(zip(self.values, self.probs))
+            return tuple(zip(self.values, self.probs, strict=True))
         return None
+
+    def _atoms(self) -> tuple:
+        """:attr:`support` of a finite law (every family but the Gaussian)."""
+        support = self.support
+        assert support is not None, f"{self.family} has no finite support"
+        return support
 
     @property
     def mean(self) -> Fraction:
         """``E s``, exactly."""
         if self.family == "gaussian":
             return self.mu
-        return sum((v * q for v, q in self.support), Fraction(0))
+        return sum((v * q for v, q in self._atoms()), Fraction(0))
 
     @property
     def second_moment(self) -> Fraction:
         """``E s^2``, exactly."""
         if self.family == "gaussian":
             return self.mu**2 + self.tau**2
-        return sum((v * v * q for v, q in self.support), Fraction(0))
+        return sum((v * v * q for v, q in self._atoms()), Fraction(0))
 
     @property
     def symmetric(self) -> bool:
         """True when ``s`` and ``-s`` have the same law (then ``M`` is even)."""
         if self.family == "gaussian":
             return self.mu == 0
-        law = dict(self.support)
+        law = dict(self._atoms())
         return all(law.get(-v, 0) == q for v, q in law.items())
 
     def mgf(self, t):
@@ -100,13 +106,13 @@ class Prior:
         if self.family == "gaussian":
             mu, tau = sp.Rational(self.mu), sp.Rational(self.tau)
             return sp.exp(mu * t + tau**2 * t**2 / 2)
-        return sp.Add(*(sp.Rational(q) * sp.exp(sp.Rational(v) * t) for v, q in self.support))
+        return sp.Add(*(sp.Rational(q) * sp.exp(sp.Rational(v) * t) for v, q in self._atoms()))
 
     def exponent_bound(self, x: float) -> float:
         """An upper bound of ``|log M_s(t)|`` for ``|t| <= x`` (guard digits, overflow checks)."""
         if self.family == "gaussian":
             return abs(float(self.mu)) * x + 0.5 * float(self.tau) ** 2 * x * x
-        return max(abs(float(v)) for v, _ in self.support) * x
+        return max(abs(float(v)) for v, _ in self._atoms()) * x
 
     # ------------------------------------------------------------------ tilted law, sampling
     def tilted(self, t):

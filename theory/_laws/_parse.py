@@ -58,9 +58,9 @@ def parse_prior(spec) -> Prior:
             raise ValueError(f"`prior` discrete values must be distinct, got {spec!r}")
         if any(q < 0 for q in probs) or sum(probs) != 1:
             raise ValueError(f"`prior` discrete probs must be >= 0 and sum to exactly 1, got {spec!r} "
-                             f"(sum {format_number(sum(probs))})")
+                             f"(sum {format_number(sum(probs, Fraction(0)))})")
         _check_magnitude(values, spec)
-        atoms = sorted((v, q) for v, q in zip(values, probs) if q > 0)
+        atoms = sorted((v, q) for v, q in zip(values, probs, strict=True) if q > 0)
         if all(v == 0 for v, _ in atoms):
             raise ValueError(f"`prior` discrete law puts all its mass on 0 (no signal), got {spec!r}")
         params = {"values": tuple(v for v, _ in atoms), "probs": tuple(q for _, q in atoms)}

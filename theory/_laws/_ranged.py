@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from . import _tilted
+from ._law import Prior
 from ._parse import parse_prior
 from ._syntax import SIGNATURES, Range, format_number, read
 
@@ -41,7 +42,7 @@ class RangedPrior:
     """
 
     family: str
-    params: tuple
+    params: tuple[tuple[str, Fraction | tuple[Fraction, Fraction]], ...]
 
     @property
     def ranges(self) -> dict:
@@ -59,7 +60,7 @@ class RangedPrior:
     def __str__(self) -> str:
         return self.spec
 
-    def at(self, **values) -> object:
+    def at(self, **values: float | Fraction) -> Prior:
         """The point :class:`Prior` with the ranged parameters at ``values`` (floats or
         fractions; missing ones at their lower end)."""
         args = []
@@ -70,7 +71,7 @@ class RangedPrior:
             args.append(f"{k}={format_number(v)}")
         return parse_prior(f"{self.family}({', '.join(args)})")
 
-    def ball(self, bounds: dict):
+    def ball(self, bounds: dict) -> BallPrior:
         """The :class:`BallPrior` of the sub-box ``bounds`` (``name -> (lo, hi)`` floats for
         every ranged parameter), each parameter an ``arb`` ball covering its interval."""
         from flint import arb
@@ -83,8 +84,9 @@ class RangedPrior:
             else:
                 balls[k] = _tilted._arb(v)
         fixed_mean = None
-        if self.family == "gaussian" and not isinstance(dict(self.params)["mu"], tuple):
-            fixed_mean = dict(self.params)["mu"]
+        mu = dict(self.params).get("mu")
+        if self.family == "gaussian" and not isinstance(mu, tuple):
+            fixed_mean = mu
         return BallPrior(self.spec, self.family, tuple(balls.items()), fixed_mean)
 
 
@@ -110,7 +112,7 @@ class BallPrior:
         return _tilted.finite_ball([(low, 1 - p), (Fraction(1), p)], t)
 
 
-def parse_ranged_prior(spec) -> object:
+def parse_ranged_prior(spec) -> RangedPrior | Prior:
     """A :class:`RangedPrior` when some parameter of ``spec`` is a range ``LO:HI``, else the
     point :class:`Prior` of :func:`theory.parse_prior` (a :class:`RangedPrior` or
     :class:`Prior` is returned as it is). ``ValueError`` names the problem."""
@@ -128,9 +130,9 @@ def parse_ranged_prior(spec) -> object:
     # every corner must be a valid prior; the constraints are convex, so then every point is
     for corner in itertools.product(*(params[k] for k in ranged)):
         try:
-            out.at(**dict(zip(ranged, corner)))
+            out.at(**dict(zip(ranged, corner, strict=True)))
         except ValueError as exc:
-            where = ", ".join(f"{k}={format_number(v)}" for k, v in zip(ranged, corner))
+            where = ", ".join(f"{k}={format_number(v)}" for k, v in zip(ranged, corner, strict=True))
             raise ValueError(f"`prior` range {spec!r} holds an invalid prior at its corner {where}: "
                              f"{str(exc).removeprefix('`prior` ')}") from None
     return out

@@ -74,7 +74,9 @@ def format_number(value: Fraction) -> str:
 
 def _split_args(body: str, spec: str) -> list[str]:
     """Split ``body`` at top-level commas (not inside ``[...]``)."""
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in body:
         if ch == "[":
             depth += 1

@@ -83,10 +83,10 @@ def finite_ball(atoms, t):
     e = [q * (d * t).exp() for _, d, q in balls]
     total = _sum(e)
     w = [ei / total for ei in e]
-    mu1 = _sum([wi * v for wi, (v, _, _) in zip(w, balls)])
+    mu1 = _sum([wi * v for wi, (v, _, _) in zip(w, balls, strict=True)])
     dev = [v - mu1 for v, _, _ in balls]
-    var = _sum([wi * d * d for wi, d in zip(w, dev)])
-    k3 = _sum([wi * d * d * d for wi, d in zip(w, dev)])
+    var = _sum([wi * d * d for wi, d in zip(w, dev, strict=True)])
+    k3 = _sum([wi * d * d * d for wi, d in zip(w, dev, strict=True)])
     return ref_b * t + total.log(), mu1, var, k3
 
 
@@ -137,8 +137,8 @@ def tilted_mp(prior, t):
     top = max(v for v, _ in atoms)
     e = [q * mpmath.exp((v - top) * t) for v, q in atoms]
     total = mpmath.fsum(e)
-    mu1 = mpmath.fsum(ei * v for ei, (v, _) in zip(e, atoms)) / total
-    var = mpmath.fsum(ei * (v - mu1) ** 2 for ei, (v, _) in zip(e, atoms)) / total
+    mu1 = mpmath.fsum(ei * v for ei, (v, _) in zip(e, atoms, strict=True)) / total
+    var = mpmath.fsum(ei * (v - mu1) ** 2 for ei, (v, _) in zip(e, atoms, strict=True)) / total
     return top * t + mpmath.log(total), mu1, var
 
 

@@ -88,20 +88,26 @@ class SignalLaw:
     def __str__(self) -> str:
         return self.spec
 
+    @property
+    def _scalar_prior(self) -> Prior:
+        """The :attr:`prior` of a ``scalar`` law."""
+        assert self.prior is not None, "a scalar law holds its prior"
+        return self.prior
+
     def mgf(self, t) -> sp.Expr:
         """The sympy MGF ``M(t) = E exp(<t, s>)`` at the ``k`` sympy expressions ``t``."""
         t = tuple(t)
         if len(t) != self.k:
             raise ValueError(f"`t` must have k = {self.k} entries, got {len(t)}")
         if self.family == "scalar":
-            return self.prior.mgf(t[0])
+            return self._scalar_prior.mgf(t[0])
         if self.family == "onehot":
-            return sp.Add(*(sp.Rational(p) * sp.exp(tj) for p, tj in zip(self.probs, t)))
+            return sp.Add(*(sp.Rational(p) * sp.exp(tj) for p, tj in zip(self.probs, t, strict=True)))
         if self.family == "discrete":  # M(t) = sum_j p_j exp(<t, v_j>)
-            return sp.Add(*(sp.Rational(p) * sp.exp(sum(sp.Rational(x) * tj for x, tj in zip(v, t)))
-                            for p, v in zip(self.probs, self.vectors)))
+            return sp.Add(*(sp.Rational(p) * sp.exp(sum(sp.Rational(x) * tj for x, tj in zip(v, t, strict=True)))
+                            for p, v in zip(self.probs, self.vectors, strict=True)))
         tau = sp.Rational(self.tau)
-        return sp.exp(sum(sp.Rational(m) * tj + tau**2 * tj**2 / 2 for m, tj in zip(self.mu, t)))
+        return sp.exp(sum(sp.Rational(m) * tj + tau**2 * tj**2 / 2 for m, tj in zip(self.mu, t, strict=True)))
 
     @property
     def atoms(self) -> tuple | None:
@@ -110,9 +116,9 @@ class SignalLaw:
             return tuple((p, tuple(Fraction(int(i == j)) for i in range(self.k)))
                          for j, p in enumerate(self.probs) if p)
         if self.family == "discrete":
-            return tuple((p, v) for p, v in zip(self.probs, self.vectors) if p)
-        if self.family == "scalar" and self.prior.support is not None:
-            return tuple((q, (v,)) for v, q in self.prior.support)
+            return tuple((p, v) for p, v in zip(self.probs, self.vectors, strict=True) if p)
+        if self.family == "scalar" and self._scalar_prior.support is not None:
+            return tuple((q, (v,)) for v, q in self._scalar_prior.support)
         return None
 
     @property
@@ -120,8 +126,8 @@ class SignalLaw:
         """``(mean vector, tau)`` of a Gaussian law (either family), as fractions."""
         if self.family == "gaussian":
             return self.mu, self.tau
-        if self.family == "scalar" and self.prior.family == "gaussian":
-            return (self.prior.mu,), self.prior.tau
+        if self.family == "scalar" and self._scalar_prior.family == "gaussian":
+            return (self._scalar_prior.mu,), self._scalar_prior.tau
         raise ValueError(f"`law` {self} is not Gaussian")
 
 
@@ -136,7 +142,8 @@ def _number(text: str, spec: str) -> Fraction:
 
 def _arguments(body: str, spec: str) -> dict:
     """Named arguments ``name=value`` or ``name=[v, ...]`` of a spec body."""
-    out, pos = {}, 0
+    out: dict[str, Fraction | tuple[Fraction, ...]] = {}
+    pos = 0
     body = body.strip()
     while pos < len(body):
         match = _ARG.match(body, pos)
@@ -229,5 +236,6 @@ def _discrete(body: str, spec: str) -> SignalLaw:
                          f"summing to 1, got {spec!r}")
     if k == 1:
         values = ", ".join(str(v[0]) for v in vectors)
-        return SignalLaw("scalar", 1, prior=parse_prior(f"discrete(values=[{values}], probs=[{', '.join(map(str, probs))}])"))
+        return SignalLaw("scalar", 1,
+                         prior=parse_prior(f"discrete(values=[{values}], probs=[{', '.join(map(str, probs))}])"))
     return SignalLaw("discrete", k, probs=probs, vectors=vectors)

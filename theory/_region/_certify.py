@@ -48,7 +48,7 @@ from flint import arb, fmpq
 from ...core.validate import integer, real
 from .._certify._roots import precision
 from .._certify._scalar import MAX_PREC, _sign_functions
-from .._laws import RangedPrior, parse_ranged_prior
+from .._laws import Prior, RangedPrior, parse_ranged_prior
 from .._model import Model
 from ._proof import BallModel, audit, prove_box
 
@@ -85,7 +85,7 @@ class RegionBox:
     proof: tuple = ()
 
     def as_dict(self) -> dict:
-        out = {name: [lo, hi] for name, lo, hi in self.bounds}
+        out: dict[str, object] = {name: [lo, hi] for name, lo, hi in self.bounds}
         out["status"] = self.status
         if self.poles is not None:
             out["poles"] = {"plus": self.poles[0], "minus": self.poles[1]}
@@ -266,7 +266,7 @@ class _Context:
     ranges: dict
     scale: dict
     fixed: dict
-    prior: object
+    prior: RangedPrior | Prior
     sparse: bool
     min_width: float
     prec: int
@@ -294,7 +294,8 @@ def _context(theta, alpha, beta, sigma2, prior, min_width, prec, log_alpha, sign
     prec = integer("prec", prec, 53, MAX_PREC)
     # the fixed values and the prior, validated by the point model at the box's corner
     point = law.at() if isinstance(law, RangedPrior) else law
-    probe = Model(**{k: (v[0] if isinstance(v, tuple) else v) for k, v in values.items()}, prior=point)
+    corner = {k: (v[0] if isinstance(v, tuple) else v) for k, v in values.items()}
+    probe = Model(corner["theta"], corner["alpha"], corner["beta"], corner["sigma2"], prior=point)
     fixed = {k: getattr(probe, k) for k in RANGED if k not in ranges}
     if "alpha" in ranges:
         lo, hi = ranges["alpha"]
@@ -312,8 +313,9 @@ def _context(theta, alpha, beta, sigma2, prior, min_width, prec, log_alpha, sign
 def _walk(ctx: _Context, root: tuple, depth, max_boxes: int):
     """Leaves of the subtree of ``root`` in depth-first order (low halves first), and the
     ``(index, bounds)`` of the boxes left at ``depth``."""
-    leaves, pending, stack, examined = [], [], [(root, 0)], 0
-    ranged_prior = isinstance(ctx.prior, RangedPrior)
+    leaves: list[RegionBox] = []
+    pending: list[tuple[int, tuple]] = []
+    stack, examined = [(root, 0)], 0
     with precision(ctx.prec):
         fixed_balls = {k: arb(v) for k, v in ctx.fixed.items()}
         while stack:
@@ -327,8 +329,8 @@ def _walk(ctx: _Context, root: tuple, depth, max_boxes: int):
                 break
             widths = [ctx.rel(*b) for b in bounds]
             balls = {k: arb(lo).union(arb(hi)) for k, lo, hi in bounds if k in RANGED}
-            law = ctx.prior.ball({k: (lo, hi) for k, lo, hi in bounds if k not in RANGED}) if ranged_prior \
-                else ctx.prior
+            law = ctx.prior.ball({k: (lo, hi) for k, lo, hi in bounds if k not in RANGED}) \
+                if isinstance(ctx.prior, RangedPrior) else ctx.prior
             bm = BallModel(law, sparse=ctx.sparse, **fixed_balls, **balls)
             rho_min = fmpq(*max(2.0 ** -30, max(widths) / 64).as_integer_ratio())
             proved = prove_box(bm, ctx.sign_functions, rho_min, max_tiles=512)

@@ -3,6 +3,7 @@ parameters as ``arb`` balls and audit the tiling (see :mod:`theory._region._cert
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -72,7 +73,7 @@ def audit(tiles, root_at_zero: bool) -> str | None:
     (``root_at_zero``) no root tile and one sign of ``k`` -> ``"bistable"`` (``rho = 0``)."""
     if not tiles or tiles[0][0] != -1 or tiles[-1][1] != 1:
         return None
-    if any(t[1] != u[0] for t, u in zip(tiles, tiles[1:])):
+    if any(t[1] != u[0] for t, u in itertools.pairwise(tiles)):
         return None
     roots = [i for i, t in enumerate(tiles) if t[2] == "root"]
     signs = {t[3] for t in tiles if t[2] == "sign"}

@@ -139,19 +139,19 @@ def _criterion(law, beta: float, sigma2: float):
             a = critical_alpha(theta, beta, sigma2)
             return 0.0 if a is None else a
 
-        def check(box):
+        def check_fixed(box):
             (t0, t1), (a0, a1) = _sides(box)
             if box.status == "monotone":
                 return (beta * t1 <= 1 or a0 >= ac(t1)) and box.poles == ("stable", "unstable")
             return beta * t0 > 1 and a1 < ac(t0) and box.poles == ("stable", "stable")
 
-        return check, "monotone exactly where alpha >= alpha_c(theta) or beta theta <= 1 (else bistable)"
+        return check_fixed, "monotone exactly where alpha >= alpha_c(theta) or beta theta <= 1 (else bistable)"
     if law.mean == 0:
-        def check(box):
+        def check_mean_zero(box):
             return box.status == "bistable" and box.equilibrium == (0.0, 0.0, "unstable", True) \
                 and box.poles == ("stable", "stable")
 
-        return check, "E s = 0: rho = 0 the only interior equilibrium (unstable), both poles stable"
+        return check_mean_zero, "E s = 0: rho = 0 the only interior equilibrium (unstable), both poles stable"
     c_star = sparse_threshold_prior(law)
     roots = lru_cache(maxsize=None)(lambda theta: tuple(pole_alpha(law, theta, beta, sigma2)))
 
