@@ -50,9 +50,9 @@ class BenchReport:
     ratios: dict
     targets: list
     wall_s: float
-    long_context: dict = None
-    paired: dict = None
-    subspace: dict = None
+    long_context: dict | None = None
+    paired: dict | None = None
+    subspace: dict | None = None
 
     def as_dict(self) -> dict:
         return {"config": self.config, "rates": self.rates, "ratios": self.ratios,

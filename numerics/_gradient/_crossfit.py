@@ -102,15 +102,14 @@ class CrossFitMean:
         sx, sxx = sum(self.sx), sum(self.sxx)
         plain = sx / n
         pvar = max(sxx - n * plain * plain, 0.0) / (n - 1)
-        cs = [self._coefficient(1), self._coefficient(0)]  # fold f uses the other fold's fit
-        controlled = all(c is not None for c in cs)
-        if not controlled:
+        c0, c1 = self._coefficient(1), self._coefficient(0)  # fold f uses c_f, the other fold's fit
+        if c0 is None or c1 is None:
             return ControlledMean(n=n, mean=plain, se=math.sqrt(pvar / n), variance=pvar, plain_mean=plain,
                                   plain_se=math.sqrt(pvar / n), plain_variance=pvar, reduction=1.0, controlled=False)
         sy = syy = 0.0
-        for f, c in enumerate(cs):
-            sy += self.sx[f] - c @ self.sh[f]
-            syy += self.sxx[f] - 2 * c @ self.shx[f] + c @ self.shh[f] @ c
+        for f, c in enumerate((c0, c1)):
+            sy += self.sx[f] - float(c @ self.sh[f])
+            syy += self.sxx[f] - float(2 * c @ self.shx[f]) + float(c @ self.shh[f] @ c)
         mean = sy / n
         var = max(syy - n * mean * mean, 0.0) / (n - 1)
         return ControlledMean(n=n, mean=float(mean), se=math.sqrt(var / n), variance=float(var), plain_mean=plain,

@@ -65,8 +65,10 @@ def gradient_features(problem: Problem, rho: float, generators) -> tuple[np.ndar
     kernel = ReducedKernel(p, list(generators), np.full(len(generators), float(rho)))
     rows = kernel.rows
     rho_perp = float(np.sqrt(max(0.0, 1.0 - rho * rho)))
-    g1 = g2 = h = 0.0
     groups = [(g, lo, hi) for g, lo, hi in (("signal", 0, p.R), ("noise", p.R, p.L)) if hi > lo]
+    names = tuple(f"{g}:{n}" for g, _, _ in groups for n in means.names) + (("chi",) if rows == 3 else ())
+    runs = len(generators)
+    g1, g2, h = np.zeros(runs), np.zeros(runs), np.zeros((runs, len(names)))
     for b in range(p.batch):
         a1, a2, *_ = kernel._member(first=b == 0)
         W = kernel.work
@@ -81,5 +83,4 @@ def gradient_features(problem: Problem, rho: float, generators) -> tuple[np.ndar
         g1, g2, h = g1 + a1, g2 + a2, h + np.concatenate(parts, axis=1)
     B = p.batch
     x = rho_perp * (rho_perp * g1 / B - rho * g2 / B)
-    names = tuple(f"{g}:{n}" for g, _, _ in groups for n in means.names) + (("chi",) if rows == 3 else ())
     return x, h / B, names

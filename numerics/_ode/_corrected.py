@@ -42,6 +42,7 @@ import math
 import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -223,7 +224,7 @@ class Prediction:
     eta: np.ndarray
     success: bool
     message: str
-    validity: theory.Validity  # what theory.validity returns
+    validity: Any  # what theory.validity returns (its class is private to theory)
 
     def as_dict(self) -> dict:
         return {

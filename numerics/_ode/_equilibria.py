@@ -54,12 +54,12 @@ def find_equilibria(model: Model, n_grid: int = 4000) -> Equilibria:
     scale = np.max(np.abs(slopes))
     if scale == 0.0:
         return Equilibria((), (), degenerate=True)
-    points = []
+    zeros = []
     for i in np.flatnonzero(slopes == 0.0):
-        points.append(float(grid[i]))
+        zeros.append(float(grid[i]))
     for i in np.flatnonzero(slopes[:-1] * slopes[1:] < 0):
-        points.append(brentq(lambda r: float(_field._slope(model, r)), grid[i], grid[i + 1], xtol=1e-16, rtol=8.9e-16))
-    points = tuple(sorted(points))
+        zeros.append(brentq(lambda r: float(_field._slope(model, r)), grid[i], grid[i + 1], xtol=1e-16, rtol=8.9e-16))
+    points = tuple(sorted(zeros))
     return Equilibria(points, tuple(_stability(model, p) for p in points))
 
 

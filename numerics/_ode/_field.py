@@ -17,7 +17,7 @@ def check_model(model) -> Model:
 
 
 def _slope(model: Model, rho) -> np.ndarray:
-    return evaluate(model, rho).slope
+    return evaluate(model, rho, engine="scalar").slope
 
 
 def rhs(model: Model):

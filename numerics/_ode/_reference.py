@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import mpmath
@@ -55,7 +56,7 @@ def integrate_mp(model: Model, rho0, t_eval, *, dps: int = 30, levels: int = 8, 
         raise ValueError(f"`dps` must be an integer >= 15, got {dps!r}")
     with mpmath.workdps(dps + 10):
         times = [mpmath.mpf(t) for t in t_eval]
-        if any(t < 0 for t in times) or any(b < a for a, b in zip(times, times[1:])):
+        if any(t < 0 for t in times) or any(b < a for a, b in itertools.pairwise(times)):
             raise ValueError("`t_eval` must be non-decreasing and >= 0")
         r = mpmath.mpf(rho0)
         if not -1 < r < 1:

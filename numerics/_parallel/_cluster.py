@@ -204,7 +204,7 @@ def open_client(address: str, timeout: float, name: str = "`scheduler`"):
 
     client = Client.__new__(Client)
     try:
-        client.__init__(address, timeout=timeout, set_as_default=False)
+        Client.__init__(client, address, timeout=timeout, set_as_default=False)
     except BaseException as exc:
         close_client(client)
         if isinstance(exc, (OSError, TimeoutError)):

@@ -225,7 +225,7 @@ def _completed(client, fn, units, retries: int, *, limit: int | None = None, pri
             return []
         # one client.map: the whole batch goes to the scheduler in one message
         out = client.map(fn, [u for _, u in batch], pure=False, retries=retries, priority=priority)
-        index.update({f.key: i for (i, _), f in zip(batch, out)})
+        index.update({f.key: i for (i, _), f in zip(batch, out, strict=True)})
         live.update(out)
         return out
 

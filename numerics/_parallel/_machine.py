@@ -12,7 +12,7 @@ WORKER_MEMORY = 2**30
 CGROUP_ROOT = "/sys/fs/cgroup"
 
 
-def _read(path):
+def _read(path) -> list[str] | None:
     try:
         with open(path) as fh:
             return fh.read().split()
@@ -28,9 +28,10 @@ def cgroup_limits(root=None) -> tuple[float | None, int | None]:
     memory.usage_in_bytes``)."""
     root = CGROUP_ROOT if root is None else str(root)
     cpus = None
-    v2, v1q, v1p = _read(f"{root}/cpu.max"), _read(f"{root}/cpu/cpu.cfs_quota_us"), _read(f"{root}/cpu/cpu.cfs_period_us")
+    v2, v1q = _read(f"{root}/cpu.max"), _read(f"{root}/cpu/cpu.cfs_quota_us")
+    v1p = _read(f"{root}/cpu/cpu.cfs_period_us")
     quota, period = (v2[0], v2[1]) if v2 and len(v2) == 2 else ((v1q[0], v1p[0]) if v1q and v1p else (None, None))
-    if quota not in (None, "max") and int(quota) > 0 and int(period) > 0:
+    if quota is not None and period is not None and quota != "max" and int(quota) > 0 and int(period) > 0:
         cpus = int(quota) / int(period)
     memory = None
     for limit_file, usage_file in (("memory.max", "memory.current"),

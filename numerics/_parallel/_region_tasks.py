@@ -51,8 +51,9 @@ def certify_region_tasks(theta, alpha, beta=1.0, sigma2=1.0, prior="fixed", *, d
     top = certify_region(*args, depth=depth, **options)
     units = [(args, options, bounds) for _, bounds in top.pending]
     parts = current_executor().map(_subtree, units, progress=progress) if units else []
-    boxes, last = [], 0
-    for (index, _), leaves in zip(top.pending, parts):
+    boxes: list = []  # the leaf boxes, in the order of top.boxes
+    last = 0
+    for (index, _), leaves in zip(top.pending, parts, strict=True):
         boxes.extend(top.boxes[last:index])
         boxes.extend(leaves)
         last = index

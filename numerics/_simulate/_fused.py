@@ -62,8 +62,10 @@ FAST = frozenset({"reassoc", "contract"})
 #: or not private, each process compiles the loops again (about 3 s).
 CACHE_DIR = os.environ.get("NUMBA_CACHE_DIR") or private_cache_folder("numba")
 _CACHE = bool(CACHE_DIR)
-_numba_default = _numba_config.CACHE_DIR
-_numba_config.CACHE_DIR = str(CACHE_DIR or "")  # read when each function below is decorated
+# numba's setting, read when each function below is decorated (numba.core.config makes its options
+# module globals at import time, from the environment: mypy does not see them)
+_numba_default = _numba_config.CACHE_DIR  # type: ignore[attr-defined]  # a global numba sets at run time
+_numba_config.CACHE_DIR = str(CACHE_DIR or "")  # type: ignore[attr-defined]  # a global numba sets at run time
 
 _jit = njit(cache=_CACHE, fastmath=set(FAST))
 _oop = _jit(_out_of_plane_step)
@@ -390,4 +392,5 @@ class FusedChunkedKernel(ChunkedReducedKernel):
         return self._chunk_moments(tokens, e, b0, b1, float(shift), self._part, self._where)
 
 
-_numba_config.CACHE_DIR = _numba_default  # numba's own setting again, for other code in the process
+# numba's own setting again, for other code in the process
+_numba_config.CACHE_DIR = _numba_default  # type: ignore[attr-defined]  # a global numba sets at run time

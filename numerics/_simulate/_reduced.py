@@ -210,7 +210,8 @@ class ReducedKernel:
         # any other non-finite result is reported below, as numpy would have
         with np.errstate(over="ignore", invalid="ignore"):
             if len(self._active) == len(self.gens):
-                out = np.array([run(i, gen, first, views) for i, (gen, views) in enumerate(zip(self.gens, self._views))])
+                out = np.array([run(i, gen, first, views)
+                                for i, (gen, views) in enumerate(zip(self.gens, self._views, strict=True))])
             else:  # retired runs: no draws, zero gradient, nuisance and objective
                 out = np.zeros((len(self.gens), 7 if self.n_out >= 1 else 5))
                 if self._active:

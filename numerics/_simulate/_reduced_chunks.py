@@ -95,8 +95,9 @@ class ChunkedReducedKernel(ReducedKernel):
                                              (_ROWS2, _PRODUCTS2, _TIMES_E2, _TOKENS2))
         e_row, ones = rows.index((0, 0, 0, 1)), rows.index((0, 0, 0, 0))
         # the monomial of each accumulated sum, the first index of each monomial
-        monos = [tuple(a + b for a, b in zip(rows[r], rows[x])) for lo, hi, x in products for r in range(lo, hi)]
-        where = {}
+        monos = [tuple(a + b for a, b in zip(rows[r], rows[x], strict=True))
+                 for lo, hi, x in products for r in range(lo, hi)]
+        where: dict[tuple[int, ...], int] = {}
         for j, m in enumerate(monos):
             where.setdefault(m, j)
         self._monos = monos  # the monomial of each entry of _part and _acc
@@ -108,7 +109,7 @@ class ChunkedReducedKernel(ReducedKernel):
         if k == 3:  # indices into acc of M = sum e V V^T and N = sum e^2 V V^T, V = (c1, c2, n3, e)
             basis = ((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1))
             self._m_index, self._n_index = (
-                np.array([[where[tuple(a + b + (j == 3) * power for j, (a, b) in enumerate(zip(va, vb)))]
+                np.array([[where[tuple(a + b + (j == 3) * power for j, (a, b) in enumerate(zip(va, vb, strict=True)))]
                            for vb in basis] for va in basis]) for power in (1, 2))
         tail = p.L % self.chunk
         buffers = {}
@@ -121,8 +122,9 @@ class ChunkedReducedKernel(ReducedKernel):
             hi = min(p.L, lo + self.chunk)
             buf = buffers[hi - lo]
             informative = max(0, min(hi, p.R) - lo)
+            # each product's first index into _part (the last cumulative sum, the total, starts none)
             views = [(buf[a:b], buf[x], self._part[j:j + b - a])
-                     for (a, b, x), j in zip(products, np.cumsum([0] + [b - a for a, b, _ in products]))]
+                     for (a, b, x), j in zip(products, np.cumsum([0] + [b - a for a, b, _ in products]), strict=False)]
             eV = [(buf[a:b], buf[c:c + b - a]) for a, b, c in times_e]
             self._chunks.append((lo, hi, buf[t0:t1], buf[t0:t0 + 2], buf[t0, :informative], buf[e_row], eV,
                                  views, informative, buf[e_row, max(0, p.R - lo):] if lo < p.R < hi else None))
@@ -173,7 +175,8 @@ class ChunkedReducedKernel(ReducedKernel):
                 Zc = moments(coef, tokens, c12, e, eV, views, shift)
             acc += part
             if hi > R:
-                nuisance += Zc if lo >= R else float(e_past_R.sum())
+                # e_past_R is None when the chunk starts at or past R (it ends past R)
+                nuisance += Zc if e_past_R is None else float(e_past_R.sum())
         if n_out >= 1:
             chi, chi1 = self._draw_out_of_plane(i, gen, first)
         at = self._index

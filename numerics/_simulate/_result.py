@@ -139,7 +139,8 @@ class Simulation:
         scalar = {"rho": self.rho} if self.overlaps.shape[2:] == (1, 1) else {
             "principal_angles": self.principal_angles()}
         np.savez_compressed(
-            path, **scalar, overlaps=self.overlaps, out_gram=self.out_gram, record_steps=self.record_steps,
+            path, **scalar,  # type: ignore[arg-type]  # mypy matches **scalar against allow_pickle: bool too
+            overlaps=self.overlaps, out_gram=self.out_gram, record_steps=self.record_steps,
             times=self.times, sample_steps=self.sample_steps, noise_mass=self.noise_mass,
             objective=self.objective, simulator=self.simulator, engine=self.engine,
             seed=-1 if self.seed is None else self.seed,

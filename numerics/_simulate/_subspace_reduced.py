@@ -175,7 +175,7 @@ class SubspaceReducedKernel:
         return Gin, gram, At[:, :, p.R :].sum(axis=2), S.sum(axis=1)
 
     def step(self, eta: float):
-        p, k, H = self.problem, self.k, self.H
+        p, k = self.problem, self.k
         Qc = np.concatenate([self.M, sym_sqrt(self.P)], axis=1)
         Gin, SY, nuisance, obj = self._member(Qc, first=True)
         for _ in range(1, p.batch):

@@ -52,15 +52,17 @@ def integer(name: str, value, minimum: int | None = None, maximum: int | None = 
         isinstance(value, Integral) or float(value).is_integer()
     ):
         raise ValueError(f"`{name}` must be an integer, got {value!r}")
-    below = minimum is not None and value < minimum
-    above = maximum is not None and value > maximum
+    # exact (value is integral), so the bounds compare as on value itself
+    number = int(value)  # type: ignore[call-overload]  # typeshed's numbers.Real declares no __int__
+    below = minimum is not None and number < minimum
+    above = maximum is not None and number > maximum
     if below or above:
         if minimum is not None and maximum is not None:
             raise ValueError(f"`{name}` must lie in [{minimum}, {maximum}], got {value!r}")
         if below:
             raise ValueError(f"`{name}` must be >= {minimum}, got {value!r}")
         raise ValueError(f"`{name}` must be <= {maximum}, got {value!r}")
-    return int(value)
+    return number
 
 
 def counts(R, L) -> tuple[int, int]:
