@@ -44,14 +44,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
-from typing import Any
 
 import numpy as np
 from scipy.stats import beta as beta_law
 from scipy.stats import binom
 
 from ..core import validate
-from ..theory import certify, effective_drift, evaluate, pole_signs, validity
+from ..theory import Validity, certify, effective_drift, evaluate, pole_signs, validity
 from ._diffusion import diffusion_tables, simulate_diffusion, stable_zeros
 from ._ode._corrected import corrected_drift, integrate_corrected
 from ._schedule import Schedule
@@ -127,7 +126,7 @@ class RecoveryPlan:
     token_steps: float
     seconds: float | None
     message: str
-    validity: Any = None  # what theory.validity returns (its class is private to theory), or None
+    validity: Validity | None = None
 
     @classmethod
     def infeasible(cls, target: float, runs: int, starts: tuple, message: str) -> RecoveryPlan:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from ...core.validate import instance, integer, real
-from ...theory import validity
+from ...theory import Validity, validity
 from .._schedule import Schedule
 from .._simulate._driver import Problem
 from ._diagnosis import refusal
@@ -51,7 +50,7 @@ class Complexity:
     plateau: float
     runs: int
     horizon: int
-    validity: Any  # what theory.validity returns (its class is private to theory)
+    validity: Validity
     status: str
     reason: str
 

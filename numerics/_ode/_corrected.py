@@ -42,14 +42,13 @@ import math
 import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.interpolate import CubicSpline
 
 from ...core.validate import instance, integer, real
-from ...theory import effective_drift, validity
+from ...theory import Validity, effective_drift, validity
 from .._schedule import Schedule
 from .._simulate._driver import Problem, record_indices
 from . import integrate
@@ -224,7 +223,7 @@ class Prediction:
     eta: np.ndarray
     success: bool
     message: str
-    validity: Any  # what theory.validity returns (its class is private to theory)
+    validity: Validity
 
     def as_dict(self) -> dict:
         return {
