@@ -172,6 +172,80 @@ class TokenMoments:
     pooled: np.ndarray
 
 
+@dataclass(frozen=True)
+class _MeanField:
+    """The mean field at the alignments: ``f = E_mix[w x] / D`` and ``M = E_mix[w x x^T] / D``
+    (exact tilted Gaussian moments), with ``f2 = |f|^2`` and ``Mf = M f``."""
+
+    f: np.ndarray
+    M: np.ndarray
+    f2: np.ndarray
+    Mf: np.ndarray
+
+
+def _score_frame(comp: _Component, q: np.ndarray, ep: np.ndarray, beta: float, s2: float) -> _ScoreFrame:
+    """The exact Gaussian pieces of ``comp`` seen from ``q``: score law, tilt factor, conditional frame."""
+    mu = np.array([comp.mean, 0.0])
+    Sig = np.array([comp.variance, s2])
+    qm = q @ mu  # (...,)
+    Sq = q * Sig  # Sigma q, (..., 2)
+    sy2 = np.sum(q * Sq, axis=-1)  # q^T Sigma q
+    logw1 = beta * qm + 0.5 * beta**2 * sy2  # log E w
+    # x | y = mu + Sq (y - qm) / sy2 + c r, r ~ N(0, 1): the residual covariance
+    # Sigma - Sq Sq^T / sy2 annihilates q, so it is lam e e^T with e = e_perp
+    eS = ep * Sig
+    lam = np.sum(ep * eS, axis=-1) - np.sum(eS * q, axis=-1) ** 2 / sy2
+    c = np.sqrt(np.clip(lam, 0.0, None))[..., None] * ep
+    return _ScoreFrame(component=comp, mean=mu, cov=Sig, score_mean=qm, cov_q=Sq, score_var=sy2,
+                       log_mean_weight=logw1, residual=c)
+
+
+def _mean_field(parts: list[_ScoreFrame], logD: np.ndarray, beta: float, shape: tuple[int, ...]) -> _MeanField:
+    """``f`` and ``M`` as the mixture of the components' tilted Gaussian moments."""
+    f = np.zeros((*shape, 2))
+    M = np.zeros((*shape, 2, 2))
+    for part in parts:
+        share = part.component.weight * np.exp(part.log_mean_weight - logD)
+        mt = part.mean + beta * part.cov_q
+        f += share[..., None] * mt
+        M += share[..., None, None] * (np.diag(part.cov) + mt[..., :, None] * mt[..., None, :])
+    return _MeanField(f=f, M=M, f2=np.sum(f * f, axis=-1), Mf=np.einsum("...ij,...j->...i", M, f))
+
+
+def _tilted_nodes(part: _ScoreFrame, k: int, beta: float, log_LD: np.ndarray, saturate: bool) -> _Nodes:
+    """The quadrature of ``part`` under the ``w^k`` tilt (``log_LD = log(L D)``)."""
+    zy, wy = _hermite(_NODES_SCORE)
+    zr, wr = _hermite(_NODES_ORTH)
+    mu, qm, Sq, sy2, c = part.mean, part.score_mean, part.cov_q, part.score_var, part.residual
+    sy = np.sqrt(sy2)
+    # under the w^k tilt, y ~ N(qm + k beta sy2, sy2)
+    y = (qm + k * beta * sy2)[..., None] + sy[..., None] * zy  # (..., ny)
+    base = mu + (Sq / sy2[..., None])[..., None, :] * (y - qm[..., None])[..., None]  # (..., ny, 2)
+    x = base[..., :, None, :] + c[..., None, None, :] * zr[:, None]  # (..., ny, nr, 2)
+    u = beta * y
+    if saturate:
+        log_a = u - np.logaddexp(u, log_LD[..., None])
+    else:
+        log_a = u - log_LD[..., None]
+    a = np.exp(log_a)
+    # E[a^k P] = E[w^k] E_tilt[(a / w)^k P]; log E[w^k] = k beta qm + k^2 beta^2 sy2 / 2
+    logwk = k * beta * qm + 0.5 * k * k * beta**2 * sy2
+    om = np.exp(logwk[..., None] + k * (log_a - u))  # (..., ny)
+    wts = (om * wy)[..., :, None] * wr  # (..., ny, nr)
+    return _Nodes(x=x, a=a[..., None], weights=wts)
+
+
+def _perp(x: np.ndarray, mf: _MeanField, ep: np.ndarray) -> np.ndarray:
+    """``psi_perp / (2 beta w / D)`` at the mean field (the delta-method influence) at the points ``x``."""
+    f, M, f2, Mf = mf.f, mf.M, mf.f2, mf.Mf
+    xf = np.sum(x * f[..., None, None, :], axis=-1)
+    dx = x - f[..., None, None, :]
+    psi = (x * xf[..., None] - Mf[..., None, None, :]
+           + np.einsum("...ij,...abj->...abi", M, dx) - f2[..., None, None, None] * dx
+           - 2.0 * np.sum(f[..., None, None, :] * dx, axis=-1)[..., None] * f[..., None, None, :])
+    return np.sum(psi * ep[..., None, None, :], axis=-1)
+
+
 def token_moments(model: Model, rho, d, L, *, saturate: bool = True, self_interaction: bool = True) -> TokenMoments:
     """``V_o``, ``V_p`` and ``A2`` with self-normalised weights (module docstring).
 
@@ -199,79 +273,20 @@ def token_moments(model: Model, rho, d, L, *, saturate: bool = True, self_intera
     rp = np.sqrt(np.clip(1.0 - rho * rho, 0.0, None))
     q = np.stack([rho, rp], axis=-1)  # (..., 2)
     ep = np.stack([rp, -rho], axis=-1)
-    comps = _components(model)
-
-    # exact Gaussian pieces of each component: score law, tilt factors, conditional frame
-    zy, wy = _hermite(_NODES_SCORE)
-    zr, wr = _hermite(_NODES_ORTH)
-    parts = []
-    logD_terms = []
-    for comp in comps:
-        mu = np.array([comp.mean, 0.0])
-        Sig = np.array([comp.variance, s2])
-        qm = q @ mu  # (...,)
-        Sq = q * Sig  # Sigma q, (..., 2)
-        sy2 = np.sum(q * Sq, axis=-1)  # q^T Sigma q
-        logw1 = beta * qm + 0.5 * beta**2 * sy2  # log E w
-        logD_terms.append(math.log(comp.weight) + logw1)
-        # x | y = mu + Sq (y - qm) / sy2 + c r, r ~ N(0, 1): the residual covariance
-        # Sigma - Sq Sq^T / sy2 annihilates q, so it is lam e e^T with e = e_perp
-        eS = ep * Sig
-        lam = np.sum(ep * eS, axis=-1) - np.sum(eS * q, axis=-1) ** 2 / sy2
-        c = np.sqrt(np.clip(lam, 0.0, None))[..., None] * ep
-        parts.append(_ScoreFrame(component=comp, mean=mu, cov=Sig, score_mean=qm, cov_q=Sq, score_var=sy2,
-                                 log_mean_weight=logw1, residual=c))
-    logD = np.logaddexp.reduce(np.stack(logD_terms), axis=0)
+    parts = [_score_frame(comp, q, ep, beta, s2) for comp in _components(model)]
+    logD = np.logaddexp.reduce(np.stack([math.log(p.component.weight) + p.log_mean_weight for p in parts]), axis=0)
     log_LD = math.log(L) + logD
-
-    # mean field: f = E_mix[w x] / D, M = E_mix[w x x^T] / D (exact: tilted Gaussian moments)
-    f = np.zeros((*rho.shape, 2))
-    M = np.zeros((*rho.shape, 2, 2))
-    for part in parts:
-        share = part.component.weight * np.exp(part.log_mean_weight - logD)
-        mt = part.mean + beta * part.cov_q
-        f += share[..., None] * mt
-        M += share[..., None, None] * (np.diag(part.cov) + mt[..., :, None] * mt[..., None, :])
-    f2 = np.sum(f * f, axis=-1)
-    Mf = np.einsum("...ij,...j->...i", M, f)
-
-    def nodes(part: _ScoreFrame, k: int) -> _Nodes:
-        """The quadrature of ``part`` under the ``w^k`` tilt."""
-        mu, qm, Sq, sy2, c = part.mean, part.score_mean, part.cov_q, part.score_var, part.residual
-        sy = np.sqrt(sy2)
-        # under the w^k tilt, y ~ N(qm + k beta sy2, sy2)
-        y = (qm + k * beta * sy2)[..., None] + sy[..., None] * zy  # (..., ny)
-        base = mu + (Sq / sy2[..., None])[..., None, :] * (y - qm[..., None])[..., None]  # (..., ny, 2)
-        x = base[..., :, None, :] + c[..., None, None, :] * zr[:, None]  # (..., ny, nr, 2)
-        u = beta * y
-        if saturate:
-            log_a = u - np.logaddexp(u, log_LD[..., None])
-        else:
-            log_a = u - log_LD[..., None]
-        a = np.exp(log_a)
-        # E[a^k P] = E[w^k] E_tilt[(a / w)^k P]; log E[w^k] = k beta qm + k^2 beta^2 sy2 / 2
-        logwk = k * beta * qm + 0.5 * k * k * beta**2 * sy2
-        om = np.exp(logwk[..., None] + k * (log_a - u))  # (..., ny)
-        wts = (om * wy)[..., :, None] * wr  # (..., ny, nr)
-        return _Nodes(x=x, a=a[..., None], weights=wts)
+    mf = _mean_field(parts, logD, beta, rho.shape)
+    f = mf.f
 
     mean_a2 = np.zeros(rho.shape)  # E_mix[a^2]
     tilted = []  # (part, its nodes under the w^2 tilt, under the w tilt)
     for part in parts:
-        t2, t1 = nodes(part, 2), nodes(part, 1)
+        t2, t1 = _tilted_nodes(part, 2, beta, log_LD, saturate), _tilted_nodes(part, 1, beta, log_LD, saturate)
         mean_a2 += part.component.weight * np.sum(t2.weights, axis=(-2, -1))
         tilted.append((part, t2, t1))
     sum_a2 = L * mean_a2  # E sum_j a_j^2 = L E_mix[a^2]
     weight_square = L * sum_a2  # the closed forms' A2 = E_mix[w^2] / D^2 is L E sum_j a_j^2 at leading order
-
-    def perp(x):
-        """``psi_perp / (2 beta w / D)`` at the mean field (the delta-method influence)."""
-        xf = np.sum(x * f[..., None, None, :], axis=-1)
-        dx = x - f[..., None, None, :]
-        psi = (x * xf[..., None] - Mf[..., None, None, :]
-               + np.einsum("...ij,...abj->...abi", M, dx) - f2[..., None, None, None] * dx
-               - 2.0 * np.sum(f[..., None, None, :] * dx, axis=-1)[..., None] * f[..., None, None, :])
-        return np.sum(psi * ep[..., None, None, :], axis=-1)
 
     Vo = np.zeros(rho.shape)
     Vp = np.zeros(rho.shape)
@@ -279,14 +294,14 @@ def token_moments(model: Model, rho, d, L, *, saturate: bool = True, self_intera
     for part, t2, t1 in tilted:
         weight = part.component.weight
         # out of plane
-        h = np.sum(t2.x * f[..., None, None, :], axis=-1) - f2[..., None, None]
+        h = np.sum(t2.x * f[..., None, None, :], axis=-1) - mf.f2[..., None, None]
         co = h + s2 + m * s2 * (t2.a - sum_a2[..., None, None])
         Vo += weight * np.sum(t2.weights * co * co, axis=(-2, -1))
         # in plane
         u2 = np.sum((t2.x - f[..., None, None, :]) * ep[..., None, None, :], axis=-1)
-        p2 = perp(t2.x) + m * s2 * t2.a * u2
+        p2 = _perp(t2.x, mf, ep) + m * s2 * t2.a * u2
         u1 = np.sum((t1.x - f[..., None, None, :]) * ep[..., None, None, :], axis=-1)
-        p1 = perp(t1.x) + m * s2 * t1.a * u1
+        p1 = _perp(t1.x, mf, ep) + m * s2 * t1.a * u1
         second = np.sum(t2.weights * (p2 * p2 + m * s2 * s2 * sum_a2[..., None, None] * u2 * u2), axis=(-2, -1))
         first = np.sum(t1.weights * p1, axis=(-2, -1))
         kinds.setdefault(part.component.kind, _KindSums()).add(weight, second, first)
