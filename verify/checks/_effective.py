@@ -142,7 +142,7 @@ def _vanishing(case: EffectiveCase, horizon: float = 20.0) -> dict:
     diffs = []
     for c in scales:
         eta = case.schedule.eta0 * c
-        steps = int(round(horizon / eta))
+        steps = round(horizon / eta)
         pred = predict(case.problem, Schedule.constant(eta), steps, case.rho0, max(1, steps // 20), finite_L=False)
         diffs.append(float(np.max(np.abs(pred.rho_corrected - pred.rho_plain))))
     slope = float(np.polyfit(np.log(scales), np.log(np.maximum(diffs, 1e-300)), 1)[0])
@@ -180,7 +180,7 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
     first = None
     for i, config in enumerate(cases(preset)):
         runs = fixed if fixed is not None else max(preset.effective_runs, config.min_runs)
-        sim, pred, mean, e_plain, e_corr, e_excess = _run_case(config, runs, ctx.seed_for(CHECK_ID, i), stride,
+        sim, pred, _, e_plain, e_corr, e_excess = _run_case(config, runs, ctx.seed_for(CHECK_ID, i), stride,
                                                               drag_scale)
         first = first or (config, sim, pred)
         ok = e_corr <= e_plain / RATIO and e_excess <= ABS_TOL
@@ -215,8 +215,8 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
     return [CheckRecord(
         id=CHECK_ID, kind="consistency", status="pass" if ok_all else "fail",
         value=worst_ratio, threshold=1.0 / RATIO, certified=False, message=msg,
-        details={"cases": results, "vanishing": vanish, "seed": ctx.seed, "quick": quick, "drag_scale": drag_scale, "figures": figs,
-                 "abs_tolerance": ABS_TOL},
+        details={"cases": results, "vanishing": vanish, "seed": ctx.seed, "quick": quick, "drag_scale": drag_scale,
+                 "figures": figs, "abs_tolerance": ABS_TOL},
         model=first[0].problem.model.as_dict() if first else None,
         seconds=time.perf_counter() - t0,
         figures=specs,

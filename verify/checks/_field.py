@@ -86,7 +86,8 @@ def check_stability(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     plus_mp, minus_mp = pole_exponents_mp(model)
     s_plus, s_minus = pole_signs(model)
     with mpmath.workdps(30):
-        field = lambda r: evaluate_mp(model, r, dps=mpmath.mp.dps)["field"]
+        def field(r):
+            return evaluate_mp(model, r, dps=mpmath.mp.dps)["field"]
         num_plus_mp = mpmath.diff(field, 1, direction=-1)
         num_minus_mp = mpmath.diff(field, -1, direction=1)
         scale = max(abs(plus_mp), abs(minus_mp), mpmath.mpf(10) ** -300)

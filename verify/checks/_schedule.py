@@ -66,7 +66,7 @@ def default_schedule(problem: Problem, *, preset: Preset = QUICK, seed: int = 0)
         c = eps * k0**p  # eta0
         # t_k = sum eta_j ~ c/(1-p) ((k+k0)^(1-p) - k0^(1-p))
         target = (t_need * (1 - p) / c + k0 ** (1 - p)) ** (1 / (1 - p)) - k0
-        return int(math.ceil(max(target, 1.0)))
+        return math.ceil(max(target, 1.0))
 
     eps = min(eps_drag, 1.0)
     drag_limited = False

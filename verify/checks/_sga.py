@@ -278,7 +278,8 @@ def certified_limits(model, starts) -> np.ndarray:
 def _convergence_message(agree, amb, settled, band: NoiseBand, info, budget_msg: str, sched, held: int = 0) -> str:
     """The message of ``sga.convergence``: what was compared, what was excluded and why, and,
     when nothing decisive was measured, what would decide it."""
-    msg = (f"sign of rho_final agrees with the certified ODE basin of rho_0 (ball arithmetic) for {int(agree.sum())}/{agree.size} runs "
+    msg = (f"sign of rho_final agrees with the certified ODE basin of rho_0 (ball arithmetic) for "
+           f"{int(agree.sum())}/{agree.size} runs "
            f"({int(amb.sum())} started where the step noise decides the basin and "
            f"{int((~settled & ~amb).sum())} not yet carried clear of 0 by the ODE excluded"
            + (f"; {held} held back, neither recovered nor where the ODE puts them, excluded" if held else "") + ")")
@@ -327,7 +328,7 @@ def check_filtering(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """
     t0 = time.perf_counter()
     m = case.model
-    sched, steps, info, sim = _convergence_run(case, ctx)
+    sched, steps, _, sim = _convergence_run(case, ctx)
     rho_k = sim.sampled_rho
     measured = sim.noise_mass[..., 0]  # one head
     predicted = evaluate(m, rho_k).noise_mass

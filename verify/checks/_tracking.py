@@ -182,7 +182,7 @@ def simulate_design(d: TrackingDesign, ctx: CheckContext, case_name: str):
     results, sims = {}, {}
     for L, eta in d.configs:
         cfg = d.base if L == d.L else scaled_problem(d.base, L)
-        steps = int(math.ceil(d.t_total / eta))
+        steps = math.ceil(d.t_total / eta)
         sim = simulate(cfg, Schedule.constant(eta), steps=steps, runs=d.runs, rho0=d.rho0,
                        seed=ctx.seed_for(case_name, "sga.tracking", L, repr(eta)),
                        stride=max(1, steps // 2000), workers=2)
