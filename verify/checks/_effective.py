@@ -35,7 +35,7 @@ import numpy as np
 from ...numerics import Problem, Schedule, predict, simulate
 from ...theory import effective_drift, gradient_second_moment, stationary_alignment
 from ._context import CheckContext
-from ._figures import effective_drift_figure
+from ._figures import FigureSpec, effective_drift_figure
 from ._preset import QUICK, Preset
 from ._record import CheckRecord
 
@@ -84,7 +84,8 @@ def cases(preset: Preset = QUICK) -> tuple[EffectiveCase, ...]:
 def _run_case(case: EffectiveCase, runs: int, seed: int, stride: int, drag_scale: float):
     sim = simulate(case.problem, case.schedule, steps=case.steps, runs=runs, rho0=case.rho0, seed=seed, stride=stride,
                    workers=2)
-    pred = predict(case.problem, case.schedule, case.steps, case.rho0, stride, drag_scale=drag_scale)
+    pred = predict(case.problem, case.schedule, case.steps, case.rho0, stride, engine="scalar",
+                   drag_scale=drag_scale)
     mean = sim.rho.mean(axis=0)
     e_plain = float(np.max(np.abs(mean - pred.rho_plain)))
     e_corr = float(np.max(np.abs(mean - pred.rho_corrected)))
@@ -143,7 +144,8 @@ def _vanishing(case: EffectiveCase, horizon: float = 20.0) -> dict:
     for c in scales:
         eta = case.schedule.eta0 * c
         steps = round(horizon / eta)
-        pred = predict(case.problem, Schedule.constant(eta), steps, case.rho0, max(1, steps // 20), finite_L=False)
+        pred = predict(case.problem, Schedule.constant(eta), steps, case.rho0, max(1, steps // 20), engine="scalar",
+                       finite_L=False)
         diffs.append(float(np.max(np.abs(pred.rho_corrected - pred.rho_plain))))
     slope = float(np.polyfit(np.log(scales), np.log(np.maximum(diffs, 1e-300)), 1)[0])
     return {"scales": list(scales), "sup_difference": diffs, "loglog_slope": slope,
@@ -199,7 +201,8 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
         worst_ratio = max(worst_ratio, e_corr / e_plain if e_plain > 0 else math.inf)
     vanish = _vanishing(cases(preset)[0])
     ok_all &= vanish["ok"]
-    figs, specs = [], ()
+    figs: list[str] = []
+    specs: tuple[FigureSpec, ...] = ()
     if ctx.figure_dir is not None and first is not None:
         path = Path(ctx.figure_dir) / "effective_drift.png"
         specs = (effective_drift_figure(path, first[1], first[2], title=first[0].name),)

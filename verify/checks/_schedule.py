@@ -52,12 +52,12 @@ def default_schedule(problem: Problem, *, preset: Preset = QUICK, seed: int = 0)
     # as under the rademacher prior, runs need longer than from the typical start)
     t_hit = time_to_alignment(m, [-r_typ, -r_typ / 4, 0.0, r_typ / 4, r_typ], 0.99, equilibria=eq).time
     t_hit = t_hit[np.isfinite(t_hit)]
-    fmax = float(np.max(np.abs(evaluate(m, np.linspace(-1, 1, 401)).field)))
+    fmax = float(np.max(np.abs(evaluate(m, np.linspace(-1, 1, 401), engine="scalar").field)))
     t_need = 1.5 * float(t_hit.max()) if t_hit.size else 10.0 / max(fmax, 1e-12)
     # drag coefficient E|P g|^2 at rho = 0.99 (two step sizes on the same token draws)
     r = RECOVERY_LEVEL
     pg2 = drag_second_moment(problem, r, preset.sga_drag_samples, seed)
-    F99 = float(evaluate(m, r).field)
+    F99 = float(evaluate(m, r, engine="scalar").field)
     eps_drag = 0.5 * abs(F99) * 2.0 / max(r * pg2, 1e-300)
     max_steps = int(preset.sga_sim_budget // (runs * problem.L * problem.batch))
     max_steps = max(max_steps, 50)

@@ -74,7 +74,7 @@ def _done(case: Case, rid: str, kind: str, status: str, *, value, threshold, mes
 
 # ---------------------------------------------------------------- symmetries of the law
 
-def symmetries(law) -> tuple:
+def symmetries(law) -> str | tuple[tuple[int, ...], ...]:
     """The coordinate symmetries of ``law`` that leave the limit invariant: ``"norm"`` for an
     isotropic Gaussian law (``j`` depends on ``|r|`` only), else a tuple of permutations of the
     ``k`` overlaps that preserve the law (one-hot atoms of equal probability are exchangeable)."""
@@ -281,6 +281,7 @@ def _schedule_for(rate: float, t_need: float, v: float, eta_first: float = 0.5):
         K = max(k0 * math.expm1(min(t_need / a, 50.0)), a * a * v / ((2 * a * rate - 1) * (NEAR / 3) ** 2), 10.0)
         if best is None or K < best[1]:
             best = (a, K, k0)
+    assert best is not None  # the grid has 60 points
     a, K, k0 = best
     return Schedule(eta0=float(a), k0=float(k0), power=1.0), math.ceil(K)
 
@@ -398,7 +399,7 @@ def _design(case: Case, ctx: CheckContext, check: str, heads: int):
     """Starts, limit predictions and schedule of ``subspace.convergence`` (``heads = 1``) and
     ``heads.angles``: ``STARTS`` uniform starts, each run ``runs_per_start`` times."""
     m, problem = case.model, case.problem
-    starts = _uniform_starts(m.k, case.d, heads, STARTS, ctx.seed_for(case.name, check, "starts"))
+    starts = _uniform_starts(m.k, problem.d, heads, STARTS, ctx.seed_for(case.name, check, "starts"))
     preds, t_need, rates, fast = [], 0.0, [], []
     for M0 in starts:
         if heads == 1:
@@ -555,15 +556,17 @@ def check_heads_angles(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                      f"(--budget {cost:.2g} runs it)",
                      details=details,
                      t0=t0)
-    finals, over_time, times = [], [], None
+    last_angles: list[np.ndarray] = []
+    over_time, times = [], None
     for i, M0 in enumerate(starts):
         sim = simulate(problem.with_heads(H), schedule, steps=K, runs=per, M0=M0, engine="subspace",
                                 seed=ctx.seed_for(case.name, "heads.angles", i), stride=max(1, K // 8))
         ang = sim.principal_angles()
-        finals.extend(ang[:, -1])
+        last_angles.extend(ang[:, -1])
         over_time.append(ang)
         times = sim.times
-    finals = np.array(finals)
+    assert times is not None  # set by the runs of the first start
+    finals = np.array(last_angles)
     states = [_state(a) for a in finals]
     counts = {s: states.count(s) for s in ("recovered", "shared direction", "other") if s in states}
     med = np.median(np.concatenate(over_time, axis=0), axis=0)  # (n_rec, min(k, H))
