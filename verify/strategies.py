@@ -64,7 +64,7 @@ def priors(draw, families=FAMILIES):
     values = draw(st.lists(st.integers(-3, 3), min_size=2, max_size=4, unique=True))
     weights = draw(st.lists(st.integers(1, 9), min_size=len(values), max_size=len(values)))
     total = sum(weights)
-    if sum(v * w for v, w in zip(values, weights)) < 0:  # (distinct atoms: never all 0)
+    if sum(v * w for v, w in zip(values, weights, strict=True)) < 0:  # (distinct atoms: never all 0)
         values = [-v for v in values]
     probs = ", ".join(f"{w}/{total}" for w in weights)
     return canonical_prior(f"discrete(values=[{', '.join(map(str, values))}], probs=[{probs}])")

@@ -77,7 +77,7 @@ class Case:
         if self.subspace and self.simulated and self.d < k + 2 * heads:
             raise ValueError(f"`d` must be >= k + 2 heads = {k + 2 * heads} for a subspace case (the exact "
                              f"reduced chain), got d = {self.d}")
-        self.model  # validates theta, alpha, beta, sigma2, prior together
+        _ = self.model  # validates theta, alpha, beta, sigma2, prior together
 
     def _set(self, **values) -> None:
         for name, value in values.items():

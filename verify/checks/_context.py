@@ -33,8 +33,8 @@ def derive_seed(root: int, *identity) -> int:
 
 @lru_cache(maxsize=64)
 def certificate(model: Model, prec: int = 128) -> Certificate:
-    """``theory.certify`` of ``model``, computed once per model and precision."""
-    return certify(model, prec=prec)
+    """``theory.certify`` of ``model`` on the scalar engine, computed once per model and precision."""
+    return certify(model, engine="scalar", prec=prec)
 
 
 def equilibria(model: Model) -> tuple[float, ...]:

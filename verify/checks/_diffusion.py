@@ -163,7 +163,7 @@ def _horizon(problem, schedule, rho0, cap, seed, variance_scale):
     q90 = censored_quantile(hits, 0.9)
     if not math.isfinite(q90):
         return None
-    return min(cap, int(math.ceil(1.3 * q90)))
+    return min(cap, math.ceil(1.3 * q90))
 
 
 def _record(check_id, status, value, threshold, message, details, case, t0):
@@ -299,7 +299,7 @@ def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, bud
                         f"width w = sqrt(eta Sigma(rho*) / (2 F'(rho*))) needs steps more than "
                         f"{(w / (1.0 - ref.unstable)) ** 2:.3g} times smaller", {"noise_width": w}, case, t0)]
     pred = splitting_probability(p, sched, rho0, variance_scale=variance_scale)
-    steps = int(math.ceil(8.0 / (ref.rate * eta)))
+    steps = math.ceil(8.0 / (ref.rate * eta))
     # a run is decided at its first exit from (a, b): it stops there (the first exit, all that is
     # compared, is the unstopped run's; the mean exit is about a quarter of the step cap)
     rho = _exact(p, sched, rho0, steps, b.split_runs, ctx.seed_for(case.name, "sga.splitting", steps),

@@ -35,7 +35,7 @@ import numpy as np
 from ...numerics import Problem, Schedule, predict, simulate
 from ...theory import effective_drift, gradient_second_moment, stationary_alignment
 from ._context import CheckContext
-from ._figures import effective_drift_figure
+from ._figures import FigureSpec, effective_drift_figure
 from ._preset import QUICK, Preset
 from ._record import CheckRecord
 
@@ -84,7 +84,8 @@ def cases(preset: Preset = QUICK) -> tuple[EffectiveCase, ...]:
 def _run_case(case: EffectiveCase, runs: int, seed: int, stride: int, drag_scale: float):
     sim = simulate(case.problem, case.schedule, steps=case.steps, runs=runs, rho0=case.rho0, seed=seed, stride=stride,
                    workers=2)
-    pred = predict(case.problem, case.schedule, case.steps, case.rho0, stride, drag_scale=drag_scale)
+    pred = predict(case.problem, case.schedule, case.steps, case.rho0, stride, engine="scalar",
+                   drag_scale=drag_scale)
     mean = sim.rho.mean(axis=0)
     e_plain = float(np.max(np.abs(mean - pred.rho_plain)))
     e_corr = float(np.max(np.abs(mean - pred.rho_corrected)))
@@ -142,8 +143,9 @@ def _vanishing(case: EffectiveCase, horizon: float = 20.0) -> dict:
     diffs = []
     for c in scales:
         eta = case.schedule.eta0 * c
-        steps = int(round(horizon / eta))
-        pred = predict(case.problem, Schedule.constant(eta), steps, case.rho0, max(1, steps // 20), finite_L=False)
+        steps = round(horizon / eta)
+        pred = predict(case.problem, Schedule.constant(eta), steps, case.rho0, max(1, steps // 20), engine="scalar",
+                       finite_L=False)
         diffs.append(float(np.max(np.abs(pred.rho_corrected - pred.rho_plain))))
     slope = float(np.polyfit(np.log(scales), np.log(np.maximum(diffs, 1e-300)), 1)[0])
     return {"scales": list(scales), "sup_difference": diffs, "loglog_slope": slope,
@@ -180,7 +182,7 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
     first = None
     for i, config in enumerate(cases(preset)):
         runs = fixed if fixed is not None else max(preset.effective_runs, config.min_runs)
-        sim, pred, mean, e_plain, e_corr, e_excess = _run_case(config, runs, ctx.seed_for(CHECK_ID, i), stride,
+        sim, pred, _, e_plain, e_corr, e_excess = _run_case(config, runs, ctx.seed_for(CHECK_ID, i), stride,
                                                               drag_scale)
         first = first or (config, sim, pred)
         ok = e_corr <= e_plain / RATIO and e_excess <= ABS_TOL
@@ -199,7 +201,8 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
         worst_ratio = max(worst_ratio, e_corr / e_plain if e_plain > 0 else math.inf)
     vanish = _vanishing(cases(preset)[0])
     ok_all &= vanish["ok"]
-    figs, specs = [], ()
+    figs: list[str] = []
+    specs: tuple[FigureSpec, ...] = ()
     if ctx.figure_dir is not None and first is not None:
         path = Path(ctx.figure_dir) / "effective_drift.png"
         specs = (effective_drift_figure(path, first[1], first[2], title=first[0].name),)
@@ -215,8 +218,8 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
     return [CheckRecord(
         id=CHECK_ID, kind="consistency", status="pass" if ok_all else "fail",
         value=worst_ratio, threshold=1.0 / RATIO, certified=False, message=msg,
-        details={"cases": results, "vanishing": vanish, "seed": ctx.seed, "quick": quick, "drag_scale": drag_scale, "figures": figs,
-                 "abs_tolerance": ABS_TOL},
+        details={"cases": results, "vanishing": vanish, "seed": ctx.seed, "quick": quick, "drag_scale": drag_scale,
+                 "figures": figs, "abs_tolerance": ABS_TOL},
         model=first[0].problem.model.as_dict() if first else None,
         seconds=time.perf_counter() - t0,
         figures=specs,

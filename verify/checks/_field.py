@@ -10,7 +10,7 @@ import mpmath
 
 from ...theory import Model, critical_alpha, evaluate_mp, pole_exponents_mp, pole_signs, sparse_threshold_prior
 from ._context import CheckContext, certificate
-from ._figures import field_figure
+from ._figures import FigureSpec, field_figure
 from ._record import CheckRecord
 
 if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
@@ -45,7 +45,7 @@ def check_monotone(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     }[cert.status]
     details = cert.as_dict()
     path = ctx.figure("field", case)
-    specs = ()
+    specs: tuple[FigureSpec, ...] = ()
     if path is not None:
         specs = (field_figure(path, model, cert, title=f"{case.name}: {cert.status}"
                               f" ({'certified' if cert.certified else 'not certified'})"),)
@@ -86,7 +86,8 @@ def check_stability(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     plus_mp, minus_mp = pole_exponents_mp(model)
     s_plus, s_minus = pole_signs(model)
     with mpmath.workdps(30):
-        field = lambda r: evaluate_mp(model, r, dps=mpmath.mp.dps)["field"]
+        def field(r):
+            return evaluate_mp(model, r, dps=mpmath.mp.dps)["field"]
         num_plus_mp = mpmath.diff(field, 1, direction=-1)
         num_minus_mp = mpmath.diff(field, -1, direction=1)
         scale = max(abs(plus_mp), abs(minus_mp), mpmath.mpf(10) ** -300)

@@ -33,8 +33,8 @@ class FieldFigure:
     certificate: Certificate
     rho: np.ndarray
     field: np.ndarray
-    #: ``pole_signs(model)``: the exponents at ``+1`` and ``-1`` (negative: attracting)
-    poles: tuple[float, float]
+    #: ``pole_signs(model)``: the signs of the exponents at ``+1`` and ``-1`` (negative: attracting)
+    poles: tuple[int, int]
     title: str = ""
 
 
@@ -150,7 +150,7 @@ FigureSpec = FieldFigure | TrajectoriesFigure | NuisanceFigure | TrackingFigure 
 def field_figure(path, model: Model, cert: Certificate, title: str = "") -> FieldFigure:
     """The spec of the field figure of ``model`` with the certificate ``cert``."""
     r = np.linspace(-1, 1, FIELD_POINTS)
-    return FieldFigure(str(path), model, cert, r, evaluate(model, r).field, tuple(pole_signs(model)), title)
+    return FieldFigure(str(path), model, cert, r, evaluate(model, r, engine="scalar").field, pole_signs(model), title)
 
 
 def trajectories_figure(path, model: Model, sim, equilibria, title: str = "") -> TrajectoriesFigure:
@@ -169,7 +169,7 @@ def nuisance_figure(path, model: Model, rho_k, measured, at1: float) -> Nuisance
     """The spec of the measured nuisance mass (at alignments ``rho_k``) against the limit."""
     grid = np.linspace(-1, 1, NUISANCE_POINTS)
     return NuisanceFigure(str(path), model, np.asarray(rho_k), np.asarray(measured), grid,
-                          evaluate(model, grid).noise_mass, at1)
+                          evaluate(model, grid, engine="scalar").noise_mass, at1)
 
 
 def tracking_figure(path, design, results: dict, fit) -> TrackingFigure:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.stats import chi2 as chi2_dist
@@ -19,7 +19,7 @@ from ...numerics import CrossFitMean, Problem, Schedule, gradient_features, simu
 from ...theory import effective_drift, evaluate, validity
 from ._common import _CHUNK_NORMALS, loglog_fit, one_step_increments, scaled_problem
 from ._context import CheckContext, derive_seed
-from ._figures import finite_size_figure
+from ._figures import FigureSpec, finite_size_figure
 from ._record import CheckRecord
 
 if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
@@ -106,7 +106,7 @@ def rate_plan(problem: Problem) -> tuple[float, list[int], list[float], dict]:
         theory[r] = (float(eff.finite_L), float(eff.noise))
     rho = max(RHO_GRID, key=lambda r: theory[r][0] ** 2 / max(theory[r][1], 1e-300))
     C_pred, v1 = theory[rho]
-    Fmax = float(np.max(np.abs(evaluate(m0, np.linspace(-1, 1, 401)).field)))
+    Fmax = float(np.max(np.abs(evaluate(m0, np.linspace(-1, 1, 401), engine="scalar").field)))
     try:
         A2 = validity(m0, problem.d, 1, 0.0).concentration  # max_rho A2 (the concentration at L = 1)
     except ValueError:  # the moments overflow float64: the regime starts beyond any ladder
@@ -269,7 +269,7 @@ def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         return [_unresolvable(problem, ctx.preset, rho, Ls, plan[rho], t0)]
     ladder = _Ladder.start(case, ctx, rho, Ls, desired)
     first = _planned_pass(ladder, desired, plan[rho], budget)
-    Fs = {L: float(evaluate(ladder.problems[L].model, rho).field) for L in Ls}
+    Fs = {L: float(evaluate(ladder.problems[L].model, rho, engine="scalar").field) for L in Ls}
     C_meas = _measured_passes(ladder, Fs, plan[rho]["C_predicted"], budget)
     C_first = max(abs(C_meas), 0.25 * abs(plan[rho]["C_predicted"]))  # what pass 1 said, for the budget message
     plan[rho]["C_measured_pass1"] = C_meas
@@ -372,6 +372,7 @@ def _measured_passes(ladder: _Ladder, Fs: dict, C_pred: float, budget: float) ->
         left = budget - ladder.normals()
         for L, n in zip(Ls, ladder.spend(wanted, left if stage == 4 else left / 2), strict=True):
             ladder.draw(L, n, stage)
+    assert C_meas is not None  # the first pass of the loop sets it
     return C_meas
 
 
@@ -412,14 +413,19 @@ def _judge(case: Case, ctx: CheckContext, rows: list[dict], rhos: list[float], p
     slope, slope_se, p_model = fit.slope, fit.slope_se, fit.p_value
     last = Larr == Larr.max()
     small = bool(np.all(np.abs(err[last]) <= 0.05 * Fmax + 3 * se[last]))
-    slope_ok = slope is None or abs(slope + 1) <= 2 * slope_se + 0.3
+    if slope is None:
+        slope_ok = True
+    else:
+        assert slope_se is not None  # fitted with the slope
+        slope_ok = abs(slope + 1) <= 2 * slope_se + 0.3
     ok = p_model > 1e-3 and slope_ok and small
     # nothing measured is never a pass: with fewer than three resolved points the rate is untested
     decided = slope is not None
     status = ("pass" if ok else "fail") if decided else ("fail" if not ok else "inconclusive")
     need = max(max(plan[r]["normals_to_resolve_3_controlled"], plan[r]["normals_to_resolve_3_measured"]) for r in rhos)
     rate_s = sum(r["seconds"] for r in rows) / max(1.0, 3 * sum(r["L"] * r["n"] for r in rows))
-    figs, specs = [], ()
+    figs: list[str] = []
+    specs: tuple[FigureSpec, ...] = ()
     path = ctx.figure("finite_size", case)
     if path is not None:
         specs = (finite_size_figure(path, rows, rhos, fit.C_over_L, slope, slope_se, model=m0,
@@ -462,7 +468,7 @@ def check_reduced_exact(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     runs = ctx.preset.reduced_exact_runs
     sets = [scaled_problem(case.problem, 60, d=5),
             Problem(theta=2.0, R=10, L=40, d=4, prior="rademacher")]
-    tests = []
+    tests: list[dict[str, Any]] = []
     for i, cfg in enumerate(sets):
         sims = [simulate(cfg, Schedule.constant(0.2), steps=5, runs=runs, simulator=sim, rho0=0.3,
                          seed=ctx.seed_for(case.name, "simulator.reduced_exact", i, sim))

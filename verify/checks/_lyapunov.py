@@ -33,7 +33,7 @@ def check_lyapunov(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     m = case.model
     starts = np.linspace(-0.98, 0.98, ctx.preset.lyapunov_starts)
     eq = equilibria(m)
-    fmax = float(np.max(np.abs(evaluate(m, np.linspace(-1, 1, 401)).field)))
+    fmax = float(np.max(np.abs(evaluate(m, np.linspace(-1, 1, 401), engine="scalar").field)))
     hit = time_to_alignment(m, starts, 0.99, equilibria=eq).time
     finite = hit[np.isfinite(hit)]
     horizon = float(finite.max()) * 1.2 if finite.size else 20.0 / max(fmax, 1e-300)
@@ -46,7 +46,7 @@ def check_lyapunov(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         if not traj.success:
             failures += 1
             continue
-        J = evaluate(m, traj.rho).objective
+        J = evaluate(m, traj.rho, engine="scalar").objective
         dJ = np.diff(J) / (1.0 + np.abs(J[:-1]))
         if dJ.min() < worst:
             worst, worst_start = float(dJ.min()), float(r0)

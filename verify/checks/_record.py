@@ -63,7 +63,8 @@ class CheckRecord:
         if self.kind not in KINDS:
             raise ValueError(f"`kind` must be one of {KINDS}, got {self.kind!r}")
         if self.status not in STATUSES[self.kind]:
-            raise ValueError(f"`status` of a {self.kind} check must be one of {STATUSES[self.kind]}, got {self.status!r}")
+            raise ValueError(f"`status` of a {self.kind} check must be one of {STATUSES[self.kind]}, "
+                             f"got {self.status!r}")
 
     @property
     def failed(self) -> bool:

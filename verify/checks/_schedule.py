@@ -52,12 +52,12 @@ def default_schedule(problem: Problem, *, preset: Preset = QUICK, seed: int = 0)
     # as under the rademacher prior, runs need longer than from the typical start)
     t_hit = time_to_alignment(m, [-r_typ, -r_typ / 4, 0.0, r_typ / 4, r_typ], 0.99, equilibria=eq).time
     t_hit = t_hit[np.isfinite(t_hit)]
-    fmax = float(np.max(np.abs(evaluate(m, np.linspace(-1, 1, 401)).field)))
+    fmax = float(np.max(np.abs(evaluate(m, np.linspace(-1, 1, 401), engine="scalar").field)))
     t_need = 1.5 * float(t_hit.max()) if t_hit.size else 10.0 / max(fmax, 1e-12)
     # drag coefficient E|P g|^2 at rho = 0.99 (two step sizes on the same token draws)
     r = RECOVERY_LEVEL
     pg2 = drag_second_moment(problem, r, preset.sga_drag_samples, seed)
-    F99 = float(evaluate(m, r).field)
+    F99 = float(evaluate(m, r, engine="scalar").field)
     eps_drag = 0.5 * abs(F99) * 2.0 / max(r * pg2, 1e-300)
     max_steps = int(preset.sga_sim_budget // (runs * problem.L * problem.batch))
     max_steps = max(max_steps, 50)
@@ -66,7 +66,7 @@ def default_schedule(problem: Problem, *, preset: Preset = QUICK, seed: int = 0)
         c = eps * k0**p  # eta0
         # t_k = sum eta_j ~ c/(1-p) ((k+k0)^(1-p) - k0^(1-p))
         target = (t_need * (1 - p) / c + k0 ** (1 - p)) ** (1 / (1 - p)) - k0
-        return int(math.ceil(max(target, 1.0)))
+        return math.ceil(max(target, 1.0))
 
     eps = min(eps_drag, 1.0)
     drag_limited = False

@@ -37,7 +37,7 @@ from ...numerics import (
 from ...theory import central_difference, certified_basin, evaluate
 from ._common import one_step_increments
 from ._context import CheckContext, certificate, equilibria
-from ._figures import nuisance_figure, trajectories_figure
+from ._figures import FigureSpec, nuisance_figure, trajectories_figure
 from ._record import CheckRecord
 from ._schedule import RECOVERY_LEVEL, _schedule_seed, default_schedule
 
@@ -73,6 +73,7 @@ def _convergence_run(case: Case, ctx: CheckContext):
     budget = preset.sga_plan_budget if ctx.budget is None else ctx.budget
     if plan.feasible and plan.token_steps <= budget:
         sched, steps, runs = plan.schedule, plan.steps, plan.runs
+        assert sched is not None  # a feasible plan has its schedule
         info = {"planned": True, "plan": plan.as_dict(), "drag_limited": False, "steps": steps,
                 "ode_time_reached": float(sched.times(steps)[-1]), "ode_time_needed": plan.ode_time}
     else:
@@ -132,7 +133,7 @@ def noise_band(m, eq, problem, sched, seed) -> NoiseBand:
     """The :class:`NoiseBand` of the unstable interior equilibria in ``eq`` under ``sched``."""
     parts = []
     for r in eq:
-        lam = float(central_difference(lambda u: float(evaluate(m, u).field), r, 1e-6))
+        lam = float(central_difference(lambda u: float(evaluate(m, u, engine="scalar").field), r, 1e-6))
         if not lam > 0:  # a stable interior point separates no basins
             continue
         x, _ = one_step_increments(problem, r, 200, seed)
@@ -210,7 +211,8 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         cons_status = "inconclusive"
     else:
         cons_status = "pass" if agree_frac >= 0.95 else "fail"
-    figs, specs = [], ()
+    figs: list[str] = []
+    specs: tuple[FigureSpec, ...] = ()
     path = ctx.figure("sga_trajectories", case)
     if path is not None:
         specs = (trajectories_figure(path, m, sim, eq, "SGA (uniform starts) vs ODE from the same starts"),)
@@ -278,7 +280,8 @@ def certified_limits(model, starts) -> np.ndarray:
 def _convergence_message(agree, amb, settled, band: NoiseBand, info, budget_msg: str, sched, held: int = 0) -> str:
     """The message of ``sga.convergence``: what was compared, what was excluded and why, and,
     when nothing decisive was measured, what would decide it."""
-    msg = (f"sign of rho_final agrees with the certified ODE basin of rho_0 (ball arithmetic) for {int(agree.sum())}/{agree.size} runs "
+    msg = (f"sign of rho_final agrees with the certified ODE basin of rho_0 (ball arithmetic) for "
+           f"{int(agree.sum())}/{agree.size} runs "
            f"({int(amb.sum())} started where the step noise decides the basin and "
            f"{int((~settled & ~amb).sum())} not yet carried clear of 0 by the ODE excluded"
            + (f"; {held} held back, neither recovered nor where the ODE puts them, excluded" if held else "") + ")")
@@ -327,17 +330,19 @@ def check_filtering(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """
     t0 = time.perf_counter()
     m = case.model
-    sched, steps, info, sim = _convergence_run(case, ctx)
+    assert case.L is not None  # an instance check: the case is simulated
+    sched, steps, _, sim = _convergence_run(case, ctx)
     rho_k = sim.sampled_rho
     measured = sim.noise_mass[..., 0]  # one head
-    predicted = evaluate(m, rho_k).noise_mass
+    predicted = evaluate(m, rho_k, engine="scalar").noise_mass
     diff = (measured - predicted).ravel()
     mean, se = float(diff.mean()), float(diff.std(ddof=1) / math.sqrt(diff.size))
     tol = 4 * se + 2.0 / case.L
     ok = abs(mean) <= tol
-    at1 = float(evaluate(m, 1.0).noise_mass)
+    at1 = float(evaluate(m, 1.0, engine="scalar").noise_mass)
     vanishes = at1 <= 1e-12
-    figs, specs = [], ()
+    figs: list[str] = []
+    specs: tuple[FigureSpec, ...] = ()
     path = ctx.figure("nuisance_mass", case)
     if path is not None:
         specs = (nuisance_figure(path, m, rho_k, measured, at1),)

@@ -74,7 +74,7 @@ def _done(case: Case, rid: str, kind: str, status: str, *, value, threshold, mes
 
 # ---------------------------------------------------------------- symmetries of the law
 
-def symmetries(law) -> tuple:
+def symmetries(law) -> str | tuple[tuple[int, ...], ...]:
     """The coordinate symmetries of ``law`` that leave the limit invariant: ``"norm"`` for an
     isotropic Gaussian law (``j`` depends on ``|r|`` only), else a tuple of permutations of the
     ``k`` overlaps that preserve the law (one-hot atoms of equal probability are exchangeable)."""
@@ -138,8 +138,8 @@ def check_subspace_quadrature(case: Case, ctx: CheckContext) -> list[CheckRecord
                  "pass" if ok else "fail",
                  value=worst_float,
                  threshold=FLOAT_TOLERANCE,
-                 message=f"{n} random overlap point(s) r in the ball, {QUADRATURE_DPS}-digit quadrature: float evaluator "
-                 f"j and grad j within {worst_float:.1e} relative (tolerance {FLOAT_TOLERANCE:.0e}); derived "
+                 message=f"{n} random overlap point(s) r in the ball, {QUADRATURE_DPS}-digit quadrature: float "
+                 f"evaluator j and grad j within {worst_float:.1e} relative (tolerance {FLOAT_TOLERANCE:.0e}); derived "
                  f"expression in mpmath within {worst_mp:.1e} (tolerance {MP_TOLERANCE:.0e})",
                  details={"points": rows, "seed": seed, "dps": QUADRATURE_DPS, "mp_tolerance": MP_TOLERANCE,
                   "max_rel_derived_mp": worst_mp},
@@ -281,8 +281,9 @@ def _schedule_for(rate: float, t_need: float, v: float, eta_first: float = 0.5):
         K = max(k0 * math.expm1(min(t_need / a, 50.0)), a * a * v / ((2 * a * rate - 1) * (NEAR / 3) ** 2), 10.0)
         if best is None or K < best[1]:
             best = (a, K, k0)
+    assert best is not None  # the grid has 60 points
     a, K, k0 = best
-    return Schedule(eta0=float(a), k0=float(k0), power=1.0), int(math.ceil(K))
+    return Schedule(eta0=float(a), k0=float(k0), power=1.0), math.ceil(K)
 
 
 # ---------------------------------------------------------------- subspace.tracking
@@ -319,7 +320,7 @@ def check_subspace_tracking(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     eta_want = min(0.05, t_end / 40, (tol / 3) ** 2 * runs / max(1.5 * v * t_end, 1e-300))
     budget = _budget(ctx, "tracking_budget")
     eta = max(eta_want, runs * t_end * problem.L / budget)
-    steps = int(math.ceil(t_end / eta))
+    steps = math.ceil(t_end / eta)
     sim = simulate(problem.with_heads(1), Schedule.constant(eta), steps=steps, runs=runs, engine="subspace",
                    M0=r0.reshape(-1, 1), seed=ctx.seed_for(case.name, "subspace.tracking", repr(eta)),
                             stride=max(1, steps // 6))
@@ -334,8 +335,8 @@ def check_subspace_tracking(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     cost = runs * steps * problem.L
     need = cost * (3 * float(se.max()) / tol) ** 2
     worst = int(np.argmax(err - tol - 3 * se)) if over.any() else int(np.argmax(err))
-    msg = (f"mean overlaps of {runs} runs of one query (exact reduced chain, eta = {eta:.3g}, {steps} steps to t = {t_end:g}) "
-           "vs the "
+    msg = (f"mean overlaps of {runs} runs of one query (exact reduced chain, eta = {eta:.3g}, {steps} steps to "
+           f"t = {t_end:g}) vs the "
            f"limit ODE from r0 = {np.round(r0, 3).tolist()}: max |mean r - r(t)| = {err.max():.3g} (at t = "
            f"{sim.times[worst]:.3g}: {err[worst]:.3g} vs tolerance D/8 = {tol:.3g} + 3 SE = {3 * se[worst]:.3g}); "
            f"ODE motion D = {D:.3g}")
@@ -398,7 +399,7 @@ def _design(case: Case, ctx: CheckContext, check: str, heads: int):
     """Starts, limit predictions and schedule of ``subspace.convergence`` (``heads = 1``) and
     ``heads.angles``: ``STARTS`` uniform starts, each run ``runs_per_start`` times."""
     m, problem = case.model, case.problem
-    starts = _uniform_starts(m.k, case.d, heads, STARTS, ctx.seed_for(case.name, check, "starts"))
+    starts = _uniform_starts(m.k, problem.d, heads, STARTS, ctx.seed_for(case.name, check, "starts"))
     preds, t_need, rates, fast = [], 0.0, [], []
     for M0 in starts:
         if heads == 1:
@@ -472,7 +473,7 @@ def check_subspace_convergence(case: Case, ctx: CheckContext) -> list[CheckRecor
                      details=details,
                      t0=t0)
     near, judged, rows = 0, 0, []
-    for i, (M0, p, lab) in enumerate(zip(starts, preds, labels)):
+    for i, (M0, p, lab) in enumerate(zip(starts, preds, labels, strict=True)):
         sim = simulate(problem.with_heads(1), schedule, steps=K, runs=per, M0=M0, engine="subspace",
                                 seed=ctx.seed_for(case.name, "subspace.convergence", i), stride=K)
         for r in sim.final_overlaps[:, :, 0]:
@@ -504,8 +505,8 @@ def check_subspace_convergence(case: Case, ctx: CheckContext) -> list[CheckRecor
                  status,
                  value=share,
                  threshold=PASS_SHARE,
-                 message=f"{near}/{judged} runs end within {NEAR} of the certified attractor the limit ODE predicts from "
-                 f"their start, up to the law's symmetries ({where}); {K} steps, eta_k = {schedule.eta0:.3g}/(k + "
+                 message=f"{near}/{judged} runs end within {NEAR} of the certified attractor the limit ODE predicts "
+                 f"from their start, up to the law's symmetries ({where}); {K} steps, eta_k = {schedule.eta0:.3g}/(k + "
                  f"{schedule.k0:.3g}), {cost:.2g} token-steps",
                  details=details,
                  t0=t0)
@@ -555,15 +556,17 @@ def check_heads_angles(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                      f"(--budget {cost:.2g} runs it)",
                      details=details,
                      t0=t0)
-    finals, over_time, times = [], [], None
+    last_angles: list[np.ndarray] = []
+    over_time, times = [], None
     for i, M0 in enumerate(starts):
         sim = simulate(problem.with_heads(H), schedule, steps=K, runs=per, M0=M0, engine="subspace",
                                 seed=ctx.seed_for(case.name, "heads.angles", i), stride=max(1, K // 8))
         ang = sim.principal_angles()
-        finals.extend(ang[:, -1])
+        last_angles.extend(ang[:, -1])
         over_time.append(ang)
         times = sim.times
-    finals = np.array(finals)
+    assert times is not None  # set by the runs of the first start
+    finals = np.array(last_angles)
     states = [_state(a) for a in finals]
     counts = {s: states.count(s) for s in ("recovered", "shared direction", "other") if s in states}
     med = np.median(np.concatenate(over_time, axis=0), axis=0)  # (n_rec, min(k, H))
@@ -578,9 +581,9 @@ def check_heads_angles(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                  status,
                  value=float(finals.max()),
                  threshold=ANGLE_NEAR,
-                 message=f"H = {H}, k = {m.k} ({what}): {', '.join(f'{n} {s}' for s, n in counts.items())} of {len(states)} "
-                 f"runs; median largest angle {med[0, -1]:.3g} -> {med[-1, -1]:.3g} rad over t = 0 -> {times[-1]:.3g}; "
-                 f"the limit flow from the same starts predicts {', '.join(pred_states)}; {K} steps, "
-                 f"{cost:.2g} token-steps",
+                 message=f"H = {H}, k = {m.k} ({what}): {', '.join(f'{n} {s}' for s, n in counts.items())} of "
+                 f"{len(states)} runs; median largest angle {med[0, -1]:.3g} -> {med[-1, -1]:.3g} rad over "
+                 f"t = 0 -> {times[-1]:.3g}; the limit flow from the same starts predicts {', '.join(pred_states)}; "
+                 f"{K} steps, {cost:.2g} token-steps",
                  details=details,
                  t0=t0)

@@ -18,7 +18,7 @@ from ...numerics import Problem, Schedule, flow_map, integrate, simulate, time_t
 from ...theory import evaluate
 from ._common import loglog_fit, one_step_increments, scaled_problem
 from ._context import CheckContext, equilibria
-from ._figures import tracking_figure, trajectories_figure
+from ._figures import FigureSpec, tracking_figure, trajectories_figure
 from ._preset import Preset
 from ._record import CheckRecord
 
@@ -105,7 +105,7 @@ def design(problem: Problem, *, preset: Preset, seed: int, snr: float | None = N
     base = scaled_problem(problem, problem.L, d=min(problem.d, TRACK_D_MAX))
     m = base.model
     grid = np.linspace(-0.9, 0.9, 181)
-    F = evaluate(m, grid).field
+    F = evaluate(m, grid, engine="scalar").field
     i = int(np.argmax(np.abs(F)))
     eq = equilibria(m)
     behind = [e for e in (-1.0, *eq, 1.0) if (e < grid[i]) == (F[i] > 0) and e != grid[i]]
@@ -147,6 +147,7 @@ def tracking_expansion(case: Case, ctx: CheckContext, steps: bool = True) -> tup
     ``d_t = min(d, TRACK_D_MAX)``, steps up to the design's ``eta_max``; 0 without ``steps``: no
     pilot runs). Its error ``E_T`` is to shrink with the step and with ``1/L``; a finite-``L`` bias
     outside the expansion's region swamps both trends."""
+    assert case.d is not None and case.L is not None  # an instance check: the case is simulated
     d_t = min(case.d, TRACK_D_MAX)
     Ls = (max(8, case.L // 4), max(8, case.L // 2), case.L)
     eta = _design(case.problem, ctx.preset, _pilot_seed(case, ctx)).eta_max if steps else 0.0
@@ -182,7 +183,7 @@ def simulate_design(d: TrackingDesign, ctx: CheckContext, case_name: str):
     results, sims = {}, {}
     for L, eta in d.configs:
         cfg = d.base if L == d.L else scaled_problem(d.base, L)
-        steps = int(math.ceil(d.t_total / eta))
+        steps = math.ceil(d.t_total / eta)
         sim = simulate(cfg, Schedule.constant(eta), steps=steps, runs=d.runs, rho0=d.rho0,
                        seed=ctx.seed_for(case_name, "sga.tracking", L, repr(eta)),
                        stride=max(1, steps // 2000), workers=2)
@@ -249,7 +250,7 @@ def check_tracking(case: Case, ctx: CheckContext, *, snr: float | None = None) -
     pos = d.start_times > 0
     p_t = (float(loglog_fit(d.start_times[pos] + d.T, np.maximum(med_t[pos], 1e-300))[0])
            if pos.sum() >= 2 else float("nan"))
-    specs = []
+    specs: list[FigureSpec] = []
     path = ctx.figure("tracking_error", case)
     if path is not None:
         specs.append(tracking_figure(path, d, results, f))

@@ -6,5 +6,6 @@ from ._environment import environment
 from ._runner import SuiteResult, not_applicable, plan, run_suite, summarize
 from ._user import MAX_NAME_CHARS, case_name, cases_from_toml, check_selection, make_case
 
-__all__ = ["CASES", "MAX_NAME_CHARS", "PAPER_MEAN_FINAL_ALIGNMENT", "PRESETS", "Claim", "SuiteConfig", "SuiteResult", "case_name", "cases_from_toml", "check_selection", "claims", "environment",
-           "make_case", "not_applicable", "plan", "run_suite", "summarize"]
+__all__ = ["CASES", "MAX_NAME_CHARS", "PAPER_MEAN_FINAL_ALIGNMENT", "PRESETS", "Claim", "SuiteConfig", "SuiteResult",
+           "case_name", "cases_from_toml", "check_selection", "claims", "environment", "make_case", "not_applicable",
+           "plan", "run_suite", "summarize"]

@@ -126,7 +126,7 @@ def _with_evidence(claim: Claim, by) -> Claim:
     """``claim`` with its supporting checks, record summaries and counterexamples filled in."""
     support = SUPPORT.get(claim.number, ())
     recs = [r for i in (*claim.checks, *support) for r in by.get(i, [])]
-    counter = ()
+    counter: tuple[dict, ...] = ()
     if claim.number == 2:
         counter = tuple({"case": r.details.get("case", ""), "model": dict(r.model or {}),
                          "equilibria": list(r.details.get("interior_equilibria", []))}

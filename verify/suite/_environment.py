@@ -34,7 +34,7 @@ def environment(executor: dict | None = None) -> dict:
     """Versions, platform, git commit, and where the units ran (``executor``, default
     :func:`sigrec.numerics.describe` of the active executor: results do not depend on
     it, timings do)."""
-    versions = {}
+    versions: dict[str, str | None] = {}
     for name in _PACKAGES:
         try:
             versions[name] = metadata.version(name)

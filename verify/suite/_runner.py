@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ...numerics import current_executor, report
-from ..checks import REGISTRY, CheckContext, CheckRecord, select
+from ..checks import REGISTRY, Case, Check, CheckContext, CheckRecord, select
 from ._cases import SuiteConfig, left_out
 from ._claims import Claim, claims
 
@@ -46,7 +46,7 @@ def context(config: SuiteConfig, figure_dir: Path | None = None) -> CheckContext
                         budget=config.budget)
 
 
-def plan(config: SuiteConfig) -> list[tuple[str, object, object]]:
+def plan(config: SuiteConfig) -> list[tuple[str, Check, Case | None]]:
     """``(label, check, case)`` in run order.
 
     Model-independent checks listed before the first per-case check in the registry run
@@ -63,7 +63,7 @@ def plan(config: SuiteConfig) -> list[tuple[str, object, object]]:
     once = [c for c in chosen if c.scope == "once" and (scalar or c.model == "subspace")]
     before = [c for c in once if order.index(c) < first_case_check]
     after = [c for c in once if order.index(c) > first_case_check]
-    steps = [(c.id, c, None) for c in before]
+    steps: list[tuple[str, Check, Case | None]] = [(c.id, c, None) for c in before]
     for case in config.cases:
         wanted = {c.id for c in select(case.checks)}
         steps += [(f"{c.id}: {case.name}", c, case) for c in chosen
@@ -137,7 +137,7 @@ class _Unit:
     one case with all its checks (they share cached simulations). Picklable, pure."""
 
     checks: tuple[str, ...]
-    case: object
+    case: Case | None
     #: its ``figure_dir`` is where the figures go on the machine that runs the suite
     #: (``None``: no figures); the unit only names paths there, it writes nothing
     ctx: CheckContext
@@ -209,7 +209,7 @@ def _run_distributed(ex, steps, ctx, progress) -> list[CheckRecord]:
         case = "" if unit.case is None else f": {unit.case.name}"
         advance(msg["unit"], msg["done"], f"{msg['check']}{case}")
 
-    parts = [None] * len(groups)
+    parts: dict[int, list[CheckRecord]] = {}
     with ex.events(on_report) as run:
         work = [_Unit(checks, case, ctx, i, run) for i, (checks, case) in enumerate(groups)]
         advance(0, 0, f"{len(work)} units on {ex.workers} workers")
@@ -221,7 +221,7 @@ def _run_distributed(ex, steps, ctx, progress) -> list[CheckRecord]:
         finally:
             with lock:
                 state["open"] = False
-    return [r for part in parts for r in part]
+    return [r for i in range(len(groups)) for r in parts[i]]
 
 
 def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None) -> SuiteResult:

@@ -229,7 +229,8 @@ def cases_from_toml(path, *, max_bytes: int | None = None, max_depth: int | None
     tables = data.get("case")
     if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
         raise ValueError(f"`cases`: {path.name} has no [[case]] tables")
-    out, names = [], {}
+    out: list[Case] = []
+    names: dict[str, int] = {}  # name key -> number of the case that has it
     for i, t in enumerate(tables, 1):
         where = f"{path.name}: case {i}"
         unknown = set(t) - _KEYS
