@@ -40,7 +40,7 @@ SPECIFICATION = {".zattrs", ".zmetadata"}
 def targets(reference):
     """Every file of the finished store, and the stray format-3 files a reader might take."""
     files = sorted(str(p.relative_to(reference)) for p in reference.rglob("*") if p.is_file())
-    return files + ["zarr.json", "done/zarr.json"]
+    return [*files, "zarr.json", "done/zarr.json"]
 
 
 @st.composite
@@ -86,7 +86,7 @@ def assert_store_contract(reference: Path, store: Path, changed: set) -> None:
     done = got["done"].astype(bool)
     for name in sweep.VARIABLES:
         if got[name].dtype.kind == "f":
-            lost = (np.isnan(got[name]) & ~np.isnan(ref[name])).reshape(done.shape + (-1,)).any(axis=-1)
+            lost = (np.isnan(got[name]) & ~np.isnan(ref[name])).reshape((*done.shape, -1)).any(axis=-1)
             assert not (lost & done).any(), name
     # ... and in fact every cell is done and equal, bit for bit, to the undamaged run's
     same_store(reference, store)

@@ -382,7 +382,8 @@ def test_pole_quadratic_roots_against_numpy(c, scale_a, scale_c):
 
     from sigrec.theory._certify._conditions import _real_roots
 
-    a, b, cc = mpmath.mpf(c[0]) * mpmath.mpf(10) ** scale_a, mpmath.mpf(c[1]), mpmath.mpf(c[2]) * mpmath.mpf(10) ** scale_c
+    a, b = mpmath.mpf(c[0]) * mpmath.mpf(10) ** scale_a, mpmath.mpf(c[1])
+    cc = mpmath.mpf(c[2]) * mpmath.mpf(10) ** scale_c
     roots = _real_roots([a, b, cc])
     for r in roots:
         size = abs(a * r * r) + abs(b * r) + abs(cc)

@@ -27,7 +27,8 @@ def _random_models(seed, laws, n):
     rng = np.random.default_rng(seed)
     for _ in range(n):
         for law in laws:
-            yield Model(rng.uniform(0.4, 3.0), rng.uniform(0.03, 0.6), beta=rng.uniform(0.5, 1.5), sigma2=rng.uniform(0.5, 1.5), prior=law)
+            yield Model(rng.uniform(0.4, 3.0), rng.uniform(0.03, 0.6), beta=rng.uniform(0.5, 1.5),
+                        sigma2=rng.uniform(0.5, 1.5), prior=law)
 
 
 def _assert_boxes_hold_independent_equilibria(model, n_random=2):
@@ -129,7 +130,7 @@ def test_documented_table_k2():
 def _perturbed(field, factor):
     def fld(r, params):
         g, h = field(r, params)
-        return [g[0] * factor] + g[1:], [[x * factor for x in h[0]]] + h[1:]
+        return [g[0] * factor, *g[1:]], [[x * factor for x in h[0]], *h[1:]]
     return fld
 
 
