@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from sigrec.verify.studies import _sweep as sweep
 
-from .test_store_damage import TINY_SPEC, assert_refused, read_store, reference, same_store, sweep_cli, tiny_store  # noqa: F401
+from .test_store_damage import TINY_SPEC, assert_refused, read_store, same_store, sweep_cli
 
 HOW = ("delete", "truncate", "random", "empty")
 #: files that hold the specification; only when both are damaged may a store be refused
