@@ -198,7 +198,7 @@ def test_environment_variable_is_checked_the_same_way():
 
 def test_library_executor_refuses_an_http_server():
     with http_server() as address:
-        with pytest.raises(ValueError, match="`scheduler`.*does not speak the dask protocol"):
+        with pytest.raises(ValueError, match=r"`scheduler`.*does not speak the dask protocol"):
             with executor(scheduler=address, timeout=1):
                 pass
 

@@ -284,7 +284,7 @@ from sigrec.numerics import Simulation  # noqa: E402
 
 def _interrupted(capsys, argv):
     code = main(argv)
-    out, err = capsys.readouterr()
+    _, err = capsys.readouterr()
     assert code == 130, (code, err)
     assert err.splitlines() == ["error: interrupted"], err
     assert "Traceback" not in err

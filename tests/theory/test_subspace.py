@@ -53,7 +53,10 @@ def test_flow_is_the_sphere_flow_of_q_projected_on_the_overlaps(law):
     U, _ = np.linalg.qr(rng.normal(size=(d, k)))
     q = rng.normal(size=d)
     q /= np.linalg.norm(q)
-    J = lambda x: evaluate_subspace(sm, U.T @ x / max(1.0, np.linalg.norm(U.T @ x))).objective
+
+    def J(x):
+        return evaluate_subspace(sm, U.T @ x / max(1.0, np.linalg.norm(U.T @ x))).objective
+
     h = 1e-6
     grad = np.array([(J(q + h * e) - J(q - h * e)) / (2 * h) for e in np.eye(d)])
     dq = grad - (q @ grad) * q

@@ -124,7 +124,7 @@ def test_builtin_cases_are_valid(case):
         assert case.problem.L == case.L
     else:
         with pytest.raises(ValueError, match="theory-only"):
-            case.problem
+            case.problem  # noqa: B018 - reading the property raises
 
 
 def test_inconclusive_is_neither_a_pass_nor_a_failure():
