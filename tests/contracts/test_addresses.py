@@ -149,7 +149,7 @@ def test_http_server_is_refused_not_hung():
     # was: `--scheduler tcp://127.0.0.1:PORT` at an HTTP server hung past 100 s (dask's
     # handshake read has no timeout); now refused within the documented limit
     with http_server() as address:
-        code, out, err = run_cli(SIMULATE + ["--scheduler", address], timeout_s="default")
+        code, out, err = run_cli([*SIMULATE, "--scheduler", address], timeout_s="default")
     line = assert_refused(code, out, err, address, "does not speak the dask protocol")
     assert f"{_limits.SCHEDULER_TIMEOUT_S:g} s" in line
 
@@ -158,13 +158,13 @@ def test_http_server_is_refused_not_hung():
 def test_other_schemes_are_refused_without_a_client(scheme):
     # was: an internal error and a 9-line `Client.__del__` traceback at exit
     address = f"{scheme}://{HOST}:{free_port()}"
-    line = assert_refused(*run_cli(SIMULATE + ["--scheduler", address]), "only tcp://", repr(address))
+    line = assert_refused(*run_cli([*SIMULATE, "--scheduler", address]), "only tcp://", repr(address))
     assert "Client" not in line
 
 
 def test_inproc_is_refused_by_name():
     # was: "error: not enough values to unpack (expected 3, got 1)"
-    line = assert_refused(*run_cli(SIMULATE + ["--scheduler", "inproc://x"]), "only tcp://")
+    line = assert_refused(*run_cli([*SIMULATE, "--scheduler", "inproc://x"]), "only tcp://")
     assert "unpack" not in line
 
 
@@ -172,7 +172,7 @@ def test_a_scheduler_file_is_not_taken(tmp_path):
     # not supported before this change either: the file's address is what to pass
     f = tmp_path / "scheduler.json"
     f.write_text('{"address": "tcp://127.0.0.1:8786"}')
-    assert_refused(*run_cli(SIMULATE + ["--scheduler", str(f)]), "scheduler file is not accepted")
+    assert_refused(*run_cli([*SIMULATE, "--scheduler", str(f)]), "scheduler file is not accepted")
 
 
 # --- services that are not dask schedulers -------------------------------------------
@@ -181,12 +181,12 @@ def test_a_scheduler_file_is_not_taken(tmp_path):
 @pytest.mark.parametrize("behaviour", [_silent, _closes, _junk, _echo], ids=lambda b: b.__name__.strip("_"))
 def test_tcp_services_that_are_not_schedulers_are_refused(behaviour):
     with tcp_server(behaviour) as address:
-        assert_refused(*run_cli(SIMULATE + ["--scheduler", address]), repr(address), "cannot reach a dask scheduler")
+        assert_refused(*run_cli([*SIMULATE, "--scheduler", address]), repr(address), "cannot reach a dask scheduler")
 
 
 def test_nothing_listening_is_refused():
     address = f"tcp://{HOST}:{free_port()}"
-    assert_refused(*run_cli(SIMULATE + ["--scheduler", address]), "cannot reach a dask scheduler")
+    assert_refused(*run_cli([*SIMULATE, "--scheduler", address]), "cannot reach a dask scheduler")
 
 
 def test_environment_variable_is_checked_the_same_way():
@@ -198,7 +198,7 @@ def test_environment_variable_is_checked_the_same_way():
 
 def test_library_executor_refuses_an_http_server():
     with http_server() as address:
-        with pytest.raises(ValueError, match="`scheduler`.*does not speak the dask protocol"):
+        with pytest.raises(ValueError, match=r"`scheduler`.*does not speak the dask protocol"):
             with executor(scheduler=address, timeout=1):
                 pass
 
@@ -246,10 +246,10 @@ def _python(snippet: str, *args):
 
 
 def test_real_scheduler_is_taken_and_a_worker_is_refused(cluster):
-    code, out, err = run_cli(SIMULATE + ["--scheduler", cluster.address], timeout_s="default")
+    code, out, err = run_cli([*SIMULATE, "--scheduler", cluster.address], timeout_s="default")
     assert code == 0 and err == "", err
     assert '"final_rho"' in out
     with cluster.client() as c:
         worker = next(iter(c.scheduler_info()["workers"]))
     # the documented timeout: a loaded machine took more than 2 s for a worker's answer once
-    assert_refused(*run_cli(SIMULATE + ["--scheduler", worker], timeout_s="default"), "dask Worker, not a scheduler")
+    assert_refused(*run_cli([*SIMULATE, "--scheduler", worker], timeout_s="default"), "dask Worker, not a scheduler")

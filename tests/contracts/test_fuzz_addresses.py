@@ -71,7 +71,7 @@ def malformed(draw):
 
 def _refused_naming_scheduler(argv):
     assert_contract(argv)
-    code, out, err, _ = run_cli(argv)
+    code, _, err, _ = run_cli(argv)
     assert code == 2 and "`scheduler`" in err, (argv, err)
     return err
 

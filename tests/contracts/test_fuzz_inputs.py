@@ -226,7 +226,7 @@ def case_table(draw, hostile: bool):
     if hostile and draw(st.integers(0, 4)) == 0:
         lines.append(draw(st.sampled_from(ODD_LINES)))
     if hostile and draw(st.integers(0, 3)) == 0:
-        depth, text = draw(nested(draw(st.sampled_from([1, 2, 31, 32, 33, 64, 1000, 6000]))))
+        _, text = draw(nested(draw(st.sampled_from([1, 2, 31, 32, 33, 64, 1000, 6000]))))
         lines.append(f"sigma2 = {text}")
     if draw(st.integers(0, 4)) == 0:
         lines.append(f"# {'[' * draw(st.integers(0, 100))} a comment")
@@ -263,7 +263,7 @@ def _check_file(example) -> None:
         if cases is not None:  # the independent route: tomllib's own reading of the same file
             doc = tomllib.loads(data.decode("utf-8"))
             assert len(doc["case"]) == len(cases)
-            for i, (table, case) in enumerate(zip(doc["case"], cases), 1):
+            for i, (table, case) in enumerate(zip(doc["case"], cases, strict=True), 1):
                 assert case.name == table.get("name", f"case-{i}")
                 given = tuple(c.strip() for c in table.get("checks", ["*"]) if c.strip())
                 assert given and case.checks == given

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from sigrec.verify.studies import _sweep as sweep
 
-from .test_store_damage import TINY_SPEC, assert_refused, read_store, reference, same_store, sweep_cli, tiny_store  # noqa: F401
+from .test_store_damage import TINY_SPEC, assert_refused, read_store, same_store, sweep_cli
 
 HOW = ("delete", "truncate", "random", "empty")
 #: files that hold the specification; only when both are damaged may a store be refused
@@ -40,7 +40,7 @@ SPECIFICATION = {".zattrs", ".zmetadata"}
 def targets(reference):
     """Every file of the finished store, and the stray format-3 files a reader might take."""
     files = sorted(str(p.relative_to(reference)) for p in reference.rglob("*") if p.is_file())
-    return files + ["zarr.json", "done/zarr.json"]
+    return [*files, "zarr.json", "done/zarr.json"]
 
 
 @st.composite
@@ -86,7 +86,7 @@ def assert_store_contract(reference: Path, store: Path, changed: set) -> None:
     done = got["done"].astype(bool)
     for name in sweep.VARIABLES:
         if got[name].dtype.kind == "f":
-            lost = (np.isnan(got[name]) & ~np.isnan(ref[name])).reshape(done.shape + (-1,)).any(axis=-1)
+            lost = (np.isnan(got[name]) & ~np.isnan(ref[name])).reshape((*done.shape, -1)).any(axis=-1)
             assert not (lost & done).any(), name
     # ... and in fact every cell is done and equal, bit for bit, to the undamaged run's
     same_store(reference, store)

@@ -30,7 +30,7 @@ def _refused(capsys, argv, *names):
 
 
 def _json(capsys, argv):
-    code = main(argv + ["--json"])
+    code = main([*argv, "--json"])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert err == ""
@@ -64,7 +64,7 @@ def test_non_finite_theta_is_named(capsys, text):
 
 
 def test_negative_int_option_parses(capsys):
-    _refused(capsys, SIM[:-1] + ["-3"], "seed")
+    _refused(capsys, [*SIM[:-1], "-3"], "seed")
 
 
 def test_help_still_works(capsys):
@@ -167,21 +167,21 @@ def test_rademacher_nuisance_mass_matches_mp():
 # 3. outputs -----------------------------------------------------------------------------
 
 def test_simulate_empty_save(capsys):
-    _refused(capsys, SIM + ["--save", ""], "--save")
+    _refused(capsys, [*SIM, "--save", ""], "--save")
 
 
 def test_simulate_save_under_file(capsys, tmp_path):
     f = tmp_path / "plain"
     f.write_text("x")
-    _refused(capsys, SIM + ["--save", str(f / "y.npz")], "--save")
+    _refused(capsys, [*SIM, "--save", str(f / "y.npz")], "--save")
 
 
 def test_simulate_save_unwritable(capsys):
-    _refused(capsys, SIM + ["--save", "/proc/x/y.npz"], "--save")
+    _refused(capsys, [*SIM, "--save", "/proc/x/y.npz"], "--save")
 
 
 def test_simulate_save_creates_parent(capsys, tmp_path):
-    data = _json(capsys, SIM + ["--save", str(tmp_path / "a" / "b" / "traj")])
+    data = _json(capsys, [*SIM, "--save", str(tmp_path / "a" / "b" / "traj")])
     assert data["saved"].endswith("traj.npz") and (tmp_path / "a" / "b" / "traj.npz").exists()
 
 
@@ -223,7 +223,7 @@ def test_simulate_resource_limits(capsys, change, names):
 
 
 def test_integer_scientific_notation_accepted(capsys):
-    data = _json(capsys, SIM + ["--steps", "3e0", "--runs", "2E0"])
+    data = _json(capsys, [*SIM, "--steps", "3e0", "--runs", "2E0"])
     assert data["steps"] == 3 and data["runs"] == 2
 
 
@@ -241,7 +241,7 @@ def test_predict_resource_limits(capsys, change, names):
     (["--alpha-min", "1e-320"], ("--alpha-min", "1e-12")), (["--theta-max", "1e308"], ("--theta-max",)),
 ])
 def test_phase_resource_limits(capsys, tmp_path, change, names):
-    _refused(capsys, ["phase", "--out", str(tmp_path / "p")] + change, *names)
+    _refused(capsys, ["phase", "--out", str(tmp_path / "p"), *change], *names)
     assert not (tmp_path / "p").exists()
 
 
@@ -284,7 +284,7 @@ from sigrec.numerics import Simulation  # noqa: E402
 
 def _interrupted(capsys, argv):
     code = main(argv)
-    out, err = capsys.readouterr()
+    _, err = capsys.readouterr()
     assert code == 130, (code, err)
     assert err.splitlines() == ["error: interrupted"], err
     assert "Traceback" not in err
@@ -337,7 +337,7 @@ def test_interrupt_leaves_previous_output_or_nothing(capsys, tmp_path, monkeypat
     out = tmp_path / "out"
     before = _previous(out) if previous else None
     argv = _patch_heavy(monkeypatch, command)
-    _interrupted(capsys, argv + ["--out", str(out)])
+    _interrupted(capsys, [*argv, "--out", str(out)])
     if previous:
         assert _snapshot(out) == before
     else:
@@ -367,7 +367,7 @@ def test_simulate_save_interrupted_leaves_previous_file(capsys, tmp_path, monkey
         raise KeyboardInterrupt
 
     monkeypatch.setattr(Simulation, "save", half)
-    _interrupted(capsys, SIM + ["--save", str(target)])
+    _interrupted(capsys, [*SIM, "--save", str(target)])
     assert target.read_bytes() == b"previous"
     _no_strays(tmp_path)
 
@@ -375,7 +375,7 @@ def test_simulate_save_interrupted_leaves_previous_file(capsys, tmp_path, monkey
 def test_simulate_save_fresh_file_is_complete(capsys, tmp_path):
     import numpy as np
 
-    data = _json(capsys, SIM + ["--save", str(tmp_path / "t")])
+    data = _json(capsys, [*SIM, "--save", str(tmp_path / "t")])
     assert data["saved"] == str(tmp_path / "t.npz")
     assert np.load(tmp_path / "t.npz")["rho"].shape[0] == 2
     _no_strays(tmp_path)
@@ -399,7 +399,7 @@ def test_verify_report_paths_are_final(tmp_path, monkeypatch):
     ["--eta0", "10", "--power", "0", "--batch", "2", "--rho0", "1"],     # inf/inf in the solver's error norm
 ])
 def test_predict_intermediate_overflow_is_silent(capsys, extra):
-    argv = ["predict", "--theta", "0", "--R", "1", "--L", "3", "--d", "2", "--steps", "1"] + extra
+    argv = ["predict", "--theta", "0", "--R", "1", "--L", "3", "--d", "2", "--steps", "1", *extra]
     import warnings as _w
 
     with _w.catch_warnings():
@@ -412,7 +412,7 @@ def test_predict_integration_failure_is_one_line_naming_the_flags(capsys, monkey
     import sigrec.numerics._ode._corrected as corrected
 
     monkeypatch.setattr(corrected, "MAX_EVALUATIONS", 100)
-    _refused(capsys, PRED + ["--json"], "`eta0`", "`power`", "more than 100 drift evaluations")
+    _refused(capsys, [*PRED, "--json"], "`eta0`", "`power`", "more than 100 drift evaluations")
 
 
 class _Hang(BaseException):
@@ -445,7 +445,7 @@ def _json_within(capsys, argv, seconds=60):
 ])
 def test_predict_stiff_equilibrium_at_zero(capsys, extra):
     argv = ["predict", "--theta", "50", "--sigma2", "10", "--prior", "rademacher", "--R", "1", "--L", "4", "--d", "4",
-            "--steps", "1", "--rho0", "0"] + extra
+            "--steps", "1", "--rho0", "0", *extra]
     data = _json_within(capsys, argv)
     assert _all_finite(data)
     assert max(abs(x) for x in data["rho_corrected"]) < 1e-12  # F_eta is odd here: the zero is rho = 0
@@ -533,7 +533,7 @@ def test_field_overflow_names_sigma2_not_only_theta(capsys):
                                   ["phase", "--sigma2", "1e-320"]])
 def test_phase_extreme_beta_refused_up_front(capsys, tmp_path, argv):
     # found by the fuzzer: OverflowError traceback in the closed-form boundary / a run of minutes
-    _refused(capsys, argv + ["--out", str(tmp_path / "p")], argv[1])
+    _refused(capsys, [*argv, "--out", str(tmp_path / "p")], argv[1])
 
 
 # 7. unexpected exceptions: one line, never a traceback ----------------------------------
@@ -551,7 +551,7 @@ def test_unexpected_exception_is_one_error_line(capsys, monkeypatch, exc):
     from sigrec.verify.cli import _predict
 
     monkeypatch.setattr(_predict, "run", _boom(exc))
-    code = main(PRED + ["--json"])
+    code = main([*PRED, "--json"])
     out, err = capsys.readouterr()
     assert code == 2 and out == "", (code, out, err)
     lines = err.splitlines()

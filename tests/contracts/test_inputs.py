@@ -168,7 +168,8 @@ def draw_user_string(text: str, dpi: int = 100) -> str:
     return legend.get_texts()[0].get_text()
 
 
-@pytest.mark.parametrize("text", ["\u0627\u0915\u091a\u0924\u0928\u0928\u092a\u092a\u092e\u092e\u0937\u0937\u094d\u094d\u094d\u094d",
+@pytest.mark.parametrize("text", ["\u0627\u0915\u091a\u0924\u0928\u0928\u092a\u092a"
+                                  "\u092e\u092e\u0937\u0937\u094d\u094d\u094d\u094d",
                                   "中" * MAX_NAME_CHARS, "W" * MAX_NAME_CHARS])
 def test_long_escaped_names_are_wrapped_not_squeezing_the_axes(text):
     """Found by the fuzzer: a legend of 16 escaped Devanagari letters (96 characters drawn)

@@ -25,8 +25,8 @@ import sigrec.numerics
 import sigrec.theory
 import sigrec.verify
 
-ROOTS = {"core": Path(sigrec.core.__path__[0]), "theory": Path(sigrec.theory.__path__[0]), "numerics": Path(sigrec.numerics.__path__[0]),
-         "verify": Path(sigrec.verify.__path__[0])}
+ROOTS = {"core": Path(sigrec.core.__path__[0]), "theory": Path(sigrec.theory.__path__[0]),
+         "numerics": Path(sigrec.numerics.__path__[0]), "verify": Path(sigrec.verify.__path__[0])}
 #: the subpackages of verify in pipeline order; a subpackage may import only earlier ones
 VERIFY_ORDER = ("checks", "suite", "studies", "render", "cli")
 #: what render may take from theory: the printing layer of the notes
@@ -117,7 +117,8 @@ def _verify_unit(path: Path) -> str | None:
 VERIFY_SOURCES = [(p, _verify_unit(p)) for pkg, p in SOURCES if pkg == "verify" and _verify_unit(p)]
 
 
-@pytest.mark.parametrize("path, unit", VERIFY_SOURCES, ids=[str(p.relative_to(ROOTS["verify"])) for p, _ in VERIFY_SOURCES])
+@pytest.mark.parametrize("path, unit", VERIFY_SOURCES,
+                         ids=[str(p.relative_to(ROOTS["verify"])) for p, _ in VERIFY_SOURCES])
 def test_verify_pipeline_flows_one_way(path, unit):
     rank = VERIFY_ORDER.index(unit)
     bad = []
@@ -175,7 +176,8 @@ def test_the_old_modules_are_gone_and_the_new_ones_importable():
     assert sigrec.theory.validate is importlib.import_module("sigrec.core.validate")
 
 
-@pytest.mark.parametrize("module", [sigrec.theory, sigrec.numerics, sigrec.verify], ids=["theory", "numerics", "verify"])
+@pytest.mark.parametrize("module", [sigrec.theory, sigrec.numerics, sigrec.verify],
+                         ids=["theory", "numerics", "verify"])
 def test_public_names_are_importable(module):
     assert [n for n in module.__all__ if not hasattr(module, n)] == []
 

@@ -140,7 +140,7 @@ def test_certificate_midpoints_are_the_equilibria():
     assert certify(Model(theta=1.0, alpha=0.5, prior="rademacher")).midpoints == (0.0,)
     cert = certify(Model(theta=3.0, alpha=0.01, beta=1.0))
     assert cert.status == "bistable" and len(cert.midpoints) == len(cert.equilibria) >= 1
-    for e, mid in zip(cert.equilibria, cert.midpoints):
+    for e, mid in zip(cert.equilibria, cert.midpoints, strict=True):
         assert e.lo <= mid <= e.hi
         assert abs(float(evaluate(Model(theta=3.0, alpha=0.01, beta=1.0), mid).slope)) < 1e-6
 

@@ -27,7 +27,6 @@ from sigrec.numerics import executor
 from sigrec.verify.studies import _sweep as sweep
 
 from ..verify.studies.test_sweep import TINY as TINY_SPEC
-from ..verify.studies.test_sweep import tiny_store  # noqa: F401 - a fixture
 from .test_fuzz import run_cli
 
 #: :data:`TINY_SPEC` (a 2 x 2 grid of cells of a fraction of a second each, once the
@@ -42,12 +41,6 @@ def no_figures(monkeypatch):
     import sigrec.verify.cli._sweep as command
 
     monkeypatch.setattr(command, "plot_sweep", lambda data, out: [])
-
-
-@pytest.fixture(scope="module")
-def reference(tiny_store):
-    """An undamaged, finished store of :data:`TINY`."""
-    return tiny_store
 
 
 def read_store(path) -> tuple[str, dict]:

@@ -50,7 +50,9 @@ def test_pole_exponents_are_derivatives_of_the_field(prior):
                       sigma2=rng.uniform(0.2, 3), prior=prior)
         plus, minus = pole_exponents(model)
         with mpmath.workdps(30):
-            F = lambda r: evaluate_mp(model, r, dps=mpmath.mp.dps)["field"]  # diff raises precision
+            def F(r, model=model):
+                return evaluate_mp(model, r, dps=mpmath.mp.dps)["field"]  # diff raises precision
+
             # one-sided derivatives at the poles by mpmath (rho stays inside [-1, 1])
             d_plus = mpmath.diff(F, 1, direction=-1)
             d_minus = mpmath.diff(F, -1, direction=1)

@@ -55,7 +55,8 @@ def test_reduced_flow_is_the_riemannian_gradient(law, k, n_heads):
 def test_one_head_is_the_single_query_flow():
     model = Model(1.2, 0.3, prior="onehot(k=3)")
     r = np.array([0.3, -0.5, 0.6])
-    assert np.allclose(heads_flow(model, r[:, None])[:, 0], evaluate(model, r, engine="subspace").flow, rtol=1e-13, atol=1e-15)
+    assert np.allclose(heads_flow(model, r[:, None])[:, 0], evaluate(model, r, engine="subspace").flow,
+                       rtol=1e-13, atol=1e-15)
 
 
 def test_jacobian_against_finite_differences():

@@ -20,7 +20,9 @@ def reference(model, a, b, dps=40, pieces=6):
     """``int_a^b d rho / F`` by mpmath tanh-sinh on the derived expressions (``evaluate_mp``),
     with its error estimate: nothing shared with the ball route but the model."""
     with mpmath.workdps(dps):
-        f = lambda r: 1 / evaluate_mp(model, r, dps)["field"]
+        def f(r):
+            return 1 / evaluate_mp(model, r, dps)["field"]
+
         return mpmath.quad(f, mpmath.linspace(mpmath.mpf(a), mpmath.mpf(b), pieces + 1), error=True)
 
 
@@ -64,7 +66,7 @@ def test_time_is_additive():
 def test_downward_flow_in_the_lower_basin():
     model = Model(3.0, 0.01)  # bistable: an unstable root near -0.345, both poles stable
     enc = certified_time(model, -0.5, -0.95)
-    value, err = reference(model, -0.5, -0.95)
+    value, _ = reference(model, -0.5, -0.95)
     assert enc.direction == -1 and enc.basin.limit.lo == -1.0 and enc.contains(value)
     assert enc.basin.source.kind == "interior" and enc.basin.source.stability == "unstable"
 
@@ -117,9 +119,9 @@ def test_refused_across_an_equilibrium_or_against_the_flow(model, rho0, rho1, wo
 def test_refused_beyond_or_inside_an_interior_limit():
     stable = FlowEnd("interior", 0.4, 0.41, "stable")
     basin = Basin(0.0, 1, stable, FlowEnd("pole", -1.0, -1.0, "unstable"))
-    with pytest.raises(ValueError, match="never reaches rho1 = 0.6 beyond it"):
+    with pytest.raises(ValueError, match=r"never reaches rho1 = 0\.6 beyond it"):
         ode_time._check_reached(basin, 0.0, 0.6)
-    with pytest.raises(ValueError, match="whose bracket holds rho1 = 0.405"):
+    with pytest.raises(ValueError, match=r"whose bracket holds rho1 = 0\.405"):
         ode_time._check_reached(basin, 0.0, 0.405)
     ode_time._check_reached(basin, 0.0, 0.39)
 

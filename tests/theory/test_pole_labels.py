@@ -13,7 +13,7 @@ from sigrec.verify.cli import main
 
 
 def _json(capsys, argv):
-    code = main(argv + ["--json"])
+    code = main([*argv, "--json"])
     out, err = capsys.readouterr()
     assert code == 0 and err == "", err
     return json.loads(out)

@@ -232,7 +232,7 @@ def test_tilted_law_numpy_mpmath_and_sympy_agree(spec):
         np.testing.assert_allclose(law.tilted(np.array(t)), [float(x) for x in exact], rtol=1e-12, atol=1e-14)
         with mpmath.workdps(40):
             got = law.tilted_mp(mpmath.mpf(sp.Rational(t).p) / sp.Rational(t).q)
-            for g, x in zip(got, exact):
+            for g, x in zip(got, exact, strict=True):
                 assert abs(g - mpmath.mpf(str(x))) < mpmath.mpf(10) ** -30 * max(1, abs(float(x)))
 
 
@@ -357,10 +357,10 @@ def test_general_sign_function_agrees_with_the_family_specific_one(spec, monkeyp
     own = [certify(m) for m in models_]
     monkeypatch.setattr(certify_module, "_sign_functions", _general_sign_functions)
     general = [certify(m) for m in models_]
-    for a, b in zip(own, general):
+    for a, b in zip(own, general, strict=True):
         assert a.status == b.status
         assert len(a.equilibria) == len(b.equilibria)
-        for x, y in zip(a.equilibria, b.equilibria):
+        for x, y in zip(a.equilibria, b.equilibria, strict=True):
             assert x.stability == y.stability and abs(x.midpoint - y.midpoint) < 1e-8
 
 
@@ -382,7 +382,8 @@ def test_pole_quadratic_roots_against_numpy(c, scale_a, scale_c):
 
     from sigrec.theory._certify._conditions import _real_roots
 
-    a, b, cc = mpmath.mpf(c[0]) * mpmath.mpf(10) ** scale_a, mpmath.mpf(c[1]), mpmath.mpf(c[2]) * mpmath.mpf(10) ** scale_c
+    a, b = mpmath.mpf(c[0]) * mpmath.mpf(10) ** scale_a, mpmath.mpf(c[1])
+    cc = mpmath.mpf(c[2]) * mpmath.mpf(10) ** scale_c
     roots = _real_roots([a, b, cc])
     for r in roots:
         size = abs(a * r * r) + abs(b * r) + abs(cc)

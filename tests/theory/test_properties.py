@@ -55,7 +55,9 @@ def test_numpy_and_mpmath_evaluators_agree(model, r):
 @example(Model(2.0, 1e-6, prior="rademacher"), -0.5)
 def test_slope_is_the_derivative_of_the_objective_at_40_digits(model, r):
     with mpmath.workdps(40):
-        j = lambda x: evaluate_mp(model, x, dps=mpmath.mp.dps)["objective"]  # diff raises precision
+        def j(x):
+            return evaluate_mp(model, x, dps=mpmath.mp.dps)["objective"]  # diff raises precision
+
         numeric = mpmath.diff(j, mpmath.mpf(r))
         symbolic = evaluate_mp(model, r, dps=40)["slope"]
         assert abs(numeric - symbolic) <= mpmath.mpf(10) ** -30 * (1 + abs(symbolic) + _scale(model, r))

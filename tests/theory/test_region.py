@@ -5,6 +5,7 @@ import json
 import math
 from dataclasses import replace
 from functools import cache
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -257,11 +258,11 @@ def test_random_points_of_certified_boxes_agree_with_a_40_digit_root_count(data)
         grid += [mpmath.mpf(lo) - mpmath.mpf(10) ** -30, mpmath.mpf(hi) + mpmath.mpf(10) ** -30]
     grid = sorted(set(grid))
     signs = _slope_signs_40_digits(model, grid)
-    changes = sum(a != b for a, b in zip(signs, signs[1:]))
+    changes = sum(a != b for a, b in pairwise(signs))
     if box.status == "monotone":
         assert changes == 0 and signs[0] > 0, (box, model)
     else:
         assert changes == 1 and signs[0] < 0 < signs[-1], (box, model)
         # the one sign change happens inside the box's certified equilibrium interval
-        i = next(i for i, (a, b) in enumerate(zip(signs, signs[1:])) if a != b)
+        i = next(i for i, (a, b) in enumerate(pairwise(signs)) if a != b)
         assert lo - 1e-29 <= float(grid[i + 1]) and float(grid[i]) <= hi + 1e-29

@@ -56,7 +56,7 @@ def test_the_box_law_encloses_every_law_of_the_box(spec, u, v, t0, width):
     box at points of the t-ball: an independent route (mpmath, not balls)."""
     rp = parse_ranged_prior(spec)
     names = list(rp.ranges)
-    point = {k: lo + (hi - lo) * x for (k, (lo, hi)), x in zip(rp.ranges.items(), (u, v))}
+    point = {k: lo + (hi - lo) * x for (k, (lo, hi)), x in zip(rp.ranges.items(), (u, v), strict=False)}
     law = rp.ball(rp.ranges)
     t_ball = arb(t0).union(arb(t0 + width))
     ball = law.tilted_ball(t_ball)
@@ -64,7 +64,7 @@ def test_the_box_law_encloses_every_law_of_the_box(spec, u, v, t0, width):
     with mpmath.workdps(30):
         for t in (t0, t0 + width / 3, t0 + width):
             exact = prior.tilted_mp(mpmath.mpf(t))
-            for b, x in zip(ball[:3], exact):
+            for b, x in zip(ball[:3], exact, strict=True):
                 lo, hi = float(b.lower()), float(b.upper())
                 assert lo - 1e-12 <= float(x) <= hi + 1e-12, (spec, point, t, b, x)
 
@@ -75,7 +75,7 @@ def test_two_point_laws_in_logistic_form_match_the_float_law():
         for t in (-40.0, -1.3, 0.0, 0.7, 25.0):
             ball = prior.tilted_ball(arb(t))
             ref = prior.tilted(t)
-            for b, x in zip(ball[:3], ref):
+            for b, x in zip(ball[:3], ref, strict=True):
                 assert math.isclose(float(b.mid()), float(x), rel_tol=1e-12, abs_tol=1e-14), (spec, t)
             # k3 = dv/dt, checked by a central difference of the float variance
             h = 1e-5

@@ -79,7 +79,7 @@ def test_general_priors_agree_with_the_pole_criterion(prior):
     assert len(roots) == (1 if prior.startswith("gaussian") else 0)
     column = [b for b in _cert(prior).boxes if b.bounds[0][1] < 3.0 < b.bounds[0][2]]
     for box in column:
-        (_, t0, t1), (_, a0, a1) = box.bounds
+        (_, _, _), (_, a0, a1) = box.bounds
         if any(a0 < r < a1 for r in roots):
             assert box.status == "undecided"
     if not roots:

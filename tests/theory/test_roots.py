@@ -28,7 +28,7 @@ def test_two_nearby_roots_are_separated():
     iso = _iso(lambda X: (X - r1) * (X - r2), lambda X: 2 * X - r1 - r2)
     assert not iso.undecided
     assert len(iso.roots) == 2
-    (a1, b1, d1), (a2, b2, d2) = sorted(iso.roots)
+    (a1, b1, d1), (a2, _, d2) = sorted(iso.roots)
     assert b1 < a2 and d1 == -1 and d2 == 1
     assert a1 <= fmpq(1, 5) <= b1
 

@@ -53,7 +53,10 @@ def test_flow_is_the_sphere_flow_of_q_projected_on_the_overlaps(law):
     U, _ = np.linalg.qr(rng.normal(size=(d, k)))
     q = rng.normal(size=d)
     q /= np.linalg.norm(q)
-    J = lambda x: evaluate_subspace(sm, U.T @ x / max(1.0, np.linalg.norm(U.T @ x))).objective
+
+    def J(x):
+        return evaluate_subspace(sm, U.T @ x / max(1.0, np.linalg.norm(U.T @ x))).objective
+
     h = 1e-6
     grad = np.array([(J(q + h * e) - J(q - h * e)) / (2 * h) for e in np.eye(d)])
     dq = grad - (q @ grad) * q
@@ -63,7 +66,8 @@ def test_flow_is_the_sphere_flow_of_q_projected_on_the_overlaps(law):
     np.testing.assert_allclose(dq - U @ (U.T @ dq), -(v.r @ v.gradient) * perp, rtol=1e-7, atol=1e-9)
     # the Hessian is the derivative of the gradient
     r = v.r
-    H = np.array([(evaluate(sm, r + h * e, engine="subspace").gradient - evaluate(sm, r - h * e, engine="subspace").gradient) / (2 * h)
+    H = np.array([(evaluate(sm, r + h * e, engine="subspace").gradient
+                   - evaluate(sm, r - h * e, engine="subspace").gradient) / (2 * h)
                   for e in np.eye(k)]).T
     np.testing.assert_allclose(H, v.hessian, rtol=1e-6, atol=1e-8)
 
@@ -72,7 +76,8 @@ def test_isotropic_gaussian_law_is_radial():
     sm = Model(0.9, 0.3, beta=1.0, sigma2=1.0, prior="gaussian(k=2, tau=1)")
     a, b = evaluate(sm, [0.6, 0.0], engine="subspace"), evaluate(sm, [0.6 / np.sqrt(2)] * 2, engine="subspace")
     assert a.objective == pytest.approx(b.objective, rel=1e-13)
-    np.testing.assert_allclose(evaluate(sm, [0.8, 0.6], engine="subspace").flow, 0.0, atol=1e-13)  # the sphere is neutral
+    # the sphere is neutral
+    np.testing.assert_allclose(evaluate(sm, [0.8, 0.6], engine="subspace").flow, 0.0, atol=1e-13)
 
 
 def test_law_specs():

@@ -27,7 +27,8 @@ def _random_models(seed, laws, n):
     rng = np.random.default_rng(seed)
     for _ in range(n):
         for law in laws:
-            yield Model(rng.uniform(0.4, 3.0), rng.uniform(0.03, 0.6), beta=rng.uniform(0.5, 1.5), sigma2=rng.uniform(0.5, 1.5), prior=law)
+            yield Model(rng.uniform(0.4, 3.0), rng.uniform(0.03, 0.6), beta=rng.uniform(0.5, 1.5),
+                        sigma2=rng.uniform(0.5, 1.5), prior=law)
 
 
 def _assert_boxes_hold_independent_equilibria(model, n_random=2):
@@ -36,7 +37,7 @@ def _assert_boxes_hold_independent_equilibria(model, n_random=2):
     eqs = find_subspace_equilibria(model, n_random=n_random)
     cert = certify_subspace(model, eqs)
     assert cert.certified, [b.reason for b in cert.boxes]
-    for e, box in zip(eqs, cert.boxes):
+    for e, box in zip(eqs, cert.boxes, strict=True):
         with mpmath.workdps(50):
             r = _polish(model, np.array(e.r), 50)
         assert box.contains(r) and box.contains(r, enclosure=True)
@@ -56,7 +57,7 @@ def test_ball_field_encloses_the_float_field():
         r *= 0.8 / np.linalg.norm(r)
         v = evaluate(model, r, engine="subspace")
         g, h = ball_field(model.law)([arb(x) for x in r], [arb(p) for p in model.params()])
-        for gb, gf in zip(g, v.gradient):
+        for gb, gf in zip(g, v.gradient, strict=True):
             assert abs(float(gb.mid()) - gf) <= 1e-12 * (1 + abs(gf)) and float(gb.rad()) < 1e-12
         assert np.allclose([[float(x.mid()) for x in row] for row in h], v.hessian, rtol=1e-12, atol=1e-12)
 
@@ -88,7 +89,7 @@ def test_k1_agrees_with_the_scalar_certificate(spec, theta, alpha):
     assert cert.certified
     interior = [b for b in cert.boxes if b.kind == "interior"]
     assert len(interior) == len(scalar.equilibria)
-    for box, br in zip(sorted(interior, key=lambda b: b.start), scalar.equilibria):
+    for box, br in zip(sorted(interior, key=lambda b: b.start), scalar.equilibria, strict=True):
         assert box.box[0].contains(arb(br.midpoint)) if br.exact else arb(br.lo).union(arb(br.hi)).contains(box.box[0])
         assert box.status == br.stability
     plus, minus = pole_signs(Model(theta, alpha, prior=spec))
@@ -129,7 +130,7 @@ def test_documented_table_k2():
 def _perturbed(field, factor):
     def fld(r, params):
         g, h = field(r, params)
-        return [g[0] * factor] + g[1:], [[x * factor for x in h[0]]] + h[1:]
+        return [g[0] * factor, *g[1:]], [[x * factor for x in h[0]], *h[1:]]
     return fld
 
 
@@ -141,7 +142,7 @@ def test_perturbed_field_is_caught():
     bad = certify_subspace(model, eqs, field_fn=_perturbed(ball_field(model.law), arb(1) + arb(10) ** -3))
     good = certify_subspace(model, eqs)
     assert len(eqs) >= 3
-    for e, b_bad, b_good in zip(eqs, bad.boxes, good.boxes):
+    for e, b_bad, b_good in zip(eqs, bad.boxes, good.boxes, strict=True):
         with mpmath.workdps(50):
             r = _polish(model, np.array(e.r), 50)
         assert b_good.contains(r)
@@ -207,5 +208,5 @@ def test_k2_complete_enumeration(theta, alpha):
         (match,) = [c for c in circle.equilibria if c.lo - 1e-12 <= phi <= c.hi + 1e-12]
         assert match.stable == e.stable and match.tangent_sign == (1 if e.tangent[0] > 0 else -1)
     for e in inside:
-        (match,) = [(X, i) for X, i in disk.equilibria if all(b.contains(arb(x)) for b, x in zip(X, e.r))]
+        (match,) = [(X, i) for X, i in disk.equilibria if all(b.contains(arb(x)) for b, x in zip(X, e.r, strict=True))]
         assert (match[1] == (2, 0)) == e.stable

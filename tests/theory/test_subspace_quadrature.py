@@ -12,7 +12,8 @@ LAWS = ["onehot(k=2)", "onehot(k=3)", "gaussian(k=2, tau=0.6)"]
 
 
 def _model(rng, law):
-    return Model(float(rng.uniform(0.1, 2.5)), float(rng.uniform(0.02, 0.95)), beta=float(rng.uniform(0.3, 2.0)), sigma2=float(rng.uniform(0.3, 2.0)), prior=law)
+    return Model(float(rng.uniform(0.1, 2.5)), float(rng.uniform(0.02, 0.95)), beta=float(rng.uniform(0.3, 2.0)),
+                 sigma2=float(rng.uniform(0.3, 2.0)), prior=law)
 
 
 def _point(rng, k):
@@ -39,7 +40,7 @@ def test_quadrature_detects_a_wrong_law():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("law", LAWS + ["onehot(k=3, probs=[1/2, 3/10, 1/5])", "gaussian(k=2, tau=0.5, mu=[1, 1/2])",
+@pytest.mark.parametrize("law", [*LAWS, "onehot(k=3, probs=[1/2, 3/10, 1/5])", "gaussian(k=2, tau=0.5, mu=[1, 1/2])",
                                  "rademacher"])
 def test_many_random_points(law):
     rng = np.random.default_rng(7 + len(law))

@@ -16,7 +16,8 @@ def test_mixture_closed_form_matches_the_derived_hessian(k):
     sympy gradient and Hessian (mpmath eigenvalues), at random parameters."""
     rng = np.random.default_rng(k)
     for _ in range(2):
-        theta, alpha, beta, sigma2 = rng.uniform(0.1, 2.5), rng.uniform(0.02, 0.95), rng.uniform(0.3, 2), rng.uniform(0.3, 2)
+        theta, alpha = rng.uniform(0.1, 2.5), rng.uniform(0.02, 0.95)
+        beta, sigma2 = rng.uniform(0.3, 2), rng.uniform(0.3, 2)
         sm = Model(theta, alpha, beta=beta, sigma2=sigma2, prior=f"onehot(k={k})")
         with mpmath.workdps(30):
             e = classify(sm, [1 / mpmath.sqrt(k)] * k)
@@ -34,7 +35,8 @@ def test_mixture_is_an_equilibrium_and_e1_is_not():
     assert abs(evaluate_mp(sm, [1, 0], engine="subspace")["flow"][1]) > 1e-2
 
 
-@pytest.mark.parametrize("k,alpha,expected", [(2, 0.05, 0.85566), (2, 0.3, 0.78030), (3, 0.05, 1.04796), (3, 0.3, 0.95567)])
+@pytest.mark.parametrize("k,alpha,expected",
+                         [(2, 0.05, 0.85566), (2, 0.3, 0.78030), (3, 0.05, 1.04796), (3, 0.3, 0.95567)])
 def test_critical_theta(k, alpha, expected):
     (tc,) = critical_thetas(k, alpha, theta_max=5.0)
     assert tc == pytest.approx(expected, abs=1e-5)

@@ -25,7 +25,7 @@ WEIGHTS = WEIGHTS / math.sqrt(2 * math.pi)
 def _prior_atoms(model):
     p = model.prior
     if p.family == "gaussian":
-        return [(float(p.mu) + float(p.tau) * z, w) for z, w in zip(NODES, WEIGHTS)]
+        return [(float(p.mu) + float(p.tau) * z, w) for z, w in zip(NODES, WEIGHTS, strict=True)]
     return [(float(v), float(q)) for v, q in p.support]
 
 

@@ -58,7 +58,7 @@ def test_features_have_mean_zero(prior):
         _, h, names = gradient_features(p, rho, spawn_generators(int(rng.integers(2**31)), 6000))
         assert len(names) == h.shape[1] == (29 if p.d > 2 else 18)
         z = h.mean(axis=0) / (h.std(axis=0, ddof=1) / math.sqrt(h.shape[0]))
-        assert np.max(np.abs(z)) < 4.5, (p, rho, dict(zip(names, np.round(z, 2))))
+        assert np.max(np.abs(z)) < 4.5, (p, rho, dict(zip(names, np.round(z, 2), strict=True)))
 
 
 def test_a_wrong_mean_is_caught():

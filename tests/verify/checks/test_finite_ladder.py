@@ -9,6 +9,7 @@ with a correct implementation. Models from the random-model test (root seed 7).
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -40,7 +41,7 @@ def test_sizes_obey_every_lower_bound():
     assert A2 / old[0] > RATE_CONCENTRATION  # the old start was pre-asymptotic here
     assert A2 / new[0] <= RATE_CONCENTRATION * (1 + 1e-12)
     assert abs(C) / new[-1] <= RATE_TOP_BIAS * Fmax * 1.01
-    assert len(new) == 5 and all(b / a == pytest.approx(math.sqrt(2), rel=0.02) for a, b in zip(new, new[1:]))
+    assert len(new) == 5 and all(b / a == pytest.approx(math.sqrt(2), rel=0.02) for a, b in pairwise(new))
 
 
 @pytest.mark.parametrize("index", [4, 6, 10])

@@ -42,7 +42,8 @@ def test_the_default_runs_a_decisive_plan_on_the_papers_case(name):
 def test_the_paper_preset_keeps_the_papers_dimensions_and_the_report_says_which_d_ran():
     assert _case(PAPER_CASES, "paper-weak").d == PAPER.weak_d == 100
     assert _case(PAPER_CASES, "paper-bistable").d == PAPER.bistable_d == 3
-    assert "d = 2" in _case(CASES, "paper-weak").description and "--preset paper" in _case(CASES, "paper-weak").description
+    weak = _case(CASES, "paper-weak").description
+    assert "d = 2" in weak and "--preset paper" in weak
 
     class R:
         def __init__(self, case, d):

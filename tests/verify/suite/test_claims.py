@@ -68,7 +68,7 @@ def test_no_records_no_claims_and_limit_claim_needs_passing_checks():
     good = [_rec("derivation.quadrature", "consistency", "pass", value=1e-60),
             _rec("field.endpoints", "consistency", "pass")]
     assert _by_number(claims(good))[1].status == "holds"
-    bad = good[:1] + [_rec("field.endpoints", "consistency", "fail")]
+    bad = [*good[:1], _rec("field.endpoints", "consistency", "fail")]
     assert _by_number(claims(bad))[1].status == "fails"
 
 
@@ -124,7 +124,7 @@ def test_builtin_cases_are_valid(case):
         assert case.problem.L == case.L
     else:
         with pytest.raises(ValueError, match="theory-only"):
-            case.problem
+            case.problem  # noqa: B018 - reading the property raises
 
 
 def test_inconclusive_is_neither_a_pass_nor_a_failure():
@@ -147,7 +147,7 @@ def test_evidence_class_is_decided_by_the_claim():
             _rec("field.monotone", "condition", "fails", "b", certified=True)]
     c = _by_number(claims(cert))[2]
     assert c.evidence_class == "certified" and c.check_evidence("field.monotone") == "certified"
-    mixed = cert + [_rec("field.monotone", "condition", "undecided", "u", certified=False)]
+    mixed = [*cert, _rec("field.monotone", "condition", "undecided", "u", certified=False)]
     c = _by_number(claims(mixed))[2]
     assert c.evidence_class == "numerical evidence" and c.check_evidence("field.monotone") == "mixed"
     num = _by_number(claims([_rec("sga.filtering.vanishes", "condition", "fails", "w", value=0.5)]))[5]

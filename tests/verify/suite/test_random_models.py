@@ -35,7 +35,7 @@ _DECIDES = re.compile(r"budget|needs|would|longer|beyond|steps|rerun|preset|norm
 def draw(rng: np.random.Generator, name: str, L: tuple = (300, 3000), d: tuple = (5, 40)):
     """One random user case: every prior family, ``theta``/``beta``/``sigma2`` over the validation
     matrix's ranges, ``L`` log-uniform in ``L``, ``d`` uniform in ``d``, ``R/L`` in [0.02, 0.5]."""
-    n = int(round(math.exp(rng.uniform(math.log(L[0]), math.log(L[1])))))
+    n = round(math.exp(rng.uniform(math.log(L[0]), math.log(L[1]))))
     alpha = rng.uniform(0.02, 0.5)
     return make_case(name, theta=rng.uniform(0.2, 3.0), R=max(1, round(alpha * n)), L=n,
                      d=int(rng.integers(d[0], d[1] + 1)), beta=rng.uniform(0.3, 3.0), sigma2=rng.uniform(0.5, 2.0),
