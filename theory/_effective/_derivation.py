@@ -206,6 +206,23 @@ def derive_effective(prior: Prior | str) -> EffectiveDerivation:
     return _derive_effective(parse_prior(prior))
 
 
+def _finite_L_objective(prior: Prior, A2: sp.Expr) -> sp.Expr:
+    """The ``1/L`` term of the finite-``L`` objective, in the placeholders ``_f1, _f2, _D``: the
+    out-of-plane ``(d - 2) sigma2 A2``, the in-plane covariance trace of ``f`` and the
+    delta-method bias of ``N^/D^``."""
+    T_in, bias1, bias2 = 0, 0, 0
+    for kind, weight in KIND_WEIGHTS:
+        ex1, ex2 = x1 - _f1, x2 - _f2
+        sec = tilted_expectation(sp.expand(ex1**2 + ex2**2), 2, kind, prior)
+        mean1 = tilted_expectation(ex1, 1, kind, prior)
+        mean2 = tilted_expectation(ex2, 1, kind, prior)
+        T_in += weight * (sec - mean1**2 - mean2**2) / _D**2
+        w_mean = tilted_expectation(0 * x1 + 1, 1, kind, prior)
+        bias1 += -weight * (tilted_expectation(ex1, 2, kind, prior) - w_mean * mean1) / _D**2
+        bias2 += -weight * (tilted_expectation(ex2, 2, kind, prior) - w_mean * mean2) / _D**2
+    return (dim - 2) * sigma2 * A2 + T_in + 2 * (_f1 * bias1 + _f2 * bias2)
+
+
 @cache
 def _derive_effective(prior: Prior) -> EffectiveDerivation:
     series, drift = step_expansion()
@@ -244,18 +261,7 @@ def _derive_effective(prior: Prior) -> EffectiveDerivation:
         + A2_ph**2 * mixture(1, 2, prior) / _D**2
     )
 
-    # finite-L objective: in-plane covariance trace of f and delta-method bias of N^/D^
-    T_in, bias1, bias2 = 0, 0, 0
-    for kind, weight in KIND_WEIGHTS:
-        ex1, ex2 = x1 - _f1, x2 - _f2
-        sec = tilted_expectation(sp.expand(ex1**2 + ex2**2), 2, kind, prior)
-        mean1 = tilted_expectation(ex1, 1, kind, prior)
-        mean2 = tilted_expectation(ex2, 1, kind, prior)
-        T_in += weight * (sec - mean1**2 - mean2**2) / _D**2
-        w_mean = tilted_expectation(0 * x1 + 1, 1, kind, prior)
-        bias1 += -weight * (tilted_expectation(ex1, 2, kind, prior) - w_mean * mean1) / _D**2
-        bias2 += -weight * (tilted_expectation(ex2, 2, kind, prior) - w_mean * mean2) / _D**2
-    J1 = (dim - 2) * sigma2 * A2 + T_in + 2 * (_f1 * bias1 + _f2 * bias2)
+    J1 = _finite_L_objective(prior, A2)
 
     def close(expr):
         return _close_rho_perp(expr.subs(values))

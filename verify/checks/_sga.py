@@ -180,16 +180,7 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     recovered = np.abs(rf) >= RECOVERY_LEVEL
     frac = float(recovered.mean())
     plus, minus = float((rf >= RECOVERY_LEVEL).mean()), float((rf <= -RECOVERY_LEVEL).mean())
-    # a finite run is evidence against almost-sure recovery only when it had ample
-    # ODE time and steps small enough that the renormalisation drag cannot hold it back
-    reached = info["ode_time_reached"] >= 1.5 * info["ode_time_needed"] and not info["drag_limited"]
-    if frac >= RECOVERY_FRACTION:
-        cstatus = "holds"
-    elif reached or info["planned"]:
-        # a planned run had what recovery needs (plateau and ODE time): a shortfall is evidence
-        cstatus = "fails"
-    else:
-        cstatus = "undecided"
+    cstatus = _recovery_status(frac, info)
     # the ODE from each run's own start, over the ODE time the run actually had: a run that
     # the flow has not yet carried clear of zero (|rho| below the run-to-run noise of the
     # iterates around it) is not evidence either way
@@ -219,26 +210,7 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         figs.append(str(path))
     common = {"schedule": sched.as_dict(), "steps": steps, "runs": sim.runs, "schedule_design": info,
               "problem": case.problem.as_dict(), "equilibria_midpoints": eq, "figures": figs}
-    rec_msg = (f"{frac:.0%} of {sim.runs} runs reach |rho| >= {RECOVERY_LEVEL} (+xi {plus:.0%}, -xi {minus:.0%}) "
-               f"after {steps} steps (ODE time {info['ode_time_reached']:.3g}, needed ~{info['ode_time_needed']:.3g})")
-    if info["planned"]:
-        rec_msg += f"; planned decisive run: {info['plan']['steps']:,} steps of {schedule_text(sched)}, " \
-                   f"corrected ODE predicts |rho| >= {info['plan']['predicted_end']:.4f} from every planned start; " \
-                   f"{sim.runs} runs: the fewest that tolerate one unrecovered run and keep a false 'fails' below " \
-                   f"{FALSE_FAILS:.0%} at the plan's recovery rate ({info['plan']['predicted_fraction']:.1%} of " \
-                   f"diffusion paths)"
-    budget_msg = ""
-    if info["drag_limited"]:
-        rec_msg += "; step budget forced steps above the drag-free scale"
-    if not info["planned"]:
-        how = ""
-        if info["plan"]["feasible"]:
-            need = info["plan"]["token_steps"]
-            how = (" (--preset paper runs it)" if ctx.budget is None and ctx.preset.larger_fits("sga_plan_budget", need)
-                   else f" (rerun with --budget {need:.3g})")
-        budget_msg = f"; deciding it needs: {info['plan_text']}{how}"
-    if cstatus == "undecided":
-        rec_msg += " (budget-limited: not evidence against almost-sure recovery)" + budget_msg
+    rec_msg, budget_msg = _recovery_message(frac, plus, minus, sim.runs, steps, sched, info, ctx, cstatus)
     return [
         CheckRecord(id="sga.convergence.recovery", kind="condition", status=cstatus, value=frac,
                     threshold=RECOVERY_FRACTION, certified=False, message=rec_msg,
@@ -260,6 +232,44 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
                              "disagreeing_rho0": r0[decided][~agree].tolist()},
                     model=m.as_dict(), seconds=time.perf_counter() - t0, figures=specs),
     ]
+
+
+def _recovery_status(frac: float, info: dict) -> str:
+    """The verdict of ``sga.convergence.recovery`` from the recovered fraction and the run's design."""
+    if frac >= RECOVERY_FRACTION:
+        return "holds"
+    # a finite run is evidence against almost-sure recovery only when it had ample
+    # ODE time and steps small enough that the renormalisation drag cannot hold it back
+    reached = info["ode_time_reached"] >= 1.5 * info["ode_time_needed"] and not info["drag_limited"]
+    # a planned run had what recovery needs (plateau and ODE time): a shortfall is evidence
+    return "fails" if reached or info["planned"] else "undecided"
+
+
+def _recovery_message(frac: float, plus: float, minus: float, runs: int, steps: int, sched, info: dict,
+                      ctx: CheckContext, cstatus: str) -> tuple[str, str]:
+    """The message of ``sga.convergence.recovery`` and, for a run that was not the planned one,
+    what deciding it needs (also quoted by ``sga.convergence``)."""
+    rec_msg = (f"{frac:.0%} of {runs} runs reach |rho| >= {RECOVERY_LEVEL} (+xi {plus:.0%}, -xi {minus:.0%}) "
+               f"after {steps} steps (ODE time {info['ode_time_reached']:.3g}, needed ~{info['ode_time_needed']:.3g})")
+    if info["planned"]:
+        rec_msg += f"; planned decisive run: {info['plan']['steps']:,} steps of {schedule_text(sched)}, " \
+                   f"corrected ODE predicts |rho| >= {info['plan']['predicted_end']:.4f} from every planned start; " \
+                   f"{runs} runs: the fewest that tolerate one unrecovered run and keep a false 'fails' below " \
+                   f"{FALSE_FAILS:.0%} at the plan's recovery rate ({info['plan']['predicted_fraction']:.1%} of " \
+                   f"diffusion paths)"
+    budget_msg = ""
+    if info["drag_limited"]:
+        rec_msg += "; step budget forced steps above the drag-free scale"
+    if not info["planned"]:
+        how = ""
+        if info["plan"]["feasible"]:
+            need = info["plan"]["token_steps"]
+            how = (" (--preset paper runs it)" if ctx.budget is None and ctx.preset.larger_fits("sga_plan_budget", need)
+                   else f" (rerun with --budget {need:.3g})")
+        budget_msg = f"; deciding it needs: {info['plan_text']}{how}"
+    if cstatus == "undecided":
+        rec_msg += " (budget-limited: not evidence against almost-sure recovery)" + budget_msg
+    return rec_msg, budget_msg
 
 
 def certified_limits(model, starts) -> np.ndarray:
