@@ -85,7 +85,7 @@ def heads_objective(X: np.ndarray, Q: np.ndarray, beta: float) -> float:
 
 
 class SubspaceFullKernel:
-    """State ``Q`` (runs, d, H) of the full recursion; see :func:`numerics.simulate_subspace`."""
+    """State ``Q`` (runs, d, H) of the full recursion; see :func:`numerics.simulate`."""
 
     def __init__(self, problem, generators, Q0: np.ndarray):
         self.problem, self.gens = problem, generators

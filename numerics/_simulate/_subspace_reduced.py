@@ -89,7 +89,7 @@ def _t(X: np.ndarray) -> np.ndarray:
 
 class SubspaceReducedKernel:
     """State ``(M, P^T P)`` (runs, k, H), (runs, H, H) of the exact reduced chain; see
-    :func:`numerics.simulate_subspace`. Work buffer ``W`` (runs, k + 3H, L): rows ``c_in``
+    :func:`numerics.simulate`. Work buffer ``W`` (runs, k + 3H, L): rows ``c_in``
     (``k + H``), ``N3`` (``H``), then the orthonormal rows ``Â^T`` (``H``)."""
 
     def __init__(self, problem, generators, M0: np.ndarray, P0: np.ndarray):

@@ -1,6 +1,6 @@
 """Is a certified list of equilibria of the subspace flow complete? (docs/subspace-certificates.md)
 
-:func:`theory.certify_subspace` proves that each of its boxes holds exactly one equilibrium, and
+:func:`theory.certify` (subspace engine) proves that each of its boxes holds exactly one equilibrium, and
 (``certified``) that the boxes are pairwise disjoint, so they hold distinct equilibria; it does not
 prove that no equilibrium is missing. For ``k = 2`` :func:`theory.certify_circle` proves that the
 circle ``|r| = 1`` holds exactly ``N_c`` equilibria (one simple root of the angular flow per
@@ -49,7 +49,7 @@ class SubspaceCompleteness:
 
 
 def subspace_completeness(certificate: SubspaceCertificate, prec: int = 128) -> SubspaceCompleteness:
-    """Decide whether ``certificate`` (of :func:`theory.certify_subspace`) lists every equilibrium
+    """Decide whether ``certificate`` (of :func:`theory.certify` (subspace engine)) lists every equilibrium
     (module doc): for ``k = 2`` by the counts of :func:`theory.certify_circle` and
     :func:`theory.certify_disk`; for other ``k`` completeness is not certified."""
     if not isinstance(certificate, SubspaceCertificate):

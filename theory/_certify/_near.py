@@ -3,7 +3,7 @@
 Where a flow ends (:func:`theory.integrate_subspace_flow`, the limit ODE of ``sigrec predict``)
 is a float point; this polishes it in mpmath and classifies it (the numerical
 :func:`theory._field._equilibria.classify`: location, label), then certifies it with the
-Krawczyk test of :func:`theory.certify_subspace` (a box holding exactly one equilibrium, its
+Krawczyk test of :func:`theory.certify` (subspace engine) (a box holding exactly one equilibrium, its
 stability). It does not prove that the flow converges to *that* equilibrium: the box is near
 the end point, at the distance the caller reports.
 """

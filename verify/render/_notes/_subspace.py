@@ -1,7 +1,7 @@
 """Appendix section: the signal subspace (k-dimensional signal, one query and several heads).
 
 Only prints the section's data (``verify.studies.appendix_data().subspace``): the display
-forms checked by sympy against ``theory.derive_subspace``, the certified transition brackets
+forms checked by sympy against ``theory.derive``, the certified transition brackets
 (``theory.certify_transition``), the certified weak-signal range, and the two figures'
 arrays. Bracket ends are rounded outwards, so a printed bracket still contains the certified one.
 """

@@ -9,7 +9,7 @@ averaged over the last fifth of its steps, by its **specialisation index**
     s(r) = max_j |r_j| / |r| - 1 / sqrt(k)      (0 at the mixture, 1 - 1/sqrt k at one xi_j):
 
 ``specialised`` when ``s > SPECIALISED`` (0.1), else ``mixture``. The prediction of the cell is
-the certified one of ``subspace.equilibria`` (``certify_subspace``: the mixture certified stable,
+the certified one of ``subspace.equilibria`` (``theory.certify``: the mixture certified stable,
 or certified unstable with a certified stable specialised equilibrium), and, for ``onehot(k)``
 with equal probabilities, the certified bracket of ``theta_c`` (``theory.certify_transition``).
 
