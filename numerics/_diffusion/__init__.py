@@ -34,11 +34,12 @@ plateau), ``_paths`` (Euler–Maruyama on the step grid), ``_band``, ``_passage`
 first-passage law, shared by ``_complexity``), ``_complexity``, ``_diagnosis`` (why
 ``_complexity`` gives no number), ``_search`` (schedule search: a grid, then Nelder–Mead on common
 random numbers), ``_scaling``, ``_splitting`` (scale function), ``_moments`` (one step of the exact
-chain).
+chain), ``_measured`` (the exact chain's one-step drift and variance on a grid, at the step itself).
 """
 
 from ._band import Band, band
 from ._complexity import Complexity, complexity
+from ._measured import MeasuredLaw, Plateau, measured_law
 from ._moments import OneStepMoments, one_step_moments
 from ._passage import FirstPassage, censored_quantile, exits, first_hits, first_passage, plain_ode_step
 from ._paths import DiffusionRun, simulate_diffusion
@@ -54,7 +55,9 @@ __all__ = [
     "DiffusionRun",
     "DiffusionTables",
     "FirstPassage",
+    "MeasuredLaw",
     "OneStepMoments",
+    "Plateau",
     "Scaling",
     "SPLIT_GROWTH",
     "ScheduleSearch",
@@ -69,6 +72,7 @@ __all__ = [
     "exits",
     "first_hits",
     "first_passage",
+    "measured_law",
     "one_step_moments",
     "optimize_schedule",
     "plain_ode_step",

@@ -1,0 +1,182 @@
+"""The measured one-step law of the exact chain: drift and variance of ``rho`` at a constant step.
+
+Outside the stated validity of the ``O(eta)`` expansion (large ``beta`` at a few thousand
+tokens, large steps) its drift ``A - eta B`` and variance ``Sigma`` are wrong, and the finite
+system's answer is the exact reduced chain's own. :func:`measured_law` estimates, at each
+alignment of a grid and for the step ``eta`` itself (not a tiny one), the one-step conditional
+
+    drift(rho)    = E[rho' - rho | rho] / eta,
+    variance(rho) = Var[rho' - rho | rho] / eta^2,
+
+by Monte Carlo of one step of the exact reduced chain from ``rho`` (``runs`` samples), each with
+its standard error (the sample standard deviation over ``sqrt(runs)``; the variance's by the delta
+method ``sqrt((m4 - var^2) / runs)``). Every grid point uses the same seed, so the draws are common
+random numbers across the grid: neighbouring estimates share their noise, which keeps the drift's
+sign changes where the law puts them. These are the coefficients of the diffusion
+``rho' = rho + eta drift + eta sqrt(variance) z`` that :mod:`._paths` runs.
+
+:meth:`MeasuredLaw.plateau` is the stable zero of the measured drift (a ``+ -> -`` sign change,
+the same search as the expansion's plateau), with an interval from the Monte Carlo errors: the
+runs are cut into :data:`BATCHES` batches, a batch holding the same draws at every grid point, and
+the bootstrap resamples whole batches, so each draw keeps the grid's common random numbers; the
+interval is the 5% and 95% quantiles of the bootstrap zeros. Numerical evidence, not a certificate.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...core.validate import instance, integer, real
+from .._schedule import Schedule
+from .._simulate._driver import simulate
+from .._simulate._problem import Problem
+from ._tables import GRID, DiffusionTables, stable_zeros
+
+#: the default grid of alignments
+POINTS = 25
+#: bootstrap draws of the plateau interval
+BOOTSTRAP = 400
+#: batches of runs whose drift means the bootstrap resamples (rows shared by the grid)
+BATCHES = 50
+
+
+@dataclass(frozen=True)
+class Plateau:
+    """A stable zero of the measured drift in ``[0, 1)`` and its bootstrap interval.
+
+    ``value`` is the largest stable zero at or above 0 of the measured drift (``nan`` when it has
+    none there: the drift carries every start to the pole), ``low`` and ``high`` the 5% and 95%
+    quantiles of that zero over the bootstrap draws that have one, ``found`` the fraction of draws
+    that have one; ``route`` is ``"measured"``.
+    """
+
+    value: float
+    low: float
+    high: float
+    found: float
+    route: str = "measured"
+
+
+@dataclass(frozen=True)
+class MeasuredLaw:
+    """The one-step law of the exact chain on a grid of alignments (module docstring).
+
+    Attributes
+    ----------
+    problem : Problem
+    eta : float
+    grid : ndarray, shape (n,)
+    drift, drift_se : ndarray, shape (n,)
+        ``E[rho' - rho] / eta`` and its standard error.
+    variance, variance_se : ndarray, shape (n,)
+        ``Var[rho' - rho] / eta^2`` and its standard error.
+    runs : int
+        Samples per grid point.
+    seed : int
+    route : str
+        ``"measured"``.
+    batch_means : ndarray, shape (BATCHES, n)
+        The drift's mean over each batch of runs at each grid point (a batch holds the same
+        draws at every point: the bootstrap resamples its rows).
+    """
+
+    problem: Problem
+    eta: float
+    grid: np.ndarray = field(repr=False)
+    drift: np.ndarray = field(repr=False)
+    drift_se: np.ndarray = field(repr=False)
+    variance: np.ndarray = field(repr=False)
+    variance_se: np.ndarray = field(repr=False)
+    runs: int
+    seed: int
+    route: str = "measured"
+    batch_means: np.ndarray = field(default_factory=lambda: np.empty((0, 0)), repr=False)
+
+    def plateau(self, *, draws: int = BOOTSTRAP, seed: int = 0) -> Plateau:
+        """The stable zero of the drift in ``[0, 1)`` with its bootstrap interval (:class:`Plateau`)."""
+        draws = integer("draws", draws, 10)
+        value = _upper_zero(self.grid, self.drift)
+        rng = np.random.default_rng(seed)
+        b = self.batch_means.shape[0]
+        rows = rng.integers(0, b, size=(draws, b))  # batches resampled whole: the grid's common draws kept
+        zeros = np.array([_upper_zero(self.grid, self.batch_means[r].mean(axis=0)) for r in rows])
+        ok = np.isfinite(zeros)
+        low, high = (np.quantile(zeros[ok], [0.05, 0.95]) if ok.any() else (math.nan, math.nan))
+        return Plateau(value=value, low=float(low), high=float(high), found=float(ok.mean()))
+
+    def tables(self, *, grid: int = GRID) -> DiffusionTables:
+        """The diffusion tables of the measured law, for :func:`simulate_diffusion` at this step:
+        ``A`` the measured drift and ``Sigma`` the measured variance, linear between the grid
+        points and constant beyond its ends, ``B = 0`` (the drift is already that of ``eta``: the
+        tables describe a constant step ``eta`` only)."""
+        grid = integer("grid", grid, 101)
+        r = np.linspace(-1.0, 1.0, grid)
+        table = np.column_stack([np.interp(r, self.grid, self.drift), np.zeros(grid),
+                                 np.interp(r, self.grid, self.variance)])
+        r.setflags(write=False)
+        table.setflags(write=False)
+        return DiffusionTables(self.problem, r, table)
+
+    def as_dict(self) -> dict:
+        return {"route": self.route, "problem": self.problem.as_dict(), "eta": self.eta, "runs": self.runs,
+                "seed": self.seed, "grid": self.grid.tolist(), "drift": self.drift.tolist(),
+                "drift_se": self.drift_se.tolist(), "variance": self.variance.tolist(),
+                "variance_se": self.variance_se.tolist()}
+
+
+def _upper_zero(grid: np.ndarray, drift: np.ndarray) -> float:
+    """The largest stable zero of ``drift`` at or above 0 (``nan`` when none)."""
+    z = stable_zeros(grid, drift)
+    up = z.zeros[z.zeros >= 0]
+    return float(up[-1]) if up.size else math.nan
+
+
+def measured_law(problem: Problem, eta: float, *, grid=None, runs: int = 20_000, seed: int = 0,
+                 workers: int = 1) -> MeasuredLaw:
+    """The exact chain's one-step drift and variance of ``rho`` at the constant step ``eta``.
+
+    Parameters
+    ----------
+    problem : Problem
+        One query on one signal direction (``k = H = 1``).
+    eta : float
+        The step, in ``(0, 1]``.
+    grid : array_like, optional
+        Increasing alignments in ``[-1, 1]``; default :data:`POINTS` points uniform on
+        ``[-0.96, 0.96]``.
+    runs : int
+        One-step samples per grid point (``>= 500``: :data:`BATCHES` batches of at least 10).
+    seed : int
+        The seed of every grid point (common random numbers).
+    workers : int
+        Processes of the simulator (bit-identical for any count).
+    """
+    instance("problem", problem, Problem)
+    problem.model.prior  # noqa: B018 - refuses a k > 1 or H > 1 model, whose state is not rho
+    eta = real("eta", eta, lower=0.0, upper=1.0, strict=True)
+    runs = integer("runs", runs, 10 * BATCHES)
+    seed = integer("seed", seed, 0)
+    g = np.linspace(-0.96, 0.96, POINTS) if grid is None else np.asarray(grid, dtype=float)
+    if g.ndim != 1 or g.size < 2 or not np.all(np.isfinite(g)) or np.any(np.abs(g) > 1) or np.any(np.diff(g) <= 0):
+        raise ValueError("`grid` must be at least 2 increasing alignments in [-1, 1]")
+    n = g.size
+    drift, drift_se, var, var_se = (np.empty(n) for _ in range(4))
+    batch_means = np.empty((BATCHES, n))
+    for i, r in enumerate(g):
+        sim = simulate(problem, Schedule.constant(eta), steps=1, runs=runs, rho0=float(r), seed=seed,
+                       workers=workers)
+        dx = (sim.final_rho - r) / eta
+        m = float(dx.mean())
+        c = dx - m
+        v = float((c * c).mean())
+        drift[i], drift_se[i] = m, math.sqrt(v / (runs - 1))
+        var[i] = v * runs / (runs - 1)
+        var_se[i] = math.sqrt(max(float((c**4).mean()) - v * v, 0.0) / runs)
+        batch_means[:, i] = dx[: BATCHES * (runs // BATCHES)].reshape(BATCHES, -1).mean(axis=1)
+    for a in (g, drift, drift_se, var, var_se, batch_means):
+        a.setflags(write=False)
+    return MeasuredLaw(problem=problem, eta=float(eta), grid=g, drift=drift, drift_se=drift_se, variance=var,
+                       variance_se=var_se, runs=runs, seed=seed, batch_means=batch_means)
