@@ -24,6 +24,7 @@ interval is the 5% and 95% quantiles of the bootstrap zeros. Numerical evidence,
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -41,6 +42,10 @@ POINTS = 25
 BOOTSTRAP = 400
 #: batches of runs whose drift means the bootstrap resamples (rows shared by the grid)
 BATCHES = 50
+#: runs per point of the pilot that measures the error when a precision is requested
+PILOT = 1000
+#: the most runs per point a requested precision chooses by default
+MAX_RUNS = 400_000
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,11 @@ class MeasuredLaw:
     batch_means : ndarray, shape (BATCHES, n)
         The drift's mean over each batch of runs at each grid point (a batch holds the same
         draws at every point: the bootstrap resamples its rows).
+    target_se : float or None
+        The requested standard error of the drift (``None`` when ``runs`` was given).
+    status : {"ok", "limited"}
+        ``limited``: the requested error was not reached within ``max_runs`` (see ``reason``).
+    reason : str
     """
 
     problem: Problem
@@ -94,6 +104,9 @@ class MeasuredLaw:
     seed: int
     route: str = "measured"
     batch_means: np.ndarray = field(default_factory=lambda: np.empty((0, 0)), repr=False)
+    target_se: float | None = None
+    status: str = "ok"
+    reason: str = ""
 
     def plateau(self, *, draws: int = BOOTSTRAP, seed: int = 0) -> Plateau:
         """The stable zero of the drift in ``[0, 1)`` with its bootstrap interval (:class:`Plateau`)."""
@@ -121,7 +134,8 @@ class MeasuredLaw:
         return DiffusionTables(self.problem, r, table)
 
     def as_dict(self) -> dict:
-        return {"route": self.route, "problem": self.problem.as_dict(), "eta": self.eta, "runs": self.runs,
+        return {"route": self.route, "status": self.status, "reason": self.reason, "target_se": self.target_se,
+                "problem": self.problem.as_dict(), "eta": self.eta, "runs": self.runs,
                 "seed": self.seed, "grid": self.grid.tolist(), "drift": self.drift.tolist(),
                 "drift_se": self.drift_se.tolist(), "variance": self.variance.tolist(),
                 "variance_se": self.variance_se.tolist()}
@@ -134,8 +148,8 @@ def _upper_zero(grid: np.ndarray, drift: np.ndarray) -> float:
     return float(up[-1]) if up.size else math.nan
 
 
-def measured_law(problem: Problem, eta: float, *, grid=None, runs: int = 20_000, seed: int = 0,
-                 workers: int = 1) -> MeasuredLaw:
+def measured_law(problem: Problem, eta: float, *, grid=None, runs: int | None = None, drift_se: float | None = None,
+                 max_runs: int = MAX_RUNS, seed: int = 0, workers: int = 1) -> MeasuredLaw:
     """The exact chain's one-step drift and variance of ``rho`` at the constant step ``eta``.
 
     Parameters
@@ -147,8 +161,16 @@ def measured_law(problem: Problem, eta: float, *, grid=None, runs: int = 20_000,
     grid : array_like, optional
         Increasing alignments in ``[-1, 1]``; default :data:`POINTS` points uniform on
         ``[-0.96, 0.96]``.
-    runs : int
+    runs : int, optional
         One-step samples per grid point (``>= 500``: :data:`BATCHES` batches of at least 10).
+    drift_se : float, optional
+        The requested standard error of the drift at every grid point, instead of ``runs``: a
+        pilot of :data:`PILOT` runs per point measures the error, and the runs are chosen from it
+        (``error ~ 1 / sqrt(runs)``), at most ``max_runs``; a result that could not reach the
+        request says so (``status = "limited"`` and its ``reason``). Neither given:
+        ``drift_se = 0.02``.
+    max_runs : int
+        The most runs per point ``drift_se`` may choose.
     seed : int
         The seed of every grid point (common random numbers).
     workers : int
@@ -157,11 +179,30 @@ def measured_law(problem: Problem, eta: float, *, grid=None, runs: int = 20_000,
     instance("problem", problem, Problem)
     problem.model.prior  # noqa: B018 - refuses a k > 1 or H > 1 model, whose state is not rho
     eta = real("eta", eta, lower=0.0, upper=1.0, strict=True)
-    runs = integer("runs", runs, 10 * BATCHES)
     seed = integer("seed", seed, 0)
+    max_runs = integer("max_runs", max_runs, PILOT)
     g = np.linspace(-0.96, 0.96, POINTS) if grid is None else np.asarray(grid, dtype=float)
     if g.ndim != 1 or g.size < 2 or not np.all(np.isfinite(g)) or np.any(np.abs(g) > 1) or np.any(np.diff(g) <= 0):
         raise ValueError("`grid` must be at least 2 increasing alignments in [-1, 1]")
+    if runs is not None:
+        if drift_se is not None:
+            raise ValueError("give `runs` or `drift_se`, not both")
+        return _measure(problem, eta, g, integer("runs", runs, 10 * BATCHES), seed, workers)
+    target = real("drift_se", 0.02 if drift_se is None else drift_se, lower=0.0, strict=True)
+    pilot = _measure(problem, eta, g, PILOT, seed, workers)
+    need = PILOT * (float(np.max(pilot.drift_se)) / target) ** 2
+    chosen = min(max(PILOT, BATCHES * math.ceil(need / BATCHES)), max_runs - max_runs % BATCHES)
+    law = pilot if chosen == PILOT else _measure(problem, eta, g, chosen, seed, workers)
+    reached = float(np.max(law.drift_se))
+    if reached <= 1.1 * target:
+        return dataclasses.replace(law, target_se=target)
+    reason = (f"the requested drift standard error {target:.3g} needs about {need:,.0f} runs per point; "
+              f"`max_runs` = {max_runs:,} gives {reached:.3g}")
+    return dataclasses.replace(law, target_se=target, status="limited", reason=reason)
+
+
+def _measure(problem: Problem, eta: float, g: np.ndarray, runs: int, seed: int, workers: int) -> MeasuredLaw:
+    """:func:`measured_law` with ``runs`` runs per point of the grid ``g`` (validated)."""
     n = g.size
     drift, drift_se, var, var_se = (np.empty(n) for _ in range(4))
     batch_means = np.empty((BATCHES, n))

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from sigrec.numerics import Problem, Schedule, diffusion_tables, measured_law, simulate, simulate_diffusion
-from sigrec.numerics._diffusion._measured import BATCHES, MeasuredLaw
+from sigrec.numerics._diffusion._measured import BATCHES, PILOT, MeasuredLaw
 from sigrec.theory import validity
 
 #: a model away from every default (prior, beta, sigma2, theta, d), inside the expansion's validity
@@ -79,9 +79,23 @@ def test_the_diffusion_tables_of_the_law(inside_law):
     assert np.allclose(tab.variance(inside_law.grid), inside_law.variance)
 
 
+def test_the_runs_are_chosen_from_the_requested_error():
+    grid = np.linspace(-0.5, 0.5, 3)
+    pilot = measured_law(INSIDE, ETA, grid=grid, runs=PILOT, seed=4)
+    target = float(np.max(pilot.drift_se)) / 2  # about four times the pilot's runs
+    law = measured_law(INSIDE, ETA, grid=grid, drift_se=target, seed=4)
+    assert law.status == "ok" and law.reason == "" and law.target_se == target
+    assert 3 * PILOT <= law.runs <= 6 * PILOT and law.runs % BATCHES == 0
+    assert np.max(law.drift_se) <= 1.1 * target
+    capped = measured_law(INSIDE, ETA, grid=grid, drift_se=target / 10, max_runs=2 * PILOT, seed=4)
+    assert capped.status == "limited" and capped.runs == 2 * PILOT
+    assert "`max_runs` = 2,000" in capped.reason and f"{target / 10:.3g}" in capped.reason
+
+
 @pytest.mark.parametrize("kw, word", [({"eta": 0.0}, "`eta`"), ({"eta": 2.0}, "`eta`"), ({"runs": 10}, "`runs`"),
                                       ({"grid": [0.5, 0.2]}, "`grid`"), ({"grid": [0.0, 1.5]}, "`grid`"),
-                                      ({"seed": -1}, "`seed`")])
+                                      ({"seed": -1}, "`seed`"), ({"runs": 1000, "drift_se": 0.1}, "not both"),
+                                      ({"drift_se": 0.0}, "`drift_se`")])
 def test_bad_input_is_refused(kw, word):
     args = {"eta": ETA, **kw}
     with pytest.raises(ValueError, match=word):
