@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._diffusion._measured import measured_law
 from ._parallel._executor import current_executor
 from ._schedule import Schedule
 from ._simulate._driver import LONG_CONTEXT, Problem, reduced_kernel, simulate, single_threaded_blas
@@ -53,11 +54,12 @@ class BenchReport:
     long_context: dict | None = None
     paired: dict | None = None
     subspace: dict | None = None
+    measured: dict | None = None
 
     def as_dict(self) -> dict:
         return {"config": self.config, "rates": self.rates, "ratios": self.ratios,
                 "targets": self.targets, "wall_s": self.wall_s, "long_context": self.long_context,
-                "paired": self.paired, "subspace": self.subspace}
+                "paired": self.paired, "subspace": self.subspace, "measured": self.measured}
 
 
 def _sim_rate(problem, steps, runs, simulator, seed) -> float:
@@ -269,6 +271,30 @@ def subspace_bench(*, runs: int = 30, d: int = 100, d_large: int = 1000, R: int 
             "repeats": repeats, "rates": rates, "ratios": ratios}
 
 
+#: the measured-law prediction's model: the finite-step example of docs/design.md section 1.1 at
+#: L = 10^4 (alpha = 0.05), outside the expansion's validity, and its step
+MEASURED_PROBLEM = dict(theta=0.6, beta=2.0, R=500, L=10_000, d=20)
+MEASURED_ETA = 0.02
+#: seconds a measured-law prediction at L <= 10^4 should take on 2 cores
+MEASURED_TARGET_S = 10.0
+
+
+def measured_bench(*, quick: bool = False) -> dict:
+    """Seconds of one measured-law prediction (:func:`numerics.measured_law` and its plateau) on
+    :data:`MEASURED_PROBLEM` at :data:`MEASURED_ETA`: the default grid and drift error 0.02, or
+    (``quick``) 5 points and drift error 0.1 (the 1,000-run pilot alone)."""
+    problem = Problem(**MEASURED_PROBLEM)
+    grid = np.linspace(-0.6, 0.9, 5) if quick else None
+    drift_se = 0.1 if quick else 0.02
+    t0 = time.perf_counter()
+    law = measured_law(problem, MEASURED_ETA, grid=grid, drift_se=drift_se)
+    plateau = law.plateau()
+    seconds = time.perf_counter() - t0
+    return {"problem": problem.as_dict(), "eta": MEASURED_ETA, "points": int(law.grid.size),
+            "drift_se": drift_se, "runs": law.runs, "status": law.status, "seconds": seconds,
+            "plateau": plateau.value, "plateau_low": plateau.low, "plateau_high": plateau.high}
+
+
 def _best_interleaved(measures: dict, repeats: int) -> dict:
     """Best rate of each measurement over ``repeats`` rounds, measured in turn.
 
@@ -331,5 +357,11 @@ def benchmark(*, quick: bool = False, runs: int = 30, d: int = 100, d_large: int
                         "value": paired[key], "threshold": 0.9, "met": bool(paired[key] >= 0.9)})
     subspace = subspace_bench(runs=runs, d=d, d_large=d_large, R=R, L=L, full_steps=full_steps,
                               reduced_steps=red_steps // 2, repeats=full_repeats)
+    measured = measured_bench(quick=quick)
+    ratios["measured_target_over_seconds"] = MEASURED_TARGET_S / measured["seconds"]
+    targets.append({"target": f"a measured-law prediction at L = 10^4 within {MEASURED_TARGET_S:.0f} s "
+                              f"(target seconds / seconds)",
+                    "value": ratios["measured_target_over_seconds"], "threshold": 1.0,
+                    "met": bool(ratios["measured_target_over_seconds"] >= 1.0)})
     return BenchReport(config=config, rates=rates, ratios=ratios, targets=targets, wall_s=time.perf_counter() - t0,
-                       long_context=longc, paired=paired, subspace=subspace)
+                       long_context=longc, paired=paired, subspace=subspace, measured=measured)

@@ -92,6 +92,13 @@ def format_report(report) -> str:
                      f"full at d={sub['d_large']} {sub['runs_full_d_large']} runs): run-steps per second")
         lines += [f"    {name:<26} {rate:12.1f}" for name, rate in sub["rates"].items()]
         lines += [f"    {name:<26} {ratio:12.3f}" for name, ratio in sub["ratios"].items()]
+    ms = report.measured
+    if ms:
+        pr = ms["problem"]
+        lines.append(f"  measured law (theta={pr['theta']}, beta={pr['beta']}, R={pr['R']}, L={pr['L']}, d={pr['d']}, "
+                     f"eta={ms['eta']}): {ms['points']} points x {ms['runs']:,} runs (drift error {ms['drift_se']}), "
+                     f"{ms['seconds']:.1f} s; plateau {ms['plateau']:.3f} [{ms['plateau_low']:.3f}, "
+                     f"{ms['plateau_high']:.3f}]")
     lines.append(f"  total {report.wall_s:.1f} s")
     return "\n".join(lines)
 

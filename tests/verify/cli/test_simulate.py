@@ -95,7 +95,11 @@ def test_benchmark_report_structure_small():
     assert set(rep.rates) == {"full_d", "rng_bound_full", "reduced_d", "reduced_d_large", "rng_bound_reduced"}
     assert all(v > 0 for v in rep.rates.values())
     assert rep.ratios["reduced_over_full"] == pytest.approx(rep.rates["reduced_d"] / rep.rates["full_d"])
-    assert [t["threshold"] for t in rep.targets] == [25.0, 0.75, 0.60, 0.9, 0.9]
+    assert [t["threshold"] for t in rep.targets] == [25.0, 0.75, 0.60, 0.9, 0.9, 1.0]
+    ms = rep.measured
+    assert ms["problem"]["L"] == 10_000 and ms["points"] == 5 and ms["runs"] == 1000 and ms["seconds"] > 0
+    assert rep.targets[-1]["value"] == pytest.approx(10.0 / ms["seconds"])
+    assert np.isfinite(ms["plateau"]) and ms["plateau_low"] <= ms["plateau_high"]
     pf = rep.paired
     assert pf["workers"] == 1 and len(pf["excluded_rounds"]) == len(pf["included_rounds"]) == pf["repeats"]
     # the target is the median of the rounds' paired ratios; the best of each is reported beside it
@@ -103,7 +107,7 @@ def test_benchmark_report_structure_small():
     assert pf["included"] == pytest.approx(np.median(pf["included_rounds"]))
     assert pf["excluded_best"] == pytest.approx(pf["floor_loop_s"] / pf["sim_loop_s"])
     assert min(pf["excluded_rounds"]) <= pf["excluded"] <= max(pf["excluded_rounds"])
-    assert [t["value"] for t in rep.targets[-2:]] == [pf["excluded"], pf["included"]]
+    assert [t["value"] for t in rep.targets[-3:-1]] == [pf["excluded"], pf["included"]]
     lc = rep.long_context["sizes"]
     assert [int(k) for k in lc] == [10**4, 10**5, 10**6] and [v["chunked"] for v in lc.values()] == [False, True, True]
     # the chunked kernel's memory does not grow with L (tracemalloc peaks, not timings)
