@@ -34,6 +34,7 @@ from ...core.validate import instance, integer, real
 from .._schedule import Schedule
 from .._simulate._driver import simulate
 from .._simulate._problem import Problem
+from ._moments import sample_moments
 from ._tables import GRID, DiffusionTables, stable_zeros
 
 #: the default grid of alignments
@@ -210,12 +211,8 @@ def _measure(problem: Problem, eta: float, g: np.ndarray, runs: int, seed: int, 
         sim = simulate(problem, Schedule.constant(eta), steps=1, runs=runs, rho0=float(r), seed=seed,
                        workers=workers)
         dx = (sim.final_rho - r) / eta
-        m = float(dx.mean())
-        c = dx - m
-        v = float((c * c).mean())
-        drift[i], drift_se[i] = m, math.sqrt(v / (runs - 1))
-        var[i] = v * runs / (runs - 1)
-        var_se[i] = math.sqrt(max(float((c**4).mean()) - v * v, 0.0) / runs)
+        m = sample_moments(dx)
+        drift[i], drift_se[i], var[i], var_se[i] = m.mean, m.mean_se, m.variance, m.variance_se
         batch_means[:, i] = dx[: BATCHES * (runs // BATCHES)].reshape(BATCHES, -1).mean(axis=1)
     for a in (g, drift, drift_se, var, var_se, batch_means):
         a.setflags(write=False)

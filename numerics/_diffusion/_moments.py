@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...core.validate import integer, real
 from .._schedule import Schedule
 from .._simulate._driver import Problem, simulate
@@ -41,10 +43,26 @@ def one_step_moments(problem: Problem, rho: float, *, runs: int = 20_000, eta: f
     rho = real("rho", rho, lower=-1.0, upper=1.0)
     runs = integer("runs", runs, 100)
     sim = simulate(problem, Schedule.constant(eta), steps=1, runs=runs, rho0=rho, seed=seed, workers=workers)
-    x = (sim.final_rho - rho) / eta
+    m = sample_moments((sim.final_rho - rho) / eta)
+    return OneStepMoments(float(rho), float(eta), runs, m.mean, m.variance, m.variance_se)
+
+
+@dataclass(frozen=True)
+class SampleMoments:
+    """Mean and (unbiased) variance of a sample, each with its standard error (the variance's
+    by the delta method, ``sqrt((m4 - var^2) / n)``)."""
+
+    mean: float
+    mean_se: float
+    variance: float
+    variance_se: float
+
+
+def sample_moments(x: np.ndarray) -> SampleMoments:
+    """The :class:`SampleMoments` of the 1-D sample ``x`` (at least 2 values)."""
+    n = x.size
     m = float(x.mean())
     c = x - m
-    var = float((c * c).mean())
-    m4 = float((c**4).mean())
-    return OneStepMoments(float(rho), float(eta), runs, m, var * runs / (runs - 1), math.sqrt(max(m4 - var * var,
-                                                                                                0.0) / runs))
+    v = float((c * c).mean())
+    return SampleMoments(mean=m, mean_se=math.sqrt(v / (n - 1)), variance=v * n / (n - 1),
+                         variance_se=math.sqrt(max(float((c**4).mean()) - v * v, 0.0) / n))
