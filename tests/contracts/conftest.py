@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from sigrec.numerics import executor
-from sigrec.verify.studies import _sweep as sweep
-
-from ..verify.studies.test_sweep import TINY as TINY_SPEC
+from ..verify.studies.test_sweep import build_tiny_store
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    """An undamaged, finished store of ``TINY_SPEC``, a 2 x 2 grid, built once per module."""
-    path = tmp_path_factory.mktemp("tiny") / "t.zarr"
-    with executor(workers=1):
-        sweep.run_sweep(sweep.make_spec(**TINY_SPEC), path)
-    return path
+    """An undamaged, finished store of the tiny 2 x 2 sweep, built once per module."""
+    return build_tiny_store(tmp_path_factory)

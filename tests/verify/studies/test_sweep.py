@@ -226,12 +226,17 @@ def test_presets_build():
 TINY = dict(theta=[0.5, 2.0], N=[20, 200], R=5, runs=2, steps=5, seed=3)
 
 
-@pytest.fixture(scope="module")
-def tiny_store(tmp_path_factory):
+def build_tiny_store(tmp_path_factory):
+    """A finished store of :data:`TINY`, a 2 x 2 grid, in a fresh temporary folder."""
     path = tmp_path_factory.mktemp("tiny") / "t.zarr"
     with executor(workers=1):
         sweep.run_sweep(sweep.make_spec(**TINY), path)
     return path
+
+
+@pytest.fixture(scope="module")
+def tiny_store(tmp_path_factory):
+    return build_tiny_store(tmp_path_factory)
 
 
 def _copy(src, dst):
