@@ -31,10 +31,12 @@ from ._diffusion import (
     measured_law,
     one_step_moments,
     optimize_schedule,
+    route_tables,
     scaling_exponents,
     simulate_diffusion,
     splitting_probability,
 )
+from ._diffusion._route import METHODS as ROUTE_METHODS
 from ._gradient._crossfit import CrossFitMean
 from ._gradient._influence import gradient_features
 from ._ode import basins, flow_map, integrate, time_to_alignment
@@ -88,6 +90,8 @@ __all__ = [
     "effective_step",
     "one_step_moments",
     "measured_law",
+    "route_tables",
+    "ROUTE_METHODS",
     "complexity",
     "optimize_schedule",
     "scaling_exponents",

@@ -279,20 +279,22 @@ MEASURED_ETA = 0.02
 MEASURED_TARGET_S = 10.0
 
 
-def measured_bench(*, quick: bool = False) -> dict:
+def measured_bench(*, quick: bool = False, workers: int = 2) -> dict:
     """Seconds of one measured-law prediction (:func:`numerics.measured_law` and its plateau) on
-    :data:`MEASURED_PROBLEM` at :data:`MEASURED_ETA`: the default grid and drift error 0.02, or
-    (``quick``) 5 points and drift error 0.1 (the 1,000-run pilot alone)."""
+    :data:`MEASURED_PROBLEM` at :data:`MEASURED_ETA` on ``workers`` processes: the default grid
+    (chosen from the error) and drift error 0.02, or (``quick``) 5 points and drift error 0.1 (the
+    pilot alone). ``draws`` counts the token collections drawn over all points."""
     problem = Problem(**MEASURED_PROBLEM)
     grid = np.linspace(-0.6, 0.9, 5) if quick else None
     drift_se = 0.1 if quick else 0.02
     t0 = time.perf_counter()
-    law = measured_law(problem, MEASURED_ETA, grid=grid, drift_se=drift_se)
+    law = measured_law(problem, MEASURED_ETA, grid=grid, drift_se=drift_se, workers=workers)
     plateau = law.plateau()
     seconds = time.perf_counter() - t0
-    return {"problem": problem.as_dict(), "eta": MEASURED_ETA, "points": int(law.grid.size),
-            "drift_se": drift_se, "runs": law.runs, "status": law.status, "seconds": seconds,
-            "plateau": plateau.value, "plateau_low": plateau.low, "plateau_high": plateau.high}
+    return {"problem": problem.as_dict(), "eta": MEASURED_ETA, "points": int(law.grid.size), "workers": workers,
+            "drift_se": drift_se, "runs": law.runs.tolist(), "draws": int(law.runs.sum()), "status": law.status,
+            "seconds": seconds, "reduction_median": float(np.median(law.reduction)), "plateau": plateau.value,
+            "plateau_low": plateau.low, "plateau_high": plateau.high}
 
 
 def _best_interleaved(measures: dict, repeats: int) -> dict:
@@ -357,7 +359,7 @@ def benchmark(*, quick: bool = False, runs: int = 30, d: int = 100, d_large: int
                         "value": paired[key], "threshold": 0.9, "met": bool(paired[key] >= 0.9)})
     subspace = subspace_bench(runs=runs, d=d, d_large=d_large, R=R, L=L, full_steps=full_steps,
                               reduced_steps=red_steps // 2, repeats=full_repeats)
-    measured = measured_bench(quick=quick)
+    measured = measured_bench(quick=quick, workers=workers)
     ratios["measured_target_over_seconds"] = MEASURED_TARGET_S / measured["seconds"]
     targets.append({"target": f"a measured-law prediction at L = 10^4 within {MEASURED_TARGET_S:.0f} s "
                               f"(target seconds / seconds)",

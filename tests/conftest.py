@@ -196,6 +196,8 @@ HEAVY = (
     "tests/numerics/test_executor.py::test_verify_progress_is_relayed_from_the_workers",
     "tests/numerics/test_kernels.py::test_avx2_kernels_give_the_same_draws_and_numbers_within_ulps",
     "tests/numerics/test_measured.py::test_inside_validity_the_measured_law_is_the_expansion",  # derives the drag
+    "tests/numerics/test_step_features.py::test_the_control_variate_keeps_the_plain_mean",
+    "tests/verify/cli/test_predict.py::test_predict_routes_say_which_law_ran_and_agree_with_the_library",
     "tests/numerics/test_parallel.py::test_workers_do_not_change_the_result",
     "tests/numerics/test_planner.py::test_plan_is_decisive_and_the_simulation_agrees",
     "tests/numerics/test_region_tasks.py::test_a_real_scheduler_and_workers_give_the_serial_boxes",

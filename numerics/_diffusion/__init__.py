@@ -34,7 +34,8 @@ plateau), ``_paths`` (Euler–Maruyama on the step grid), ``_band``, ``_passage`
 first-passage law, shared by ``_complexity``), ``_complexity``, ``_diagnosis`` (why
 ``_complexity`` gives no number), ``_search`` (schedule search: a grid, then Nelder–Mead on common
 random numbers), ``_scaling``, ``_splitting`` (scale function), ``_moments`` (one step of the exact
-chain), ``_measured`` (the exact chain's one-step drift and variance on a grid, at the step itself).
+chain), ``_measured`` (the exact chain's one-step drift and variance on a grid, at the step itself),
+``_route`` (which of the two laws feeds the diffusion, and why).
 """
 
 from ._band import Band, band
@@ -43,6 +44,7 @@ from ._measured import MeasuredLaw, Plateau, measured_law
 from ._moments import OneStepMoments, one_step_moments
 from ._passage import FirstPassage, censored_quantile, exits, first_hits, first_passage, plain_ode_step
 from ._paths import DiffusionRun, simulate_diffusion
+from ._route import METHODS, RoutedTables, route_tables
 from ._scaling import Scaling, scaling_exponents
 from ._search import ScheduleSearch, optimize_schedule
 from ._splitting import SPLIT_GROWTH, Splitting, effective_step, splitting_probability
@@ -50,6 +52,7 @@ from ._tables import GRID, DiffusionTables, StableZeros, diffusion_tables, drift
 
 __all__ = [
     "GRID",
+    "METHODS",
     "Band",
     "Complexity",
     "DiffusionRun",
@@ -58,6 +61,7 @@ __all__ = [
     "MeasuredLaw",
     "OneStepMoments",
     "Plateau",
+    "RoutedTables",
     "Scaling",
     "SPLIT_GROWTH",
     "ScheduleSearch",
@@ -73,6 +77,7 @@ __all__ = [
     "first_hits",
     "first_passage",
     "measured_law",
+    "route_tables",
     "one_step_moments",
     "optimize_schedule",
     "plain_ode_step",

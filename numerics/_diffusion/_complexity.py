@@ -13,7 +13,11 @@ from .._schedule import Schedule
 from .._simulate._driver import Problem
 from ._diagnosis import refusal
 from ._passage import passage
+from ._route import RoutedTables
 from ._tables import DiffusionTables, diffusion_tables, plateau_at
+
+#: bootstrap replicates of a measured law behind a complexity's median range
+REPLICATES = 6
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,12 @@ class Complexity:
         passage is one the diffusion does not model (``numerics._diffusion._diagnosis``).
     reason : str
         Why, and what would give a number (empty when ``status`` is ``"ok"``).
+    route : {"expansion", "measured"}
+        Which law the diffusion ran on (:func:`numerics.route_tables`).
+    median_range : (float, float) or None
+        The measured route's Monte Carlo uncertainty: the lowest and highest median over
+        :data:`REPLICATES` bootstrap replicates of the measured law, on the same paths (``None``
+        for the expansion).
     """
 
     schedule: Schedule
@@ -53,11 +63,15 @@ class Complexity:
     validity: Validity
     status: str
     reason: str
+    route: str = "expansion"
+    median_range: tuple[float, float] | None = None
 
     def as_dict(self) -> dict:
         def num(x):
             return None if not math.isfinite(x) else x
-        return {"schedule": self.schedule.as_dict(), "median_steps": num(self.median_steps),
+        rng = None if self.median_range is None else [num(x) for x in self.median_range]
+        return {"route": self.route, "median_range": rng, "schedule": self.schedule.as_dict(),
+                "median_steps": num(self.median_steps),
                 "q10_steps": num(self.q10_steps), "q90_steps": num(self.q90_steps),
                 "plain_ode_steps": num(self.plain_ode_steps), "reached_fraction": self.reached,
                 "plateau": self.plateau, "runs": self.runs, "horizon": self.horizon,
@@ -76,24 +90,35 @@ def check_instance(problem: Problem, rho0):
 
 
 def complexity(problem: Problem, schedule: Schedule, rho0=None, target: float = 0.99, *, runs: int = 2000,
-               horizon: int = 200_000, seed=0, tables: DiffusionTables | None = None) -> Complexity:
+               horizon: int = 200_000, seed=0, tables: DiffusionTables | None = None,
+               route: RoutedTables | None = None) -> Complexity:
     """Median, 10% and 90% first-passage steps to ``|rho| >= target`` under the diffusion.
 
     ``rho0`` fixed or ``None`` (uniform starts on the sphere). Paths stop once 90% have
     passed; the horizon caps the run (quantiles beyond it are ``inf``). A result without
     finite numbers, or whose median passage the diffusion does not model, is ``refused`` with
     the reason (:attr:`Complexity.reason`); the reasons read the finite-step drift of
-    ``tables``. Bad input raises ``ValueError``.
+    ``tables``. Bad input raises ``ValueError``. With ``route`` (:func:`numerics.route_tables`),
+    its tables, and for the measured route the median's range over bootstrap replicates of the law.
     """
     rho0 = check_instance(problem, rho0)
     instance("schedule", schedule, Schedule)
     target = real("target", target, lower=0.0, upper=1.0, strict=True)
     runs = integer("runs", runs, 10)
     horizon = integer("horizon", horizon, 1)
+    if route is not None:
+        instance("route", route, RoutedTables)
+        tables = route.tables
     tab = tables or diffusion_tables(problem)
     fp = passage(problem, schedule, tab, target, rho0, horizon, runs, seed, stop_fraction=0.9)
+    spread = None
+    if route is not None and route.law is not None:
+        medians = [passage(problem, schedule, t, target, rho0, horizon, runs, seed, stop_fraction=0.5).median
+                   for t in route.replicates(REPLICATES, seed)]
+        spread = (float(min(medians)), float(max(medians)))
     eta90 = float(schedule.eta(np.array(fp.q90 if math.isfinite(fp.q90) else horizon)))
     valid = validity(problem.model, problem.d, problem.L, float(schedule.eta(np.zeros(1))[0]), problem.batch)
     why = refusal(problem, schedule, tab, rho0, target, horizon, runs, fp)
     return Complexity(schedule, fp.median, fp.q10, fp.q90, fp.plain_ode_step, fp.reached, plateau_at(tab, eta90),
-                      runs, horizon, valid, "refused" if why else "ok", why)
+                      runs, horizon, valid, "refused" if why else "ok", why,
+                      "expansion" if route is None else route.route, spread)

@@ -8,18 +8,34 @@ alignment of a grid and for the step ``eta`` itself (not a tiny one), the one-st
     drift(rho)    = E[rho' - rho | rho] / eta,
     variance(rho) = Var[rho' - rho | rho] / eta^2,
 
-by Monte Carlo of one step of the exact reduced chain from ``rho`` (``runs`` samples), each with
-its standard error (the sample standard deviation over ``sqrt(runs)``; the variance's by the delta
-method ``sqrt((m4 - var^2) / runs)``). Every grid point uses the same seed, so the draws are common
-random numbers across the grid: neighbouring estimates share their noise, which keeps the drift's
-sign changes where the law puts them. These are the coefficients of the diffusion
-``rho' = rho + eta drift + eta sqrt(variance) z`` that :mod:`._paths` runs.
+by Monte Carlo of one step of the exact reduced chain from ``rho``, each with its standard error.
+
+*Draws.* Run ``i`` of a grid point draws from stream ``i`` of ``SeedSequence(seed)``, the same
+streams at every point: common random numbers across the grid, so neighbouring estimates share
+their noise, which keeps the drift's sign changes where the law puts them. One draw is one token
+collection (:func:`numerics._gradient._influence.step_features`): the exact transition's
+in-plane coefficient ``c`` and out-of-plane norm ``G``, which give ``rho'`` for any step, and the
+collection's token features ``h`` with ``E h = 0`` exactly.
+
+*Control variate.* The increment is a smooth function of the token averages that ``h`` centres,
+so most of its variance is linear in ``h``: the drift is the cross-fitted regression estimate
+(:class:`numerics.CrossFitMean`, unbiased for every sample size) and the second moment the same
+for the squared increment; the variance is ``E[dx^2] - drift^2`` with the drift's own ``se^2``
+added back, its error by the delta method on the residuals. Heavy-tailed features (the ``e2``
+weights at large ``beta``) are left out (:func:`usable_features`). ``reduction`` reports the
+plain variance over the controlled one at each point: 2 to 56 at ``theta = 0.6``, ``beta = 2``,
+``L = 10^4``, ``eta = 0.02`` (1,200 runs), against a plain mean of 24,000 runs within its error.
+With ``control=False`` the plain means.
+
+These are the coefficients of the diffusion ``rho' = rho + eta drift + eta sqrt(variance) z``
+that :mod:`._paths` runs.
 
 :meth:`MeasuredLaw.plateau` is the stable zero of the measured drift (a ``+ -> -`` sign change,
 the same search as the expansion's plateau), with an interval from the Monte Carlo errors: the
-runs are cut into :data:`BATCHES` batches, a batch holding the same draws at every grid point, and
-the bootstrap resamples whole batches, so each draw keeps the grid's common random numbers; the
-interval is the 5% and 95% quantiles of the bootstrap zeros. Numerical evidence, not a certificate.
+controlled draws are cut into :data:`BATCHES` batches, batch ``b`` holding the runs ``i = b mod
+BATCHES`` at every grid point (the same runs wherever two points drew them), and the bootstrap
+resamples whole batches, so each draw keeps the grid's common random numbers; the interval is the
+5% and 95% quantiles of the bootstrap zeros. Numerical evidence, not a certificate.
 """
 
 from __future__ import annotations
@@ -31,20 +47,42 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core.validate import instance, integer, real
-from .._schedule import Schedule
-from .._simulate._driver import simulate
+from .._gradient._crossfit import MIN_FOLD_PER_FEATURE, CrossFitMean
+from .._gradient._influence import StepFeatures, feature_names, step_features
+from .._parallel._executor import current_executor
 from .._simulate._problem import Problem
-from ._moments import sample_moments
+from ._resampled import ResampledTables
 from ._tables import GRID, DiffusionTables, stable_zeros
 
-#: the default grid of alignments
+#: the grid of a measured law with a fixed ``runs``: this many uniform points on [-0.96, 0.96]
 POINTS = 25
+#: the default grid starts with this many uniform points on [-0.96, 0.96] and the two of
+#: :data:`POLES` ...
+COARSE_POINTS = 13
+#: ... beyond them, where a passage to |rho| >= 0.99 ends
+POLES = (-0.99, 0.99)
+#: ... and halves the cells where the drift's interpolation error exceeds the requested error,
+#: this many times at most, never below this width
+REFINE_ROUNDS = 2
+MIN_CELL = 0.02
 #: bootstrap draws of the plateau interval
 BOOTSTRAP = 400
 #: batches of runs whose drift means the bootstrap resamples (rows shared by the grid)
 BATCHES = 50
-#: runs per point of the pilot that measures the error when a precision is requested
-PILOT = 1000
+#: runs per point of the pilot that measures the error when a precision is requested is enough for
+#: the control variate (:func:`pilot_runs`), and at least this ...
+MIN_PILOT = 500
+#: ... and the features are chosen as if it were this (:func:`usable_features`)
+PILOT = 1200
+#: the drift's standard error requested when neither ``runs`` nor ``drift_se`` is given
+DRIFT_SE = 0.02
+#: a token feature enters the control variate while the tokens drawn hold this many of those that
+#: carry its variance (:func:`usable_features`)
+FEATURE_TAIL = 100
+#: runs of one grid point per unit of work
+CHUNK_RUNS = 600
+#: rounds of more runs at the points whose error is still above the request
+TOP_UP_ROUNDS = 4
 #: the most runs per point a requested precision chooses by default
 MAX_RUNS = 400_000
 
@@ -79,8 +117,8 @@ class MeasuredLaw:
         ``E[rho' - rho] / eta`` and its standard error.
     variance, variance_se : ndarray, shape (n,)
         ``Var[rho' - rho] / eta^2`` and its standard error.
-    runs : int
-        Samples per grid point.
+    runs : ndarray of int, shape (n,)
+        Samples at each grid point (runs ``0..runs[i]-1`` of the shared streams).
     seed : int
     route : str
         ``"measured"``.
@@ -92,6 +130,18 @@ class MeasuredLaw:
     status : {"ok", "limited"}
         ``limited``: the requested error was not reached within ``max_runs`` (see ``reason``).
     reason : str
+    reduction : ndarray, shape (n,)
+        The plain variance of the increment over its controlled variance at each point (1 where
+        the control variate is off).
+    control : bool
+        Whether the control variate was used.
+    low : MeasuredLaw or None
+        The law at ``eta_low`` from the same draws, when it was asked for.
+    plain_drift : ndarray, shape (n,)
+        The plain mean of the increments at each point.
+    samples : tuple
+        ``(c, G, counts)``: the exact step's draws at each point, padded to shape ``(n, max runs)``
+        (what :class:`._resampled.ResampledTables` steps by).
     """
 
     problem: Problem
@@ -101,13 +151,18 @@ class MeasuredLaw:
     drift_se: np.ndarray = field(repr=False)
     variance: np.ndarray = field(repr=False)
     variance_se: np.ndarray = field(repr=False)
-    runs: int
+    runs: np.ndarray = field(repr=False)
     seed: int
     route: str = "measured"
     batch_means: np.ndarray = field(default_factory=lambda: np.empty((0, 0)), repr=False)
     target_se: float | None = None
     status: str = "ok"
     reason: str = ""
+    reduction: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+    control: bool = False
+    low: MeasuredLaw | None = field(default=None, repr=False)
+    plain_drift: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+    samples: tuple = field(default=(), repr=False)
 
     def plateau(self, *, draws: int = BOOTSTRAP, seed: int = 0) -> Plateau:
         """The stable zero of the drift in ``[0, 1)`` with its bootstrap interval (:class:`Plateau`)."""
@@ -121,25 +176,50 @@ class MeasuredLaw:
         low, high = (np.quantile(zeros[ok], [0.05, 0.95]) if ok.any() else (math.nan, math.nan))
         return Plateau(value=value, low=float(low), high=float(high), found=float(ok.mean()))
 
-    def tables(self, *, grid: int = GRID) -> DiffusionTables:
-        """The diffusion tables of the measured law, for :func:`simulate_diffusion` at this step:
-        ``A`` the measured drift and ``Sigma`` the measured variance, linear between the grid
-        points and constant beyond its ends, ``B = 0`` (the drift is already that of ``eta``: the
-        tables describe a constant step ``eta`` only)."""
+    def resample(self, rng: np.random.Generator, rows: np.ndarray | None = None) -> MeasuredLaw:
+        """A bootstrap replicate: the batches of runs resampled whole (the same batches at every
+        grid point and, for :attr:`low`, at both steps), the drift their mean; the variance kept."""
+        b = self.batch_means.shape[0]
+        pick = np.asarray(rng.integers(0, b, size=b) if rows is None else rows)
+        drift = self.batch_means[pick].mean(axis=0)
+        low = None if self.low is None else self.low.resample(rng, pick)
+        return dataclasses.replace(self, drift=drift, batch_means=self.batch_means[pick], low=low)
+
+    def tables(self, *, grid: int = GRID, resampled: bool = True) -> DiffusionTables:
+        """The diffusion tables of the measured law, for :func:`simulate_diffusion`.
+
+        The lookup columns, linear between the grid points and constant beyond its ends: with one
+        step, ``A`` is the measured drift, ``B = 0`` and ``Sigma`` the measured variance; with
+        :attr:`low`, the drift ``A - eta B`` is the line through the drifts measured at ``eta_low``
+        and ``eta`` (exact at both; between them the law's curvature in ``eta`` is left out) and
+        ``Sigma`` the mean of the two variances. With ``resampled`` (the default) the paths step
+        by the exact step's own draws at every step size (:class:`._resampled.ResampledTables`);
+        else by the Gaussian diffusion of these columns."""
         grid = integer("grid", grid, 101)
         r = np.linspace(-1.0, 1.0, grid)
-        table = np.column_stack([np.interp(r, self.grid, self.drift), np.zeros(grid),
-                                 np.interp(r, self.grid, self.variance)])
+        drift, var = np.interp(r, self.grid, self.drift), np.interp(r, self.grid, self.variance)
+        B = np.zeros(grid)
+        if self.low is not None:
+            low = np.interp(r, self.grid, self.low.drift)
+            B = (low - drift) / (self.eta - self.low.eta)
+            drift, var = drift + self.eta * B, 0.5 * (var + np.interp(r, self.grid, self.low.variance))
+        table = np.column_stack([drift, B, var])
         r.setflags(write=False)
         table.setflags(write=False)
-        return DiffusionTables(self.problem, r, table)
+        if not resampled or not self.samples:
+            return DiffusionTables(self.problem, r, table)
+        base = self if self.low is None else self.low  # the shift of c corrects the mean of X: the smallest step
+        shift = (base.drift - base.plain_drift) / np.sqrt(np.maximum(1.0 - self.grid**2, 1e-12))
+        c, G, counts = self.samples
+        return ResampledTables(self.problem, r, table, points=self.grid, c=c, G=G, counts=counts, shift=shift)
 
     def as_dict(self) -> dict:
         return {"route": self.route, "status": self.status, "reason": self.reason, "target_se": self.target_se,
-                "problem": self.problem.as_dict(), "eta": self.eta, "runs": self.runs,
+                "problem": self.problem.as_dict(), "eta": self.eta, "runs": self.runs.tolist(),
                 "seed": self.seed, "grid": self.grid.tolist(), "drift": self.drift.tolist(),
                 "drift_se": self.drift_se.tolist(), "variance": self.variance.tolist(),
-                "variance_se": self.variance_se.tolist()}
+                "variance_se": self.variance_se.tolist(), "control": self.control,
+                "reduction": self.reduction.tolist(), "low": None if self.low is None else self.low.as_dict()}
 
 
 def _upper_zero(grid: np.ndarray, drift: np.ndarray) -> float:
@@ -149,8 +229,9 @@ def _upper_zero(grid: np.ndarray, drift: np.ndarray) -> float:
     return float(up[-1]) if up.size else math.nan
 
 
-def measured_law(problem: Problem, eta: float, *, grid=None, runs: int | None = None, drift_se: float | None = None,
-                 max_runs: int = MAX_RUNS, seed: int = 0, workers: int = 1) -> MeasuredLaw:
+def measured_law(problem: Problem, eta: float, *, eta_low: float | None = None, grid=None, runs: int | None = None,
+                 drift_se: float | None = None, max_runs: int = MAX_RUNS, seed: int = 0, workers: int = 1,
+                 control: bool = True) -> MeasuredLaw:
     """The exact chain's one-step drift and variance of ``rho`` at the constant step ``eta``.
 
     Parameters
@@ -159,15 +240,20 @@ def measured_law(problem: Problem, eta: float, *, grid=None, runs: int | None = 
         One query on one signal direction (``k = H = 1``).
     eta : float
         The step, in ``(0, 1]``.
+    eta_low : float, optional
+        A smaller step in ``(0, eta)``: the law there too, from the same draws (:attr:`MeasuredLaw.low`),
+        so that :meth:`MeasuredLaw.tables` describe every step between the two (a decaying schedule).
     grid : array_like, optional
-        Increasing alignments in ``[-1, 1]``; default :data:`POINTS` points uniform on
-        ``[-0.96, 0.96]``.
+        Increasing alignments in ``[-1, 1]``. Default: chosen from the requested error,
+        :data:`COARSE_POINTS` uniform on ``[-0.96, 0.96]`` with the cells where the drift's linear
+        interpolation errs by more than ``drift_se`` halved (:func:`refine_cells`, at most
+        :data:`REFINE_ROUNDS` rounds); with ``runs``, :data:`POINTS` uniform points.
     runs : int, optional
         One-step samples per grid point (``>= 500``: :data:`BATCHES` batches of at least 10).
     drift_se : float, optional
         The requested standard error of the drift at every grid point, instead of ``runs``: a
-        pilot of :data:`PILOT` runs per point measures the error, and the runs are chosen from it
-        (``error ~ 1 / sqrt(runs)``), at most ``max_runs``; a result that could not reach the
+        pilot (:func:`pilot_runs` runs per point) measures the error, and each point's runs are chosen
+        from its own (``error ~ 1 / sqrt(runs)``), at most ``max_runs``; a result that could not reach the
         request says so (``status = "limited"`` and its ``reason``). Neither given:
         ``drift_se = 0.02``.
     max_runs : int
@@ -180,41 +266,193 @@ def measured_law(problem: Problem, eta: float, *, grid=None, runs: int | None = 
     instance("problem", problem, Problem)
     problem.model.prior  # noqa: B018 - refuses a k > 1 or H > 1 model, whose state is not rho
     eta = real("eta", eta, lower=0.0, upper=1.0, strict=True)
+    if eta_low is not None:
+        eta_low = real("eta_low", eta_low, lower=0.0, upper=eta, strict=True)
+        if eta_low >= eta:
+            raise ValueError(f"`eta_low` must be below `eta` = {eta!r}, got {eta_low!r}")
     seed = integer("seed", seed, 0)
     max_runs = integer("max_runs", max_runs, PILOT)
     g = np.linspace(-0.96, 0.96, POINTS) if grid is None else np.asarray(grid, dtype=float)
     if g.ndim != 1 or g.size < 2 or not np.all(np.isfinite(g)) or np.any(np.abs(g) > 1) or np.any(np.diff(g) <= 0):
         raise ValueError("`grid` must be at least 2 increasing alignments in [-1, 1]")
+    etas = (eta, eta_low)
     if runs is not None:
         if drift_se is not None:
             raise ValueError("give `runs` or `drift_se`, not both")
-        return _measure(problem, eta, g, integer("runs", runs, 10 * BATCHES), seed, workers)
-    target = real("drift_se", 0.02 if drift_se is None else drift_se, lower=0.0, strict=True)
-    pilot = _measure(problem, eta, g, PILOT, seed, workers)
-    need = PILOT * (float(np.max(pilot.drift_se)) / target) ** 2
-    chosen = min(max(PILOT, BATCHES * math.ceil(need / BATCHES)), max_runs - max_runs % BATCHES)
-    law = pilot if chosen == PILOT else _measure(problem, eta, g, chosen, seed, workers)
+        runs = integer("runs", runs, 10 * BATCHES)
+        return _estimate(problem, etas, g, _draw(problem, g, seed, 0, runs, workers), seed, control)
+    target = real("drift_se", DRIFT_SE if drift_se is None else drift_se, lower=0.0, strict=True)
+    n0 = pilot_runs(problem) if control else MIN_PILOT
+    g, pilot_draws = _pilot(problem, etas, g, grid is None, target, seed, workers, control, n0)
+    draws, cap = pilot_draws, max_runs - max_runs % BATCHES
+    law = _estimate(problem, etas, g, draws, seed, control)
+    need = law.runs
+    for _ in range(TOP_UP_ROUNDS):  # each point's error from its runs so far (~ 1 / sqrt(runs)); a heavy tail
+        # seen late raises it, so the count is chosen again from the larger sample
+        need = law.runs * (law.drift_se / target) ** 2
+        chosen = np.minimum(np.maximum(law.runs, BATCHES * np.ceil(1.05 * need / BATCHES)), cap).astype(int)
+        if not np.any(chosen > law.runs):
+            break
+        more = _draw(problem, g, seed, law.runs, chosen, workers)  # runs already drawn are kept, not redrawn
+        draws = [a if b is None else _join([a, b]) for a, b in zip(draws, more, strict=True)]
+        law = _estimate(problem, etas, g, draws, seed, control)
     reached = float(np.max(law.drift_se))
     if reached <= 1.1 * target:
         return dataclasses.replace(law, target_se=target)
-    reason = (f"the requested drift standard error {target:.3g} needs about {need:,.0f} runs per point; "
-              f"`max_runs` = {max_runs:,} gives {reached:.3g}")
+    reason = (f"the requested drift standard error {target:.3g} needs about {float(np.max(need)):,.0f} runs at "
+              f"the hardest point; `max_runs` = {max_runs:,} gives {reached:.3g}")
     return dataclasses.replace(law, target_se=target, status="limited", reason=reason)
 
 
-def _measure(problem: Problem, eta: float, g: np.ndarray, runs: int, seed: int, workers: int) -> MeasuredLaw:
-    """:func:`measured_law` with ``runs`` runs per point of the grid ``g`` (validated)."""
+def pilot_runs(problem: Problem) -> int:
+    """Runs per point of the pilot: enough for the control variate to be used (each fold of
+    :class:`numerics.CrossFitMean` needs 20 draws per feature of :func:`usable_features`), at
+    least :data:`MIN_PILOT`, a multiple of :data:`BATCHES`."""
+    names = feature_names(problem)
+    k = int(usable_features(problem, names, PILOT).sum())
+    return max(MIN_PILOT, BATCHES * math.ceil(2 * MIN_FOLD_PER_FEATURE * (k + 1) / BATCHES))
+
+
+def _pilot(problem: Problem, etas: tuple, g: np.ndarray, adaptive: bool, target: float, seed: int, workers: int,
+           control: bool, n0: int) -> tuple[np.ndarray, list[StepFeatures]]:
+    """The pilot's grid and draws: ``g`` as given, or (``adaptive``) the coarse default grid with
+    the cells where the drift's linear interpolation errs by more than ``target`` halved, at most
+    :data:`REFINE_ROUNDS` times (:func:`refine_cells`)."""
+    if adaptive:
+        g = np.concatenate([[POLES[0]], np.linspace(-0.96, 0.96, COARSE_POINTS), [POLES[1]]])
+    draws = dict(zip(g.tolist(), _draw(problem, g, seed, 0, n0, workers), strict=True))
+    for _ in range(REFINE_ROUNDS if adaptive else 0):
+        law = _estimate(problem, (etas[0], None), g, [draws[r] for r in g.tolist()], seed, control)
+        new = refine_cells(g, law.drift, target)
+        if new.size == 0:
+            break
+        draws.update(zip(new.tolist(), _draw(problem, new, seed, 0, n0, workers), strict=True))
+        g = np.array(sorted(draws))
+    return g, [draws[r] for r in g.tolist()]
+
+
+def refine_cells(grid: np.ndarray, drift: np.ndarray, tol: float) -> np.ndarray:
+    """Midpoints of the cells of ``grid`` where linear interpolation of ``drift`` errs by more than
+    ``tol``: the error in a cell of width ``h`` is ``|D''| h^2 / 8``, ``D''`` the three-point divided
+    difference at either end of the cell. Cells narrower than :data:`MIN_CELL` are kept."""
+    x0, x1, x2 = grid[:-2], grid[1:-1], grid[2:]
+    d0, d1, d2 = drift[:-2], drift[1:-1], drift[2:]
+    curv = np.abs(2.0 * ((d2 - d1) / (x2 - x1) - (d1 - d0) / (x1 - x0)) / (x2 - x0))
+    width = np.diff(grid)
+    bad = np.zeros(width.size, bool)
+    bad[:-1] |= curv * width[:-1] ** 2 / 8 > tol  # the cell left of each interior point
+    bad[1:] |= curv * width[1:] ** 2 / 8 > tol  # and the one right of it
+    bad &= width >= 2 * MIN_CELL
+    return 0.5 * (grid[:-1] + grid[1:])[bad]
+
+
+def _draw_unit(unit) -> StepFeatures:
+    """Runs ``lo..hi-1`` of one grid point: their exact steps and features (a unit of work)."""
+    problem, rho, seed, lo, hi = unit
+    children = np.random.SeedSequence(seed).spawn(hi)[lo:hi]  # run i's stream whatever the chunking
+    return step_features(problem, rho, [np.random.default_rng(c) for c in children])
+
+
+def _draw(problem: Problem, g: np.ndarray, seed: int, lo, hi, workers: int) -> list:
+    """Runs ``lo..hi-1`` at every point of ``g`` (``lo``, ``hi`` one count each, or one per point),
+    in units of :data:`CHUNK_RUNS` runs; ``None`` for a point with no run in its range."""
+    los, his = (np.broadcast_to(np.asarray(v, dtype=int), g.shape).tolist() for v in (lo, hi))
+    units = [(i, (problem, float(r), seed, a, min(a + CHUNK_RUNS, h)))
+             for i, (r, l0, h) in enumerate(zip(g.tolist(), los, his, strict=True)) for a in range(l0, h, CHUNK_RUNS)]
+    done = current_executor(workers).map(_draw_unit, [u for _, u in units])
+    parts: list[list[StepFeatures]] = [[] for _ in range(g.size)]
+    for (i, _), f in zip(units, done, strict=True):
+        parts[i].append(f)
+    return [_join(p) if p else None for p in parts]
+
+
+def _join(parts: list[StepFeatures]) -> StepFeatures:
+    first = parts[0]
+    return StepFeatures(rho=first.rho, c=np.concatenate([p.c for p in parts]),
+                        G=np.concatenate([p.G for p in parts]), h=np.concatenate([p.h for p in parts]),
+                        names=first.names)
+
+
+def _estimate(problem: Problem, etas: tuple, g: np.ndarray, draws: list[StepFeatures], seed: int,
+              control: bool) -> MeasuredLaw:
+    """The law at ``etas[0]`` (and at ``etas[1]``, if not ``None``, as its :attr:`MeasuredLaw.low`)."""
+    eta, eta_low = etas
+    law = _estimate_at(problem, eta, g, draws, seed, control)
+    if eta_low is None:
+        return law
+    return dataclasses.replace(law, low=_estimate_at(problem, eta_low, g, draws, seed, control))
+
+
+def _estimate_at(problem: Problem, eta: float, g: np.ndarray, draws: list[StepFeatures], seed: int,
+                 control: bool) -> MeasuredLaw:
+    """The law at ``eta`` from each point's draws: the drift and the second moment of the
+    increment, each the cross-fitted control-variate mean (:class:`numerics.CrossFitMean`) of its
+    draws against the token features when ``control``, else the plain mean (module docstring)."""
     n = g.size
-    drift, drift_se, var, var_se = (np.empty(n) for _ in range(4))
+    runs = np.array([f.c.size for f in draws])
+    drift, drift_se, var, var_se, reduction, plain = (np.empty(n) for _ in range(6))
     batch_means = np.empty((BATCHES, n))
-    for i, r in enumerate(g):
-        sim = simulate(problem, Schedule.constant(eta), steps=1, runs=runs, rho0=float(r), seed=seed,
-                       workers=workers)
-        dx = (sim.final_rho - r) / eta
-        m = sample_moments(dx)
-        drift[i], drift_se[i], var[i], var_se[i] = m.mean, m.mean_se, m.variance, m.variance_se
-        batch_means[:, i] = dx[: BATCHES * (runs // BATCHES)].reshape(BATCHES, -1).mean(axis=1)
-    for a in (g, drift, drift_se, var, var_se, batch_means):
+    keep = usable_features(problem, draws[0].names, int(runs.min())) if control else np.zeros(0, bool)
+    for i, f in enumerate(draws):
+        x = f.increment(eta)
+        plain[i] = float(x.mean())
+        y, y2 = x, x * x
+        if control and keep.any():
+            y, y2 = (_controlled(v, f.h[:, keep]) for v in (x, x * x))
+        m = float(y.mean())
+        se2 = float(y.var(ddof=1)) / runs[i]
+        drift[i], drift_se[i] = m, math.sqrt(se2)
+        var[i] = float(y2.mean()) - m * m + se2  # E[(mean y)^2] = m^2 + se^2
+        var_se[i] = float(np.std(y2 - 2.0 * m * y, ddof=1)) / math.sqrt(runs[i])  # delta method
+        reduction[i] = float(x.var()) / max(float(y.var()), 1e-300)
+        k = BATCHES * (runs[i] // BATCHES)
+        batch_means[:, i] = y[:k].reshape(-1, BATCHES).mean(axis=0)  # batch b: the runs i = b mod BATCHES
+    c, G = np.zeros((n, runs.max())), np.zeros((n, runs.max()))
+    for i, f in enumerate(draws):
+        c[i, :runs[i]], G[i, :runs[i]] = f.c, f.G
+    for a in (g, drift, drift_se, var, var_se, batch_means, reduction, runs, plain, c, G):
         a.setflags(write=False)
     return MeasuredLaw(problem=problem, eta=float(eta), grid=g, drift=drift, drift_se=drift_se, variance=var,
-                       variance_se=var_se, runs=runs, seed=seed, batch_means=batch_means)
+                       variance_se=var_se, runs=runs, seed=seed, batch_means=batch_means, reduction=reduction,
+                       control=control, plain_drift=plain, samples=(c, G, runs))
+
+
+def usable_features(problem: Problem, names: tuple, runs: int) -> np.ndarray:
+    """Which token features a control variate of ``runs`` draws can use (boolean mask on ``names``).
+
+    A feature of tilt ``j`` (weight ``w = exp(j u)``, ``u ~ N(., lambda^2)`` with ``lambda^2 =
+    beta^2 sigma2``) is a log-normal average over the ``n`` tokens of its kind. The regression
+    and the residuals' standard error need its *variance*, ``E w^2``, which is carried by the
+    tokens whose log-weight sits ``2 j^2 lambda^2`` above the mean: about one token in
+    ``exp(2 j^2 lambda^2)``. Where the ``runs n`` tokens drawn hold few of them, the sample misses
+    the feature's tail: the regression carries the resulting shift into the estimate while the
+    residuals' spread understates the error (at ``beta = 2``, ``L = 10^4`` the ``e2`` features moved the
+    drift by 0.1 where the plain mean's error was 0.05; at ``beta = 2``, ``L = 5381`` two seeds of a
+    controlled mean with all features differed by 0.1 against a claimed error of 0.009). A feature
+    is used when ``exp(2 j^2 lambda^2) <= runs n / FEATURE_TAIL``; ``chi`` always.
+    """
+    lam2 = problem.beta**2 * problem.sigma2
+    count = {"signal": problem.R, "noise": problem.L - problem.R}
+    keep = []
+    for name in names:
+        if name == "chi":
+            keep.append(True)
+            continue
+        kind, feature = name.split(":")
+        j = int(feature.split()[0][1:])  # "e1 c1" -> 1
+        keep.append(math.exp(min(2 * j * j * lam2, 700.0)) <= runs * count[kind] / FEATURE_TAIL)
+    return np.array(keep)
+
+
+def _controlled(x: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """The cross-fitted residuals of ``x`` against the centred features ``h`` (their mean is
+    unbiased for ``E x``: :mod:`numerics._gradient._crossfit`), or ``x`` itself where they vary
+    more than ``x`` does: with features heavier-tailed than :func:`usable_features` can tell
+    (``e1 c1^2`` at ``beta = 2``, ``L = 4000``) one fold's coefficients can add the other fold's
+    outliers (a variance 3 times the plain one was seen). The choice reads the sample variances,
+    not the means; its bias is below the standard error (checked against plain means of many more
+    runs on random models, tests/numerics/test_step_features.py)."""
+    acc = CrossFitMean(h.shape[1])
+    acc.add(x, h)
+    y = acc.residuals(x, h)
+    return y if float(y.var()) < float(x.var()) else x

@@ -87,9 +87,7 @@ def simulate_diffusion(tables: DiffusionTables, etas, rho0, *, level: float = 0.
     ri = 1
     for k in range(steps):
         ek = e[:, k:k + 1]
-        v = tables.lookup(rho)
-        rho = rho + ek * (v[..., 0] - ek * v[..., 1]) + ek * np.sqrt(np.maximum(v[..., 2], 0.0)) * \
-            rng.standard_normal((S, runs))
+        rho = tables.advance(rho, ek, rng)
         np.clip(rho, -1.0, 1.0, out=rho)
         new = (hit < 0) & (np.abs(rho) >= level)
         if new.any():

@@ -55,6 +55,13 @@ class DiffusionTables:
     def variance(self, r):
         return self.lookup(r)[..., 2]
 
+    def advance(self, rho: np.ndarray, eta: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One Euler-Maruyama step of the paths ``rho`` (shape ``(S, runs)``) at the steps ``eta``
+        (shape ``(S, 1)``): ``rho + eta F_eta + eta sqrt(Sigma) N`` (not clipped)."""
+        v = self.lookup(rho)
+        return rho + eta * (v[..., 0] - eta * v[..., 1]) + eta * np.sqrt(np.maximum(v[..., 2], 0.0)) * \
+            rng.standard_normal(rho.shape)
+
 
 def diffusion_tables(problem: Problem, *, variance_scale: float = 1.0, drag_scale: float = 1.0,
                      grid: int = GRID) -> DiffusionTables:

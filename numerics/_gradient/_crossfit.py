@@ -95,6 +95,20 @@ class CrossFitMean:
         c = np.linalg.pinv(Chh / np.outer(scale, scale), rcond=1e-10, hermitian=True) @ (Chx / scale)
         return c / scale
 
+    def residuals(self, x, h) -> np.ndarray:
+        """The residuals ``y_i = x_i - c_{1-f} . h_i`` of draws added in this order from the start
+        (all of them, or the first ones): their mean is :meth:`result`'s ``mean`` when they are
+        all the draws; ``x`` itself while the folds are below ``min_fold`` (the plain mean)."""
+        x = np.asarray(x, float)
+        h = np.asarray(h, float).reshape(x.size, self.K)
+        c0, c1 = self._coefficient(1), self._coefficient(0)
+        if c0 is None or c1 is None:
+            return x.copy()
+        y = np.empty_like(x)
+        y[0::2] = x[0::2] - h[0::2] @ c0
+        y[1::2] = x[1::2] - h[1::2] @ c1
+        return y
+
     def result(self) -> ControlledMean:
         n = self.count
         if n < 2:

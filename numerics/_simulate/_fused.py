@@ -286,6 +286,7 @@ class FusedReducedKernel(ReducedKernel):
         tok = self._tok
         gen.standard_normal(out=tok)
         add = self._fixed_add if fixed else theta * np.asarray(self.law.sample(gen, R), dtype=float)
+        self.last_add = add  # theta s_i of the run just drawn (read by numerics._gradient.step_features)
         b0, b1 = coef.tolist()
         if n_out < 1:
             return run2(tok, self._e, add, self._sigma, b0, b1, beta, self.Z_LOW, self.Z_HIGH)

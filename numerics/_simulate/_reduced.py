@@ -122,6 +122,17 @@ def _out_of_plane_step(beta, sigma2, Z, S, an3, na, sq, chi, chi1, G, vv, nuisan
     return 2.0 * beta * G1 / Z, 2.0 * beta * G2 / Z, zv2, nuisance / Z, S, chi, chi1
 
 
+def step_update(rho, rho_perp, c, G, eta):
+    """The exact transition (module docstring, "The step"): from ``(rho, rho_perp)``, the
+    in-plane coefficient ``c = rho_perp g1 - rho g2`` of ``P_q g`` and the squared norm ``G`` of
+    its out-of-plane part, ``(rho', rho_perp')`` after a step ``eta`` (broadcast)."""
+    x1 = rho + eta * rho_perp * c
+    x2 = rho_perp - eta * rho * c
+    out2 = eta * eta * G
+    norm = np.sqrt(x1 * x1 + x2 * x2 + out2)
+    return x1 / norm, np.sqrt(x2 * x2 + out2) / norm
+
+
 class ReducedKernel:
     """State ``(rho, rho_perp)`` (runs,) of the exact reduced chain; see :func:`numerics.simulate`.
 
@@ -269,30 +280,36 @@ class ReducedKernel:
         G[3] /= Z  # Z v.a
         return _out_of_plane_step(beta, sigma2, Z, obj, an3, na, sq, chi, chi1, G, float(np.dot(xf, xf)), sums[-1])
 
-    def step(self, eta: float):
+    def gradient(self, after_member=None):
+        """One batch of token collections per run, without moving: the batch-averaged in-plane
+        gradient ``(g1, g2)``, the squared norm ``G`` of its out-of-plane part, the nuisance mass
+        and the objective, each (runs,). ``after_member(b)``, if given, is called after member
+        ``b``'s sums, while :attr:`work` still holds its tokens."""
         p = self.problem
         g1, g2, Y2, nuisance, obj = self._member(first=True)
-        for _ in range(1, p.batch):
+        if after_member is not None:
+            after_member(0)
+        for b in range(1, p.batch):
             h1, h2, z2, nm, ob = self._member(first=False)
+            if after_member is not None:
+                after_member(b)
             g1, g2, nuisance, obj = g1 + h1, g2 + h2, nuisance + nm, obj + ob
             if self.n_out >= 1:
                 g, c2 = self.compose[:, 0], self.compose[:, 1]
                 cos = g / np.sqrt(g * g + c2)
                 Y2 = np.maximum(Y2 + 2.0 * np.sqrt(Y2 * z2) * cos + z2, 0.0)
         B = p.batch
-        g1, g2 = g1 / B, g2 / B
-        G = (2.0 * p.beta / B) ** 2 * Y2
+        return g1 / B, g2 / B, (2.0 * p.beta / B) ** 2 * Y2, nuisance / B, obj / B
+
+    def step(self, eta: float):
+        g1, g2, G, nuisance, obj = self.gradient()
         rho, rho_perp = self._rho, self._rho_perp
         c = rho_perp * g1 - rho * g2
-        x1 = rho + eta * rho_perp * c
-        x2 = rho_perp - eta * rho * c
-        out2 = eta * eta * G
-        norm = np.sqrt(x1 * x1 + x2 * x2 + out2)
+        new_rho, new_perp = step_update(rho, rho_perp, c, G, eta)
         if len(self._active) == len(self.gens):
-            self._rho = x1 / norm
-            self._rho_perp = np.sqrt(x2 * x2 + out2) / norm
+            self._rho, self._rho_perp = new_rho, new_perp
         else:  # a retired run keeps its state exactly (its zero step would renormalise by ~1 ulp)
             live = ~self._retired
-            self._rho = np.where(live, x1 / norm, rho)
-            self._rho_perp = np.where(live, np.sqrt(x2 * x2 + out2) / norm, rho_perp)
-        return nuisance / B, obj / B
+            self._rho = np.where(live, new_rho, rho)
+            self._rho_perp = np.where(live, new_perp, rho_perp)
+        return nuisance, obj

@@ -13,8 +13,18 @@ import math
 import numpy as np
 import pytest
 
-from sigrec.numerics import Problem, Schedule, diffusion_tables, measured_law, simulate, simulate_diffusion
-from sigrec.numerics._diffusion._measured import BATCHES, PILOT, MeasuredLaw
+from sigrec.numerics import (
+    Problem,
+    Schedule,
+    diffusion_tables,
+    measured_law,
+    route_tables,
+    simulate,
+    simulate_diffusion,
+)
+from sigrec.numerics._diffusion import DiffusionTables
+from sigrec.numerics._diffusion._measured import BATCHES, COARSE_POINTS, MeasuredLaw, pilot_runs, refine_cells
+from sigrec.numerics._diffusion._resampled import ResampledTables
 from sigrec.theory import validity
 
 #: a model away from every default (prior, beta, sigma2, theta, d), inside the expansion's validity
@@ -43,11 +53,14 @@ def test_inside_validity_the_measured_law_is_the_expansion(inside_law):
     assert np.max(inside_law.drift_se) < 0.1 * np.max(np.abs(drift))
 
 
-def test_the_grid_shares_its_random_numbers(inside_law):
-    """Common random numbers: a batch's drift at neighbouring points moves together."""
-    c = np.corrcoef(inside_law.batch_means.T)
+def test_the_grid_shares_its_random_numbers():
+    """Common random numbers: a batch's plain drift at neighbouring points moves together (the
+    control variate then removes much of that shared part: what is left is less correlated)."""
+    plain = measured_law(INSIDE, ETA, grid=np.linspace(-0.8, 0.8, 5), runs=3000, seed=3, control=False)
+    c = np.corrcoef(plain.batch_means.T)
     assert np.all(np.diag(c, 1) > 0.3), np.diag(c, 1)
-    assert inside_law.batch_means.shape == (BATCHES, inside_law.grid.size)
+    assert plain.batch_means.shape == (BATCHES, plain.grid.size) and not plain.control
+    assert np.all(plain.reduction == 1.0)
 
 
 def _synthetic(drift, se: float, seed: int = 0) -> MeasuredLaw:
@@ -59,7 +72,8 @@ def _synthetic(drift, se: float, seed: int = 0) -> MeasuredLaw:
     batch = batch - batch.mean(axis=0) + drift  # the mean of the batch means is the drift
     zeros = np.zeros(grid.size)
     return MeasuredLaw(problem=INSIDE, eta=ETA, grid=grid, drift=drift, drift_se=np.full(grid.size, se),
-                       variance=zeros + 1, variance_se=zeros, runs=BATCHES * 10, seed=0, batch_means=batch)
+                       variance=zeros + 1, variance_se=zeros, runs=np.full(grid.size, BATCHES * 10), seed=0,
+                       batch_means=batch)
 
 
 def test_the_plateau_and_its_interval():
@@ -79,17 +93,90 @@ def test_the_diffusion_tables_of_the_law(inside_law):
     assert np.allclose(tab.variance(inside_law.grid), inside_law.variance)
 
 
+def test_two_steps_from_the_same_draws_describe_a_decaying_schedule():
+    grid = np.linspace(-0.7, 0.7, 4)
+    law = measured_law(INSIDE, 0.04, eta_low=0.01, grid=grid, runs=1000, seed=2)
+    alone = measured_law(INSIDE, 0.01, grid=grid, runs=1000, seed=2)
+    # the same streams: the law at the small step is the one measured alone there
+    assert np.allclose(law.low.drift, alone.drift, rtol=1e-12, atol=1e-12)
+    assert np.allclose(law.low.variance, alone.variance, rtol=1e-12, atol=1e-12)
+    tab = law.tables()  # (on a uniform grid of 4001 points: within its interpolation error of the law's grid)
+    assert np.allclose(tab.drift(grid, 0.04), law.drift, atol=1e-4)
+    assert np.allclose(tab.drift(grid, 0.01), law.low.drift, atol=1e-4)
+    # the drag: the exact step's drift falls with eta (B > 0 for rho > 0), as the expansion says
+    expansion = diffusion_tables(INSIDE)
+    assert np.all(tab.lookup(grid[grid > 0])[:, 1] > 0)
+    assert np.allclose(tab.lookup(grid)[:, 1], expansion.lookup(grid)[:, 1], rtol=0.25, atol=0.05)
+    with pytest.raises(ValueError, match="`eta_low`"):
+        measured_law(INSIDE, 0.01, eta_low=0.02, grid=grid, runs=1000)
+
+
+def test_the_measured_chain_steps_by_the_exact_draws():
+    """At a grid point the resampled step's mean increment is the law's (controlled) drift, and a
+    path never leaves [-1, 1] (the exact transition is normalised: no clipping needed)."""
+    grid = np.array([-0.5, 0.2, 0.6])
+    law = measured_law(INSIDE, 0.05, grid=grid, runs=1500, seed=6)
+    tab = law.tables()
+    assert isinstance(tab, ResampledTables) and np.array_equal(tab.points, grid)
+    rng = np.random.default_rng(0)
+    rho = np.repeat(grid[:, None], 40_000, axis=1)
+    step = (tab.advance(rho, np.full((3, 1), 0.05), rng) - rho) / 0.05
+    se = step.std(axis=1) / np.sqrt(step.shape[1])
+    assert np.all(np.abs(step.mean(axis=1) - law.drift) < 4 * se + 0.3 * law.drift_se), (step.mean(axis=1), law.drift)
+    far = tab.advance(np.full((1, 1000), 0.999), np.full((1, 1), 0.9), rng)
+    assert np.all(np.abs(far) <= 1.0)
+    gauss = law.tables(resampled=False)
+    assert type(gauss) is DiffusionTables and np.array_equal(gauss.table, tab.table)
+
+
+@pytest.mark.heavy
+def test_with_large_steps_the_measured_chain_passes_when_the_exact_chain_does():
+    """theta 1, beta 2, L 1000, eta_k = 0.5 / (k + 10)^0.75 from rho0 = 0.3 (eta^2 E|P g|^2 ~ 2):
+    a Gaussian diffusion with the measured drift and variance passes 0.99 within 400 steps on most
+    paths, the exact chain on fewer than one in seven; the resampled exact step agrees with the
+    chain within the binomial errors."""
+    p = Problem(theta=1.0, R=100, L=1000, d=10, beta=2.0)
+    sch = Schedule(0.5, 10, 0.75)
+    K = 400
+    law = route_tables(p, sch, 3000, method="measured").law
+    etas = sch.eta(np.arange(K))
+
+    def passed(tab) -> float:
+        return float(np.mean(simulate_diffusion(tab, etas, np.full(4000, 0.3), seed=1).first_passage[0] >= 0))
+
+    chain = simulate(p, sch, steps=K, runs=300, rho0=0.3, seed=3, stride=1)
+    c = float(np.mean((np.abs(chain.rho) >= 0.99).any(axis=1)))
+    se = math.sqrt(max(c * (1 - c), 0.01) / 300)
+    resampled, gaussian = passed(law.tables()), passed(law.tables(resampled=False))
+    assert c < 1 / 7, c
+    assert abs(resampled - c) < 4 * se, (resampled, c, se)
+    assert gaussian > 0.5, gaussian  # the Gaussian increments reach the pole by their kicks
+
+
+def test_the_grid_is_refined_where_the_drift_bends():
+    grid = np.linspace(-0.96, 0.96, COARSE_POINTS)
+    assert refine_cells(grid, 0.3 - 0.8 * grid, 1e-6).size == 0  # a line: interpolation is exact
+    new = refine_cells(grid, np.tanh(12 * (grid - 0.3)), 0.01)
+    assert new.size >= 2 and np.all(np.abs(new - 0.3) < 0.4), new  # only around the bend
+    assert refine_cells(np.array([0.0, 0.01, 0.02]), np.array([0.0, 1.0, 0.0]), 1e-9).size == 0  # MIN_CELL
+
+
 def test_the_runs_are_chosen_from_the_requested_error():
     grid = np.linspace(-0.5, 0.5, 3)
-    pilot = measured_law(INSIDE, ETA, grid=grid, runs=PILOT, seed=4)
-    target = float(np.max(pilot.drift_se)) / 2  # about four times the pilot's runs
+    n0 = pilot_runs(INSIDE)
+    pilot = measured_law(INSIDE, ETA, grid=grid, runs=n0, seed=4)
+    target = float(np.max(pilot.drift_se)) / 2  # about four times the pilot's runs where it is hardest
     law = measured_law(INSIDE, ETA, grid=grid, drift_se=target, seed=4)
     assert law.status == "ok" and law.reason == "" and law.target_se == target
-    assert 3 * PILOT <= law.runs <= 6 * PILOT and law.runs % BATCHES == 0
+    assert np.all(law.runs >= n0) and np.all(law.runs % BATCHES == 0)
+    hardest = int(np.argmax(pilot.drift_se))
+    assert 3 * n0 <= law.runs[hardest] <= 6 * n0, law.runs
     assert np.max(law.drift_se) <= 1.1 * target
-    capped = measured_law(INSIDE, ETA, grid=grid, drift_se=target / 10, max_runs=2 * PILOT, seed=4)
-    assert capped.status == "limited" and capped.runs == 2 * PILOT
-    assert "`max_runs` = 2,000" in capped.reason and f"{target / 10:.3g}" in capped.reason
+    # the pilot's runs are the first runs of the larger sample: the same streams, kept
+    assert np.all(law.runs > n0) or np.array_equal(law.drift[law.runs == n0], pilot.drift[law.runs == n0])
+    capped = measured_law(INSIDE, ETA, grid=grid, drift_se=target / 10, max_runs=2 * n0, seed=4)
+    assert capped.status == "limited" and np.max(capped.runs) == 2 * n0
+    assert f"`max_runs` = {2 * n0:,}" in capped.reason and f"{target / 10:.3g}" in capped.reason
 
 
 @pytest.mark.parametrize("kw, word", [({"eta": 0.0}, "`eta`"), ({"eta": 2.0}, "`eta`"), ({"runs": 10}, "`runs`"),

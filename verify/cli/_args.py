@@ -6,7 +6,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from ...numerics import Problem, Schedule, executor
+from ...numerics import ROUTE_METHODS, Problem, Schedule, executor
 from ...theory import Model, parse_law
 from . import _limits
 from ._limits import bounded, count, finite_float
@@ -170,6 +170,18 @@ def add_executor_arguments(parser: argparse.ArgumentParser, default_workers=None
                         "tcp://127.0.0.1:8786; no other scheme, no scheduler file), refused unless a dask "
                         f"scheduler answers within {_limits.SCHEDULER_TIMEOUT_S:g} s; "
                         "default $SIGREC_SCHEDULER, else a local cluster of --workers")
+
+
+def add_method_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--method`` and ``--drift-se``: which law feeds the diffusion (:func:`sigrec.numerics.route_tables`)."""
+    parser.add_argument("--method", choices=ROUTE_METHODS, default="auto",
+                        help="the diffusion's drift and variance: 'expansion' (the derived O(eta) expansion), "
+                        "'measured' (the exact chain's one-step law at the schedule's steps, by Monte Carlo with "
+                        "a control variate; seconds at L = 10^4) or 'auto' (the expansion inside its stated "
+                        "validity, the measured law outside); default auto")
+    parser.add_argument("--drift-se", type=finite_float, default=None, metavar="SE",
+                        help="measured law: the requested standard error of its drift at every grid point "
+                        "(> 0), default 0.02")
 
 
 def executor_from_args(args):

@@ -96,8 +96,10 @@ def format_report(report) -> str:
     if ms:
         pr = ms["problem"]
         lines.append(f"  measured law (theta={pr['theta']}, beta={pr['beta']}, R={pr['R']}, L={pr['L']}, d={pr['d']}, "
-                     f"eta={ms['eta']}): {ms['points']} points x {ms['runs']:,} runs (drift error {ms['drift_se']}), "
-                     f"{ms['seconds']:.1f} s; plateau {ms['plateau']:.3f} [{ms['plateau_low']:.3f}, "
+                     f"eta={ms['eta']}): {ms['points']} points, {ms['draws']:,} one-step draws (drift error "
+                     f"{ms['drift_se']}; control variate: median variance reduction {ms['reduction_median']:.1f}x), "
+                     f"{ms['seconds']:.1f} s on {ms['workers']} workers; plateau {ms['plateau']:.3f} "
+                     f"[{ms['plateau_low']:.3f}, "
                      f"{ms['plateau_high']:.3f}]")
     lines.append(f"  total {report.wall_s:.1f} s")
     return "\n".join(lines)

@@ -5,16 +5,20 @@ from __future__ import annotations
 import math
 import time
 
-from ...numerics import certified_crossing, complexity, optimize_schedule, scaling_exponents
+from ...numerics import certified_crossing, complexity, optimize_schedule, route_tables, scaling_exponents
 from ._args import (
+    add_executor_arguments,
     add_json_flag,
+    add_method_arguments,
     add_model_arguments,
     add_size_arguments,
+    executor_from_args,
     finite_float,
     problem_and_schedule,
 )
+from ._guard import quiet_numerics
 from ._limits import bounded, count
-from ._output import emit_json
+from ._output import emit_json, route_text
 
 
 def register(sub) -> None:
@@ -46,6 +50,8 @@ def register(sub) -> None:
                    "kept unless the winner is better on the same --runs paths")
     p.add_argument("--scaling", action="store_true",
                    help="fit exponents of the median step in d and in L (alpha fixed) over x0.5, x1, x2")
+    add_method_arguments(p)
+    add_executor_arguments(p)
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -60,9 +66,21 @@ def _refuse(result) -> None:
         raise ValueError(result.reason)
 
 
+def _routed_complexity(args, problem, schedule):
+    """The route of ``--method`` over the horizon and the given schedule's complexity on it."""
+    with executor_from_args(args), quiet_numerics():
+        routed = route_tables(problem, schedule, args.horizon, method=args.method, drift_se=args.drift_se,
+                              seed=args.seed)
+        return routed, complexity(problem, schedule, args.rho0, args.target, runs=args.runs, horizon=args.horizon,
+                                  seed=args.seed, route=routed)
+
+
 def run(args) -> int:
     t0 = time.perf_counter()
     problem, schedule = problem_and_schedule(args)
+    if args.optimize and args.method == "measured":
+        raise ValueError("`method` measured is for a given schedule: the schedule search (--optimize) runs the "
+                         "diffusion of the expansion for every candidate; drop --optimize to measure the given one")
     if args.optimize:
         # the search evaluates the given schedule on the paths of complexity(seed=args.seed, runs=args.runs)
         # and the winner on the same paths
@@ -70,9 +88,10 @@ def run(args) -> int:
                                    horizon=args.horizon, seed=args.seed)
         _refuse(search)
         given, reported = search.start, search.best
+        routed = None
     else:
-        given = reported = complexity(problem, schedule, args.rho0, args.target, runs=args.runs,
-                                      horizon=args.horizon, seed=args.seed)
+        routed, given = _routed_complexity(args, problem, schedule)
+        reported = given
     _refuse(reported)  # numbers or a refusal: the reported schedule's quantiles and plain-ODE step are finite
     out = {
         "model": problem.model.as_dict(),
@@ -85,6 +104,7 @@ def run(args) -> int:
         "token_collections_q90": _num(given.q90_steps * problem.batch),
         "method": "diffusion d rho = F_eta dt + sqrt(eta Sigma) dW sampled on the step grid (docs/design.md "
                   "section 1.1)",
+        "route": None if routed is None else routed.as_dict(),
     }
     if args.optimize:
         out["given"] = given.as_dict()
@@ -132,12 +152,21 @@ def run(args) -> int:
         for key, s in out["scaling"].items():
             pairs = ", ".join(f"{v}: {_fmt(m)}" for v, m in zip(s["values"], s["median_steps"], strict=True))
             print(f"median steps vs {key}: {pairs}; exponent {s['exponent']:.3f}")
+    _print_tail(args, out, given, routed, search if args.optimize else None)
+    return 0
+
+
+def _print_tail(args, out, given, routed, search) -> None:
+    """The route, the validity and the wall time, below the table."""
+    if routed is not None:
+        print(route_text(routed, given.median_range, "median passage step"))
+    else:
+        print("route: expansion (the schedule search runs on the expansion's diffusion tables)")
     print(f"validity: {given.validity.message}")
-    if args.optimize and search.improved:
+    if search is not None and search.improved:
         print(f"validity of the optimized schedule: {search.best.validity.message}")
     print(f"({out['wall_s']:.1f} s" + ("; a given schedule's quantile beyond the horizon prints as 'inf')"
-                                        if args.optimize else ")"))
-    return 0
+                                        if search is not None else ")"))
 
 
 def _fmt(x):

@@ -5,12 +5,20 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ...numerics import band, predict
+from ...numerics import band, predict, route_tables
 from ...theory import HeadsEquilibrium, SubspaceBox, principal_angles
-from ._args import add_json_flag, add_problem_arguments, finite_float, problem_and_schedule
+from ._args import (
+    add_executor_arguments,
+    add_json_flag,
+    add_method_arguments,
+    add_problem_arguments,
+    executor_from_args,
+    finite_float,
+    problem_and_schedule,
+)
 from ._guard import quiet_numerics, require_finite
 from ._limits import check_prediction, count, limits_text
-from ._output import emit_json
+from ._output import emit_json, route_text
 from ._subspace import add_heads_argument, check_overlaps, model_line, overlap_vector
 
 
@@ -36,6 +44,8 @@ def register(sub) -> None:
     p.add_argument("--band-runs", type=count("runs"), default=None,
                    help="diffusion paths for the 10-90%% band (>= 10), default 2000")
     p.add_argument("--seed", type=count("seed"), default=None, help="seed of the band's diffusion paths, default 0")
+    add_method_arguments(p)
+    add_executor_arguments(p)
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -58,8 +68,11 @@ def run(args) -> int:
                    pred.rho_corrected)
     if args.band_runs < 10:
         raise ValueError(f"`band-runs` must be >= 10, got {args.band_runs!r}")
-    with quiet_numerics():
-        bd = band(problem, schedule, args.steps, args.rho0, stride=args.stride, runs=args.band_runs, seed=args.seed)
+    with executor_from_args(args), quiet_numerics():
+        routed = route_tables(problem, schedule, args.steps, method=args.method, drift_se=args.drift_se,
+                              seed=args.seed)
+        bd = band(problem, schedule, args.steps, args.rho0, stride=args.stride, runs=args.band_runs, seed=args.seed,
+                  route=routed)
     require_finite("`eta0`, `k0`, `power` and the model flags (diffusion band)", bd.q10, bd.q50, bd.q90, bd.mean)
     out = {
         "model": problem.model.as_dict(),
@@ -75,7 +88,9 @@ def run(args) -> int:
         "rho_median": bd.q50.tolist(),
         "rho_q90": bd.q90.tolist(),
         "rho_mean_diffusion": bd.mean.tolist(),
-        "band": {"runs": bd.runs, "method": bd.method},
+        "band": {"runs": bd.runs, "method": bd.method, "route": bd.route,
+                 "median_range": None if bd.median_range is None else list(bd.median_range)},
+        "route": routed.as_dict(),
         "validity": pred.validity.as_dict(),
     }
     if args.json:
@@ -88,6 +103,7 @@ def run(args) -> int:
     for k, t, a, b, lo, me, hi in rows:
         print(f"{int(k):>8} {t:>10.4f} {a:>10.6f} {b:>14.6f} {lo:>9.5f} {me:>9.5f} {hi:>9.5f}")
     print(f"(q10/median/q90: {bd.runs} diffusion paths, {bd.method})")
+    print(route_text(routed, bd.median_range, "last-step median"))
     print(f"validity: {pred.validity.message}")
     return 0
 

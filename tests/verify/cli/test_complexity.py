@@ -24,6 +24,15 @@ def test_complexity_json_keys_and_ordering(capsys):
     assert (out["status"], out["reason"]) == ("ok", "")  # the library's verdict, printed as it is
     assert out["plateau"] > 0.99 and out["schedule"] == {"kind": "polynomial", "eta0": 10.0, "k0": 100.0,
                                                           "power": 1.0}
+    # inside the expansion's validity auto takes the expansion, and says so
+    assert out["route"]["route"] == "expansion" and out["route"]["method"] == "auto" and out["median_range"] is None
+    assert out["route"]["reason"].startswith("auto: the expansion is inside")
+
+
+def test_the_schedule_search_does_not_measure(capsys):
+    assert main(["complexity", *_SMALL, "--rho0", "0.1", "--optimize", "--method", "measured"]) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and cap.err.startswith("error: `method` measured is for a given schedule")
 
 
 def test_complexity_optimize_beats_or_matches_the_given_schedule(capsys):
@@ -96,11 +105,14 @@ def _refused(argv, capsys) -> str:
     return lines[0]
 
 
-def _library(problem, schedule=None, rho0=None, target=0.99, runs=100, horizon=200_000):
-    """The line the command prints for the library's refused result (``error: `` + its reason)."""
-    from sigrec.numerics import Schedule, complexity
+def _library(problem, schedule=None, rho0=None, target=0.99, runs=100, horizon=200_000, method="auto"):
+    """The line the command prints for the library's refused result (``error: `` + its reason), on the
+    route the command's default (``--method auto``) takes."""
+    from sigrec.numerics import Schedule, complexity, route_tables
 
-    c = complexity(problem, Schedule() if schedule is None else schedule, rho0, target, runs=runs, horizon=horizon)
+    schedule = Schedule() if schedule is None else schedule
+    route = route_tables(problem, schedule, horizon, method=method)
+    c = complexity(problem, schedule, rho0, target, runs=runs, horizon=horizon, route=route)
     assert c.status == "refused"
     return f"error: {c.reason}"
 
@@ -117,9 +129,10 @@ def test_target_above_the_plateau_is_refused_with_the_plateau(capsys):
 
     from sigrec.numerics import Problem, Schedule, corrected_drift
 
-    # a horizon of 20000 steps, not the default 200000: the same refusal at a tenth of the cost
-    line = _refused([*_REPORTED, "--target", "0.999999", "--horizon", "20000"], capsys)
-    assert line == _library(Problem(theta=2.0, R=20, L=300, d=3), target=0.999999, horizon=20000)
+    # a horizon of 20000 steps, not the default 200000: the same refusal at a tenth of the cost; the
+    # expansion's route (its plateau is the one checked below)
+    line = _refused([*_REPORTED, "--target", "0.999999", "--horizon", "20000", "--method", "expansion"], capsys)
+    assert line == _library(Problem(theta=2.0, R=20, L=300, d=3), target=0.999999, horizon=20000, method="expansion")
     assert line.startswith("error: `horizon` = 20000 is too short for `target` = 0.999999")
     assert "raise --horizon" in line and "lower --target below" in line
     plateau = _number_after(line, "below its plateau")

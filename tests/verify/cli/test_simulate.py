@@ -7,7 +7,9 @@ import sys
 import numpy as np
 import pytest
 
-from sigrec.numerics import benchmark
+from sigrec.numerics import Problem, benchmark
+from sigrec.numerics._bench import MEASURED_PROBLEM
+from sigrec.numerics._diffusion._measured import pilot_runs
 from sigrec.verify.cli._main import main
 
 BASE = ["simulate", "--theta", "1", "--R", "5", "--L", "20", "--d", "4", "--steps", "6", "--runs", "3"]
@@ -97,7 +99,9 @@ def test_benchmark_report_structure_small():
     assert rep.ratios["reduced_over_full"] == pytest.approx(rep.rates["reduced_d"] / rep.rates["full_d"])
     assert [t["threshold"] for t in rep.targets] == [25.0, 0.75, 0.60, 0.9, 0.9, 1.0]
     ms = rep.measured
-    assert ms["problem"]["L"] == 10_000 and ms["points"] == 5 and ms["runs"] == 1000 and ms["seconds"] > 0
+    assert ms["problem"]["L"] == 10_000 and ms["points"] == 5 and ms["seconds"] > 0 and ms["workers"] == 1
+    assert ms["draws"] == sum(ms["runs"]) >= 5 * pilot_runs(Problem(**MEASURED_PROBLEM))
+    assert ms["reduction_median"] > 1  # the control variate was used
     assert rep.targets[-1]["value"] == pytest.approx(10.0 / ms["seconds"])
     assert np.isfinite(ms["plateau"]) and ms["plateau_low"] <= ms["plateau_high"]
     pf = rep.paired
