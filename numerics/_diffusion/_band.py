@@ -48,7 +48,7 @@ class Band:
     def as_dict(self) -> dict:
         return {"step": self.step.tolist(), "mean": self.mean.tolist(), "q10": self.q10.tolist(),
                 "q50": self.q50.tolist(), "q90": self.q90.tolist(), "runs": self.runs, "method": self.method,
-                "route": self.route, "median_range": None if self.median_range is None else list(self.median_range)}
+                "route": self.route, **({} if self.median_range is None else {"median_range": list(self.median_range)})}
 
 
 def band(problem: Problem, schedule: Schedule, steps: int, rho0, *, stride: int = 1, runs: int = 2000,

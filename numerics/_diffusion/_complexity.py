@@ -69,8 +69,8 @@ class Complexity:
     def as_dict(self) -> dict:
         def num(x):
             return None if not math.isfinite(x) else x
-        rng = None if self.median_range is None else [num(x) for x in self.median_range]
-        return {"route": self.route, "median_range": rng, "schedule": self.schedule.as_dict(),
+        extra = {} if self.median_range is None else {"median_range": [num(x) for x in self.median_range]}
+        return {"route": self.route, **extra, "schedule": self.schedule.as_dict(),
                 "median_steps": num(self.median_steps),
                 "q10_steps": num(self.q10_steps), "q90_steps": num(self.q90_steps),
                 "plain_ode_steps": num(self.plain_ode_steps), "reached_fraction": self.reached,

@@ -72,14 +72,22 @@ class RoutedTables:
         return [self.law.resample(rng).tables() for _ in range(integer("count", count, 1))]
 
     def as_dict(self) -> dict:
-        return {"route": self.route, "method": self.method, "reason": self.reason,
-                "validity": self.validity.as_dict(), "measured": None if self.law is None else _law_summary(self.law)}
+        """The route, its reason and validity, and (measured route only) ``"measured"``: the law's steps,
+        points, draws and errors (keys absent, not null, where they do not apply)."""
+        out = {"route": self.route, "method": self.method, "reason": self.reason, "validity": self.validity.as_dict()}
+        if self.law is not None:
+            out["measured"] = _law_summary(self.law)
+        return out
 
 
 def _law_summary(law: MeasuredLaw) -> dict:
-    return {"eta": law.eta, "eta_low": None if law.low is None else law.low.eta, "points": int(law.grid.size),
-            "draws": int(law.runs.sum()), "max_drift_se": float(np.max(law.drift_se)),
-            "target_se": law.target_se, "status": law.status, "reason": law.reason, "seed": law.seed}
+    out = {"eta": law.eta, "points": int(law.grid.size), "draws": int(law.runs.sum()),
+           "max_drift_se": float(np.max(law.drift_se)), "status": law.status, "reason": law.reason, "seed": law.seed}
+    if law.low is not None:
+        out["eta_low"] = law.low.eta
+    if law.target_se is not None:
+        out["target_se"] = law.target_se
+    return out
 
 
 def schedule_steps(schedule: Schedule, steps: int) -> tuple[float, float | None]:
@@ -116,12 +124,16 @@ def route_tables(problem: Problem, schedule: Schedule, steps: int, *, method: st
     if method not in METHODS:
         raise ValueError(f"`method` must be one of {', '.join(METHODS)}, got {method!r}")
     eta_hi, eta_lo = schedule_steps(schedule, steps)
-    if not (math.isfinite(eta_hi) and 0 < eta_hi <= 1):
+    measurable = math.isfinite(eta_hi) and 0 < eta_hi <= 1
+    if method == "measured" and not measurable:
         raise ValueError(f"`eta0`, `k0`, `power`: the measured law needs steps in (0, 1], the largest is {eta_hi:.3g}")
     valid = validity(problem.model, problem.d, problem.L, eta_hi, problem.batch)
-    route = method if method != "auto" else ("expansion" if valid.inside else "measured")
+    route = method if method != "auto" else ("expansion" if valid.inside or not measurable else "measured")
     if route == "expansion":
         why = ("asked for" if method == "expansion" else "auto: the expansion is") + f" {valid.message}"
+        if method == "auto" and not valid.inside:
+            why = (f"auto: the measured law needs steps in (0, 1] and the largest is {eta_hi:.3g}, so the expansion, "
+                   f"which is {valid.message}")
         return RoutedTables("expansion", method, diffusion_tables(problem), valid, why)
     law = measured_law(problem, eta_hi, eta_low=eta_lo, drift_se=drift_se, seed=seed, workers=workers)
     why = "asked for" if method == "measured" else "auto: the expansion is " + valid.message

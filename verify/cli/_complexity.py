@@ -104,7 +104,9 @@ def run(args) -> int:
         "token_collections_q90": _num(given.q90_steps * problem.batch),
         "method": "diffusion d rho = F_eta dt + sqrt(eta Sigma) dW sampled on the step grid (docs/design.md "
                   "section 1.1)",
-        "route": None if routed is None else routed.as_dict(),
+        "route": routed.as_dict() if routed is not None else {
+            "route": "expansion", "method": args.method,
+            "reason": "the schedule search runs on the expansion's diffusion tables"},
     }
     if args.optimize:
         out["given"] = given.as_dict()

@@ -89,7 +89,7 @@ def run(args) -> int:
         "rho_q90": bd.q90.tolist(),
         "rho_mean_diffusion": bd.mean.tolist(),
         "band": {"runs": bd.runs, "method": bd.method, "route": bd.route,
-                 "median_range": None if bd.median_range is None else list(bd.median_range)},
+                 **({} if bd.median_range is None else {"median_range": list(bd.median_range)})},
         "route": routed.as_dict(),
         "validity": pred.validity.as_dict(),
     }
