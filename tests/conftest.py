@@ -240,6 +240,8 @@ HEAVY = (
     "tests/verify/studies/test_sweep.py::test_cell_digest_covers_position_and_every_value",
     "tests/verify/studies/test_sweep.py::test_local_cluster_gives_the_same_store",
     "tests/verify/studies/test_sweep.py::test_store_layout_resume_and_refusal",
+    "tests/verify/studies/test_limit_map.py::test_finite_field_is_the_plain_mean_of_one_step_increments",
+    "tests/verify/studies/test_limit_map.py::test_tokens_needed_is_monotone_in_tol_and_its_ladder_supports_the_answer",
     "tests/verify/suite/test_random_models.py::test_random_models_quick",
     "tests/verify/suite/test_random_models.py::test_splitting_with_a_start_beyond_the_sphere_is_inconclusive",
 )
