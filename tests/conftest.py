@@ -230,6 +230,9 @@ HEAVY = (
     "tests/verify/cli/test_field_verify.py::test_module_entry_point_no_traceback",
     "tests/verify/cli/test_field_verify.py::test_verify_terminal_ends_with_the_claim_verdicts",
     "tests/verify/cli/test_field_verify.py::test_verify_writes_report",
+    "tests/verify/cli/test_limit_cli.py::test_a_ladder_that_is_not_enough_is_the_librarys_reason",
+    "tests/verify/cli/test_limit_cli.py::test_json_and_text_are_the_library_call",
+    "tests/verify/cli/test_limit_cli.py::test_the_figure_draws_the_librarys_map",
     "tests/verify/cli/test_predict.py::test_predict_json_shape",
     "tests/verify/cli/test_simulate.py::test_python_m_sigrec_subprocess",
     "tests/verify/cli/test_sizes.py::test_an_instance_command_takes_N_for_L",
@@ -242,6 +245,8 @@ HEAVY = (
     "tests/verify/studies/test_sweep.py::test_cell_digest_covers_position_and_every_value",
     "tests/verify/studies/test_sweep.py::test_local_cluster_gives_the_same_store",
     "tests/verify/studies/test_sweep.py::test_store_layout_resume_and_refusal",
+    "tests/verify/studies/test_limit_map.py::test_finite_field_is_the_plain_mean_of_one_step_increments",
+    "tests/verify/studies/test_limit_map.py::test_tokens_needed_is_monotone_in_tol_and_its_ladder_supports_the_answer",
     "tests/verify/suite/test_random_models.py::test_random_models_quick",
     "tests/verify/suite/test_random_models.py::test_splitting_with_a_start_beyond_the_sphere_is_inconclusive",
 )

@@ -19,7 +19,7 @@ from ._figures import (
     tracking_figure,
     trajectories_figure,
 )
-from ._finite import rate_plan
+from ._finite import controlled_draws, rate_plan
 from ._preset import PAPER, PRESETS, QUICK, Preset, preset_named
 from ._record import KINDS, STATUSES, CheckRecord
 from ._registry import MODELS, REGISTRY, SCOPES, Check, select
@@ -51,6 +51,7 @@ __all__ = [
     "TrajectoriesFigure",
     "Preset",
     "certificate",
+    "controlled_draws",
     "default_schedule",
     "derive_seed",
     "effective_drift_figure",

@@ -23,7 +23,8 @@ from contextlib import contextmanager
 from ._args import resolve_sizes
 
 #: command modules, in the order they appear in ``sigrec --help``
-COMMANDS = ("field", "certify", "critical", "phase", "simulate", "predict", "complexity", "bench", "reproduce", "sweep",
+COMMANDS = ("field", "certify", "critical", "phase", "simulate", "predict", "complexity", "limit", "bench", "reproduce",
+            "sweep",
             "notes",
             "verify", "validate")
 

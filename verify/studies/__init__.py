@@ -4,6 +4,18 @@ data; ``verify.render`` draws and typesets it."""
 
 from ._appendix import AppendixData, appendix_data
 from ._evidence import EVIDENCE_FILE, Evidence
+from ._limit_map import LABEL as LIMIT_LABEL
+from ._limit_map import (
+    FiniteField,
+    LimitDistance,
+    LimitMap,
+    TokensNeeded,
+    finite_field,
+    ladder_sizes,
+    limit_distance,
+    limit_map,
+    tokens_needed,
+)
 from ._phase import PhaseDiagram, TransitionDiagram, phase_diagram, transition_diagram
 from ._phase import write_csv as write_phase_csv
 from ._region_figure import RegionLine, region_boundaries
@@ -41,6 +53,16 @@ __all__ = [
     "AppendixData",
     "EVIDENCE_FILE",
     "Evidence",
+    "FiniteField",
+    "LIMIT_LABEL",
+    "LimitDistance",
+    "LimitMap",
+    "TokensNeeded",
+    "finite_field",
+    "ladder_sizes",
+    "limit_distance",
+    "limit_map",
+    "tokens_needed",
     "ConfigResult",
     "PAPER_MEAN_FINAL_ALIGNMENT",
     "PROTOCOL",
