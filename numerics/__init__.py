@@ -38,7 +38,8 @@ from ._diffusion import (
 )
 from ._diffusion._route import METHODS as ROUTE_METHODS
 from ._gradient._crossfit import CrossFitMean
-from ._gradient._influence import gradient_features
+from ._diffusion._measured import usable_features
+from ._gradient._influence import feature_names, gradient_features
 from ._ode import basins, flow_map, integrate, time_to_alignment
 from ._ode._certified_time import CertifiedCrossing, CrossingStep, certified_crossing, crossing_step, ode_time_ball
 from ._ode._corrected import corrected_drift
@@ -68,6 +69,8 @@ __all__ = [
     "spawn_generators",
     "initial_rho",
     "gradient_features",
+    "feature_names",
+    "usable_features",
     "CrossFitMean",
     "start_law",
     # the limit ODE
