@@ -222,6 +222,8 @@ HEAVY = (
     "tests/verify/cli/test_cases.py::test_budget_flag_lets_the_planned_run_decide",
     "tests/verify/cli/test_cases.py::test_simulated_case_runs_instance_checks",
     "tests/verify/cli/test_complexity.py::test_a_rademacher_start_at_the_equilibrium_is_refused_naming_rho0",
+    "tests/verify/cli/test_complexity.py::test_a_schedule_whose_time_never_adds_up_is_refused",
+    "tests/verify/cli/test_complexity.py::test_a_short_horizon_quotes_the_limit_odes_step_count",
     "tests/verify/cli/test_complexity.py::test_a_start_next_to_an_unstable_equilibrium_gets_its_log_time_not_a_warning",
     "tests/verify/cli/test_complexity.py::test_complexity_optimize_beats_or_matches_the_given_schedule",
     "tests/verify/cli/test_complexity.py::test_complexity_optimize_prints_given_and_optimized_on_the_same_paths",

@@ -35,7 +35,7 @@ from sigrec.verify.cli import build_parser, main
 CASE_TIMEOUT = 30
 
 CHEAP = ("field", "certify", "critical", "simulate", "predict", "phase")
-HEAVY = ("verify", "reproduce", "notes", "bench", "sweep", "complexity", "validate")
+HEAVY = ("verify", "reproduce", "notes", "bench", "sweep", "complexity", "validate", "limit")
 
 #: JSON keys that are documented as null-able
 NULLABLE = {"rho0", "saved"}
