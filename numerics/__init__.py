@@ -36,9 +36,9 @@ from ._diffusion import (
     simulate_diffusion,
     splitting_probability,
 )
+from ._diffusion._measured import usable_features
 from ._diffusion._route import METHODS as ROUTE_METHODS
 from ._gradient._crossfit import CrossFitMean
-from ._diffusion._measured import usable_features
 from ._gradient._influence import feature_names, gradient_features
 from ._ode import basins, flow_map, integrate, time_to_alignment
 from ._ode._certified_time import CertifiedCrossing, CrossingStep, certified_crossing, crossing_step, ode_time_ball

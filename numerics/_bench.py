@@ -132,7 +132,7 @@ def _floor_unit(b: _FloorBlock) -> tuple[float, float]:
     calls as the kernel :func:`numerics.simulate` uses (:class:`._fused.FusedReducedKernel`): one
     ``standard_normal`` into the ``(3, L)`` buffer the runs share, then two scalar ``standard_gamma``."""
     t_call = time.perf_counter()
-    gens = spawn_generators(b.seed, b.runs)[b.lo:b.hi]
+    gens = spawn_generators(b.seed, b.hi, b.lo)
     buf = np.zeros((3, b.L))  # one buffer, as the kernel's (hot in the core's cache)
     n_out = b.d - 2
     t0 = time.perf_counter()
@@ -152,8 +152,8 @@ def _lockstep_unit(b: _FloorBlock) -> tuple[float, float]:
     the process's CPU clock. Both see the same load step by step, and time the process waits for
     a core counts in neither."""
     problem = Problem(theta=1.0, R=b.R, L=b.L, d=b.d)
-    gens = spawn_generators(b.seed, b.runs)[b.lo:b.hi]
-    floor_gens = spawn_generators(b.seed, b.runs)[b.lo:b.hi]
+    gens = spawn_generators(b.seed, b.hi, b.lo)
+    floor_gens = spawn_generators(b.seed, b.hi, b.lo)
     kernel = reduced_kernel(b.L)(problem, gens, initial_rho(gens, b.d))
     etas = Schedule(eta0=0.5, k0=10.0, power=0.75).eta(np.arange(b.steps)).tolist()
     buf = np.zeros((3, b.L))  # one buffer, as the kernel's (hot in the core's cache)

@@ -50,6 +50,7 @@ from ...core.validate import instance, integer, real
 from .._gradient._crossfit import MIN_FOLD_PER_FEATURE, CrossFitMean
 from .._gradient._influence import StepFeatures, feature_names, step_features
 from .._parallel._executor import current_executor
+from .._simulate._init import spawn_generators
 from .._simulate._problem import Problem
 from ._resampled import ResampledTables
 from ._tables import GRID, DiffusionTables, stable_zeros
@@ -74,7 +75,10 @@ BATCHES = 50
 MIN_PILOT = 500
 #: ... and the features are chosen as if it were this (:func:`usable_features`)
 PILOT = 1200
-#: the drift's standard error requested when neither ``runs`` nor ``drift_se`` is given
+#: the drift's standard error requested when neither ``runs`` nor ``drift_se`` is given, relative
+#: to the drift's scale ``max(1, max |drift|)`` on the coarse pilot grid (a model whose drift is in
+#: the thousands, ``theta = 50``, moves as much in a thousandth of the time: the error that matters
+#: is the drift's error over its own size)
 DRIFT_SE = 0.02
 #: a token feature enters the control variate while the tokens drawn hold this many of those that
 #: carry its variance (:func:`usable_features`)
@@ -85,6 +89,11 @@ CHUNK_RUNS = 600
 TOP_UP_ROUNDS = 4
 #: the most runs per point a requested precision chooses by default
 MAX_RUNS = 400_000
+#: the most work the top-up rounds may add, in token-draws: one run of one grid point costs
+#: ``L + RUN_OVERHEAD`` (its tokens and the fixed cost of a draw, about 100 us here, as much as
+#: 2,500 tokens); about 25 s on two cores of this machine
+MAX_WORK = 6e8
+RUN_OVERHEAD = 2500
 
 
 @dataclass(frozen=True)
@@ -230,8 +239,8 @@ def _upper_zero(grid: np.ndarray, drift: np.ndarray) -> float:
 
 
 def measured_law(problem: Problem, eta: float, *, eta_low: float | None = None, grid=None, runs: int | None = None,
-                 drift_se: float | None = None, max_runs: int = MAX_RUNS, seed: int = 0, workers: int = 1,
-                 control: bool = True) -> MeasuredLaw:
+                 drift_se: float | None = None, max_runs: int = MAX_RUNS, max_work: float = MAX_WORK, seed: int = 0,
+                 workers: int = 1, control: bool = True) -> MeasuredLaw:
     """The exact chain's one-step drift and variance of ``rho`` at the constant step ``eta``.
 
     Parameters
@@ -255,9 +264,14 @@ def measured_law(problem: Problem, eta: float, *, eta_low: float | None = None, 
         pilot (:func:`pilot_runs` runs per point) measures the error, and each point's runs are chosen
         from its own (``error ~ 1 / sqrt(runs)``), at most ``max_runs``; a result that could not reach the
         request says so (``status = "limited"`` and its ``reason``). Neither given:
-        ``drift_se = 0.02``.
+        ``drift_se = 0.02`` times the drift's scale ``max(1, max |drift|)`` on the pilot's
+        coarse grid (:data:`DRIFT_SE`).
     max_runs : int
-        The most runs per point ``drift_se`` may choose.
+        The most runs per point ``drift_se`` may choose; and the runs added after the pilot cost
+        at most ``max_work`` token-draws in all (``L + RUN_OVERHEAD`` a run), shared out in
+        proportion to what each point needs.
+    max_work : float
+        Default :data:`MAX_WORK`.
     seed : int
         The seed of every grid point (common random numbers).
     workers : int
@@ -272,6 +286,7 @@ def measured_law(problem: Problem, eta: float, *, eta_low: float | None = None, 
             raise ValueError(f"`eta_low` must be below `eta` = {eta!r}, got {eta_low!r}")
     seed = integer("seed", seed, 0)
     max_runs = integer("max_runs", max_runs, PILOT)
+    max_work = real("max_work", max_work, lower=0.0)
     g = np.linspace(-0.96, 0.96, POINTS) if grid is None else np.asarray(grid, dtype=float)
     if g.ndim != 1 or g.size < 2 or not np.all(np.isfinite(g)) or np.any(np.abs(g) > 1) or np.any(np.diff(g) <= 0):
         raise ValueError("`grid` must be at least 2 increasing alignments in [-1, 1]")
@@ -281,26 +296,31 @@ def measured_law(problem: Problem, eta: float, *, eta_low: float | None = None, 
             raise ValueError("give `runs` or `drift_se`, not both")
         runs = integer("runs", runs, 10 * BATCHES)
         return _estimate(problem, etas, g, _draw(problem, g, seed, 0, runs, workers), seed, control)
-    target = real("drift_se", DRIFT_SE if drift_se is None else drift_se, lower=0.0, strict=True)
+    target = None if drift_se is None else real("drift_se", drift_se, lower=0.0, strict=True)
     n0 = pilot_runs(problem) if control else MIN_PILOT
-    g, pilot_draws = _pilot(problem, etas, g, grid is None, target, seed, workers, control, n0)
+    g, pilot_draws, target = _pilot(problem, etas, g, grid is None, target, seed, workers, control, n0)
     draws, cap = pilot_draws, max_runs - max_runs % BATCHES
     law = _estimate(problem, etas, g, draws, seed, control)
-    need = law.runs
+    need, work, budget = law.runs, 0.0, False
     for _ in range(TOP_UP_ROUNDS):  # each point's error from its runs so far (~ 1 / sqrt(runs)); a heavy tail
         # seen late raises it, so the count is chosen again from the larger sample
         need = law.runs * (law.drift_se / target) ** 2
         chosen = np.minimum(np.maximum(law.runs, BATCHES * np.ceil(1.05 * need / BATCHES)), cap).astype(int)
+        chosen, cut = _within_budget(law.runs, chosen, (max_work - work) / (problem.L + RUN_OVERHEAD))
+        budget |= cut
         if not np.any(chosen > law.runs):
             break
+        work += float(np.sum(chosen - law.runs)) * (problem.L + RUN_OVERHEAD)
         more = _draw(problem, g, seed, law.runs, chosen, workers)  # runs already drawn are kept, not redrawn
         draws = [a if b is None else _join([a, b]) for a, b in zip(draws, more, strict=True)]
         law = _estimate(problem, etas, g, draws, seed, control)
     reached = float(np.max(law.drift_se))
     if reached <= 1.1 * target:
         return dataclasses.replace(law, target_se=target)
+    limit = (f"`max_work` = {max_work:.3g} token-draws after the pilot" if budget
+             else f"`max_runs` = {max_runs:,}")
     reason = (f"the requested drift standard error {target:.3g} needs about {float(np.max(need)):,.0f} runs at "
-              f"the hardest point; `max_runs` = {max_runs:,} gives {reached:.3g}")
+              f"the hardest point; {limit} gives {reached:.3g}")
     return dataclasses.replace(law, target_se=target, status="limited", reason=reason)
 
 
@@ -313,14 +333,18 @@ def pilot_runs(problem: Problem) -> int:
     return max(MIN_PILOT, BATCHES * math.ceil(2 * MIN_FOLD_PER_FEATURE * (k + 1) / BATCHES))
 
 
-def _pilot(problem: Problem, etas: tuple, g: np.ndarray, adaptive: bool, target: float, seed: int, workers: int,
-           control: bool, n0: int) -> tuple[np.ndarray, list[StepFeatures]]:
-    """The pilot's grid and draws: ``g`` as given, or (``adaptive``) the coarse default grid with
-    the cells where the drift's linear interpolation errs by more than ``target`` halved, at most
-    :data:`REFINE_ROUNDS` times (:func:`refine_cells`)."""
+def _pilot(problem: Problem, etas: tuple, g: np.ndarray, adaptive: bool, target: float | None, seed: int,
+           workers: int, control: bool, n0: int) -> tuple[np.ndarray, list[StepFeatures], float]:
+    """The pilot's grid, draws and target error: ``g`` as given, or (``adaptive``) the coarse
+    default grid with the cells where the drift's linear interpolation errs by more than the target
+    halved, at most :data:`REFINE_ROUNDS` times (:func:`refine_cells`); the target is ``target``,
+    or (``None``) :data:`DRIFT_SE` times the drift's scale on the first grid."""
     if adaptive:
         g = np.concatenate([[POLES[0]], np.linspace(-0.96, 0.96, COARSE_POINTS), [POLES[1]]])
     draws = dict(zip(g.tolist(), _draw(problem, g, seed, 0, n0, workers), strict=True))
+    if target is None:
+        law = _estimate(problem, (etas[0], None), g, list(draws.values()), seed, control)
+        target = DRIFT_SE * max(1.0, float(np.max(np.abs(law.drift))))
     for _ in range(REFINE_ROUNDS if adaptive else 0):
         law = _estimate(problem, (etas[0], None), g, [draws[r] for r in g.tolist()], seed, control)
         new = refine_cells(g, law.drift, target)
@@ -328,7 +352,17 @@ def _pilot(problem: Problem, etas: tuple, g: np.ndarray, adaptive: bool, target:
             break
         draws.update(zip(new.tolist(), _draw(problem, new, seed, 0, n0, workers), strict=True))
         g = np.array(sorted(draws))
-    return g, [draws[r] for r in g.tolist()]
+    return g, [draws[r] for r in g.tolist()], target
+
+
+def _within_budget(runs: np.ndarray, chosen: np.ndarray, budget: float) -> tuple[np.ndarray, bool]:
+    """``chosen`` runs per point, the additions scaled down together (in whole batches) when they
+    exceed ``budget`` runs in all; and whether they were."""
+    more = (chosen - runs).astype(float)
+    if float(more.sum()) <= budget:
+        return chosen, False
+    scaled = BATCHES * np.floor(more * max(budget, 0.0) / float(more.sum()) / BATCHES)
+    return (runs + scaled).astype(int), True
 
 
 def refine_cells(grid: np.ndarray, drift: np.ndarray, tol: float) -> np.ndarray:
@@ -349,8 +383,7 @@ def refine_cells(grid: np.ndarray, drift: np.ndarray, tol: float) -> np.ndarray:
 def _draw_unit(unit) -> StepFeatures:
     """Runs ``lo..hi-1`` of one grid point: their exact steps and features (a unit of work)."""
     problem, rho, seed, lo, hi = unit
-    children = np.random.SeedSequence(seed).spawn(hi)[lo:hi]  # run i's stream whatever the chunking
-    return step_features(problem, rho, [np.random.default_rng(c) for c in children])
+    return step_features(problem, rho, spawn_generators(seed, hi, lo))  # run i's stream whatever the chunking
 
 
 def _draw(problem: Problem, g: np.ndarray, seed: int, lo, hi, workers: int) -> list:

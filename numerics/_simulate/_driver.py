@@ -194,7 +194,7 @@ class _Block:
 def _run_block(b: _Block, progress=None):
     """The recorded states, samples and loop time of the runs of ``b`` (``b.stop = (a, b)``: see
     ``simulate(stop_outside=...)``)."""
-    gens = spawn_generators(b.seed, b.runs)[b.lo:b.hi]
+    gens = spawn_generators(b.seed, b.hi, b.lo)
     kernel = KERNELS[b.engine](b.problem, b.simulator, gens, b.start)
     record, steps = b.record, b.etas.size
     samples = record[record < steps]

@@ -13,9 +13,14 @@ import numpy as np
 from ._start import start_law
 
 
-def spawn_generators(seed, runs: int) -> list[np.random.Generator]:
-    """One independent generator per run from ``SeedSequence(seed).spawn(runs)``."""
-    return [np.random.default_rng(child) for child in np.random.SeedSequence(seed).spawn(runs)]
+def spawn_generators(seed, runs: int, lo: int = 0) -> list[np.random.Generator]:
+    """One independent generator per run from ``SeedSequence(seed).spawn(runs)``: the generators of
+    runs ``lo..runs-1``, each child built from its spawn key directly, so that a block of runs costs
+    its own size and not the total count (``seed`` an int or ``None``: a ``None`` draws fresh entropy
+    at each call)."""
+    root = np.random.SeedSequence(seed)
+    return [np.random.default_rng(np.random.SeedSequence(root.entropy, spawn_key=(i,), pool_size=root.pool_size))
+            for i in range(lo, runs)]
 
 
 def initial_rho(generators, d: int, rho0=None) -> np.ndarray:

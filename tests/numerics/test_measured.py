@@ -23,7 +23,15 @@ from sigrec.numerics import (
     simulate_diffusion,
 )
 from sigrec.numerics._diffusion import DiffusionTables
-from sigrec.numerics._diffusion._measured import BATCHES, COARSE_POINTS, MeasuredLaw, pilot_runs, refine_cells
+from sigrec.numerics._diffusion._measured import (
+    BATCHES,
+    COARSE_POINTS,
+    RUN_OVERHEAD,
+    MeasuredLaw,
+    _within_budget,
+    pilot_runs,
+    refine_cells,
+)
 from sigrec.numerics._diffusion._resampled import ResampledTables
 from sigrec.theory import validity
 
@@ -177,6 +185,31 @@ def test_the_runs_are_chosen_from_the_requested_error():
     capped = measured_law(INSIDE, ETA, grid=grid, drift_se=target / 10, max_runs=2 * n0, seed=4)
     assert capped.status == "limited" and np.max(capped.runs) == 2 * n0
     assert f"`max_runs` = {2 * n0:,}" in capped.reason and f"{target / 10:.3g}" in capped.reason
+
+
+def test_the_work_after_the_pilot_is_bounded():
+    grid = np.linspace(-0.5, 0.5, 3)
+    n0 = pilot_runs(INSIDE)
+    budget = 4 * n0 * (INSIDE.L + RUN_OVERHEAD)  # four pilots' worth of runs in all, where 3 points want far more
+    law = measured_law(INSIDE, ETA, grid=grid, drift_se=1e-7, max_work=budget, seed=4)
+    assert law.status == "limited" and "`max_work`" in law.reason, law.reason
+    assert 3 * n0 < law.runs.sum() <= 3 * n0 + 4 * n0 and np.all(law.runs % BATCHES == 0), law.runs
+    runs = np.array([500, 1000, 1000])
+    chosen, cut = _within_budget(runs, np.array([600, 5000, 1000]), 1e9)
+    assert not cut and np.array_equal(chosen, [600, 5000, 1000])
+    chosen, cut = _within_budget(runs, np.array([10_500, 21_000, 1000]), 3000)  # wanted 10,000 and 20,000 more
+    assert cut and np.array_equal(chosen, [500 + 1000, 1000 + 2000, 1000])  # shared 1:2, whole batches of 50
+
+
+def test_the_default_error_is_relative_to_the_drifts_scale():
+    """theta = 50 moves a thousand times faster than theta = 0.05: the default error scales with the
+    drift (0.02 of its largest value on the pilot grid), where an absolute 0.02 would ask for ~1e11 runs."""
+    fast = Problem(theta=50, sigma2=10, prior="rademacher", R=1, L=4, d=4)
+    law = measured_law(fast, 1e-3, grid=np.array([-0.2, 0.0, 0.2]), max_work=0, seed=1)
+    scale = np.max(np.abs(law.drift))
+    assert scale > 100 and law.target_se == pytest.approx(0.02 * scale)
+    slow = measured_law(INSIDE, ETA, grid=np.array([-0.5, 0.0, 0.5]), max_work=0, seed=1)
+    assert np.max(np.abs(slow.drift)) < 1 and slow.target_se == 0.02
 
 
 @pytest.mark.parametrize("kw, word", [({"eta": 0.0}, "`eta`"), ({"eta": 2.0}, "`eta`"), ({"runs": 10}, "`runs`"),

@@ -65,7 +65,10 @@ def test_the_control_variate_keeps_the_plain_mean(problem):
     assert np.all(np.abs(z) < 4), (z, cv.drift, plain.drift)
     zv = (cv.variance - plain.variance) / np.hypot(cv.variance_se, plain.variance_se)
     assert np.all(np.abs(zv) < 4), (zv, cv.variance, plain.variance)
-    assert np.max(cv.reduction) > 1.5, cv.reduction  # the control variate does something
+    if usable_features(problem, feature_names(problem), 1200).any():
+        assert np.max(cv.reduction) > 1.5, cv.reduction  # the control variate does something
+    else:  # every feature too heavy-tailed for 1,200 runs to see its variance: the plain mean is kept
+        assert np.all(cv.reduction == 1.0), cv.reduction
 
 
 def test_heavy_tailed_features_are_left_out():

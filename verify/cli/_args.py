@@ -181,7 +181,7 @@ def add_method_arguments(parser: argparse.ArgumentParser) -> None:
                         "validity, the measured law outside); default auto")
     parser.add_argument("--drift-se", type=finite_float, default=None, metavar="SE",
                         help="measured law: the requested standard error of its drift at every grid point "
-                        "(> 0), default 0.02")
+                        "(> 0), default 0.02 of the drift's scale max(1, max |drift|)")
 
 
 def executor_from_args(args):
