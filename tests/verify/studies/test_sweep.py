@@ -370,6 +370,24 @@ def test_store_lock_is_exclusive_and_released(tmp_path):
     with sweep.store_lock(store) as stale:
         assert stale is not None
     assert not lock.exists()
+    # so is a bare dead pid (a classic pid file) or a record without its host: they are this host's
+    dead = _exited_child()
+    for text in (f"{dead}\n", json.dumps({"pid": dead})):
+        lock.write_text(text)
+        with sweep.store_lock(store) as stale:
+            assert stale == dead
+        assert not lock.exists()
+    # a bare live pid is a live lock, and what is not a pid is still unreadable
+    lock.write_text(str(os.getpid()))
+    with pytest.raises(ValueError, match=f"in use .*pid {os.getpid()}"):
+        with sweep.store_lock(store):
+            pass
+    for text in ("true", "-3", "not a pid"):
+        lock.write_text(text)
+        with pytest.raises(ValueError, match="unreadable"):
+            with sweep.store_lock(store):
+                pass
+    lock.unlink()
 
 
 def test_a_stale_lock_taken_over_meanwhile_is_put_back(tmp_path):

@@ -3,7 +3,9 @@
 
 A lock whose process is gone (on this host: no such pid, a zombie, another process
 under a reused pid, or a reboot since) is stale and taken over; any other lock refuses
-the second writer with one message naming the store and the holder.
+the second writer with one message naming the store and the holder. A lock file that
+holds a bare pid (a classic pid file, ``999999``), or a record without a host, is read
+as a lock of this host: its pid is checked like any other.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ def holder_record(pid: int) -> dict:
 def holder_alive(holder: dict) -> bool:
     """Whether the process that wrote ``holder`` may still run; a lock from another host
     is always taken as alive (its pid means nothing here)."""
-    if holder.get("host") != socket.gethostname():
+    if holder.get("host", socket.gethostname()) != socket.gethostname():
         return True
     boot = _boot_id()
     if holder.get("boot") and boot and holder["boot"] != boot:
@@ -91,6 +93,8 @@ def _parse(text: str | None) -> dict | None:
         holder = json.loads(text)
     except ValueError:
         return None
+    if isinstance(holder, int) and not isinstance(holder, bool):
+        holder = {"pid": holder}  # a bare pid: a pid file of this host
     if not isinstance(holder, dict) or not isinstance(holder.get("pid"), int) or holder["pid"] <= 0:
         return None
     return holder
