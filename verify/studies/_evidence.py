@@ -15,6 +15,7 @@ import datetime as _dt
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..checks import CheckRecord, EffectiveDriftFigure
 
@@ -80,6 +81,8 @@ class Evidence:
         try:
             rep = json.loads(path.read_text())
             env, config = rep["environment"], rep["config"]
+            if not isinstance(env, dict) or not isinstance(config, dict):
+                raise TypeError("`environment` and `config` must be objects")
             records = tuple(_record(r) for r in rep["checks"])
         except (ValueError, KeyError, TypeError) as e:
             raise ValueError(f"`evidence`: {str(path)!r} is not a sigrec report ({e})") from None
@@ -87,26 +90,62 @@ class Evidence:
             timespec="seconds")
         figure = None
         for r in records:
-            if r.id == _FIGURE_CHECK and r.details.get("figures"):
-                figure = _figure(folder / "figures" / Path(r.details["figures"][0]).name)
-        return cls(config["preset"], int(config["seed"]), date, env.get("git_commit"),
-                   dict(env.get("packages", {})), records, tuple(config.get("cases", [])),
-                   float(rep.get("summary", {}).get("seconds", 0.0)), figure)
+            if r.id == _FIGURE_CHECK and isinstance(r.details, dict) and r.details.get("figures"):
+                figure = _figure(folder / "figures" / Path(str(r.details["figures"][0])).name)
+        summary = rep.get("summary") if isinstance(rep.get("summary"), dict) else {}
+        return cls(**_checked(path, "report", config.get("preset"), config.get("seed"), date, env.get("git_commit"),
+                             env.get("packages", {}), config.get("cases", []), summary.get("seconds", 0.0)),
+                   records=records, figure=figure)
 
     @classmethod
     def load(cls, path) -> Evidence:
         """An evidence file written by :meth:`as_dict` (``figure``: a PNG beside it, if named)."""
         path = Path(path)
-        d = json.loads(path.read_text())
-        figure = _figure(path.parent / d["figure"]) if d.get("figure") else None
-        return cls(d["preset"], int(d["seed"]), d["date"], d.get("git_commit"), dict(d.get("packages", {})),
-                   tuple(_record(r) for r in d["records"]), tuple(d.get("cases", [])), float(d["seconds"]), figure)
+        try:
+            d = json.loads(path.read_text())
+            if not isinstance(d, dict):
+                raise TypeError("not a JSON object")
+            records = tuple(_record(r) for r in d["records"])
+        except OSError as e:
+            raise ValueError(f"`evidence`: cannot read {str(path)!r}: {e.strerror or e}") from None
+        except (ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"`evidence`: {str(path)!r} is not a sigrec evidence file "
+                             f"({type(e).__name__}: {e})") from None
+        name = d.get("figure")
+        figure = _figure(path.parent / Path(name).name) if isinstance(name, str) and name else None
+        fields = _checked(path, "evidence file", d.get("preset"), d.get("seed"), d.get("date"), d.get("git_commit"),
+                          d.get("packages", {}), d.get("cases", []), d.get("seconds"))
+        return cls(**fields, records=records, figure=figure)
 
     def as_dict(self, figure_name: str | None = None) -> dict:
         """JSON-ready data; ``figure_name``: the PNG's file name beside the evidence file."""
         return {"preset": self.preset, "seed": self.seed, "date": self.date, "git_commit": self.git_commit,
                 "packages": self.packages, "seconds": self.seconds, "figure": figure_name,
                 "cases": list(self.cases), "records": [r.as_dict() for r in self.records]}
+
+
+def _checked(path: Path, kind: str, preset, seed, date, commit, packages, cases, seconds) -> dict[str, Any]:
+    """The identifying fields of an evidence file or report (:class:`Evidence`'s keywords), each
+    of its type, or one ``ValueError`` naming the file and the field."""
+    def bad(field: str, want: str, got) -> ValueError:
+        return ValueError(f"`evidence`: {str(path)!r} is not a sigrec {kind}: `{field}` must be {want}, "
+                          f"got {got!r:.60}")
+    if not isinstance(preset, str):
+        raise bad("preset", "a preset name", preset)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise bad("seed", "an integer >= 0", seed)
+    if not isinstance(date, str):
+        raise bad("date", "an ISO 8601 date", date)
+    if commit is not None and not isinstance(commit, str):
+        raise bad("git_commit", "a commit id or null", commit)
+    if not isinstance(packages, dict):
+        raise bad("packages", "an object of versions", packages)
+    if not isinstance(cases, list) or not all(isinstance(c, dict) for c in cases):
+        raise bad("cases", "a list of case objects", cases)
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 <= seconds < float("inf"):
+        raise bad("seconds", "a finite number of seconds >= 0", seconds)
+    return {"preset": preset, "seed": seed, "date": date, "git_commit": commit, "packages": dict(packages),
+            "cases": tuple(cases), "seconds": float(seconds)}
 
 
 def _figure(path: Path):

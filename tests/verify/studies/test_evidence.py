@@ -65,3 +65,35 @@ def test_a_folder_without_a_report_is_refused_by_name(tmp_path):
     (tmp_path / "report.json").write_text('{"checks": []}')
     with pytest.raises(ValueError, match="not a sigrec report"):
         Evidence.from_report(tmp_path)
+
+
+@pytest.mark.parametrize("change, word", [
+    ({"seed": "7; rm"}, "`seed`"), ({"seed": -1}, "`seed`"), ({"seed": True}, "`seed`"), ({"seed": 1.5}, "`seed`"),
+    ({"seconds": "slow"}, "`seconds`"), ({"seconds": float("nan")}, "`seconds`"), ({"seconds": None}, "`seconds`"),
+    ({"preset": 3}, "`preset`"), ({"date": None}, "`date`"), ({"packages": []}, "`packages`"),
+    ({"cases": "mine"}, "`cases`"), ({"git_commit": 12}, "`git_commit`"), ({"records": 5}, "not a sigrec evidence"),
+    ({"records": [{"kind": "x"}]}, "not a sigrec evidence"),
+])
+def test_a_malformed_evidence_file_is_refused_in_one_line(report, tmp_path, change, word):
+    good = Evidence.from_report(report[0]).as_dict()
+    path = tmp_path / EVIDENCE_FILE
+    path.write_text(json.dumps({**good, **change}))
+    with pytest.raises(ValueError, match=word) as info:
+        Evidence.load(path)
+    assert "\n" not in str(info.value) and str(path) in str(info.value)
+
+
+@pytest.mark.parametrize("text", ["", "[1, 2]", "{", '"evidence"'])
+def test_an_evidence_file_that_is_not_an_object_is_refused(tmp_path, text):
+    path = tmp_path / EVIDENCE_FILE
+    path.write_text(text)
+    with pytest.raises(ValueError, match="not a sigrec evidence file"):
+        Evidence.load(path)
+
+
+def test_a_report_with_a_malformed_identity_is_refused(report, tmp_path):
+    rep = json.loads((report[0] / "report.json").read_text())
+    for change in ({"config": {**rep["config"], "seed": "x"}}, {"environment": []}):
+        (tmp_path / "report.json").write_text(json.dumps({**rep, **change}))
+        with pytest.raises(ValueError, match="not a sigrec report"):
+            Evidence.from_report(tmp_path)
