@@ -317,3 +317,33 @@ def test_every_command_is_fuzzed():
 
 def teardown_module(module):
     print(f"\nfuzz: {STATS}")
+
+
+_ENDS = st.one_of(st.sampled_from(["0", "-0", "1e-320", "1e-6", "0.5", "1", "2", "1e3", "1e6", "1.0000001e6", "1e308",
+                                   "1.8e308", "inf", "nan", "-1", "", " ", "1e", "0x10", "1_0"]),
+                  st.floats(min_value=-1e3, max_value=1e7, allow_nan=False).map(repr))
+
+
+@st.composite
+def _range_argv(draw):
+    """``certify`` with one ranged flag of any syntax (``LO:HI``, ``LO:HI:X``, ``:HI``, extreme ends)
+    and the other model flags fixed; coarse boxes, so that an accepted range answers in seconds."""
+    flag = draw(st.sampled_from(["--theta", "--alpha", "--beta", "--sigma2"]))
+    text = ":".join(draw(st.lists(_ENDS, min_size=1, max_size=3)))
+    fixed = {"--theta": "1.5", "--alpha": "0.05", "--beta": "1", "--sigma2": "1"}
+    return ["certify", *(a for k, v in fixed.items() if k != flag for a in (k, v)), flag, text,
+            "--min-width", "0.25", "--json"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(_range_argv())
+def test_region_ranges_of_any_syntax_are_answered_or_refused(argv):
+    _run_case(argv)
+
+
+@pytest.mark.parametrize("flag, text", [("--theta", "0:1e308"), ("--beta", "1:1e4"), ("--sigma2", "0.5:1.7e308")])
+def test_an_unbounded_range_is_refused_naming_its_limit(flag, text, capsys):
+    fixed = {"--theta": "1.5", "--alpha": "0.5", "--beta": "1", "--sigma2": "1"}
+    argv = ["certify", *(a for k, v in fixed.items() if k != flag for a in (k, v)), flag, text]
+    code, _, err, _ = run_cli(argv)
+    assert code == 2 and err.startswith(f"error: `{flag[2:]}` range must end at most at"), err

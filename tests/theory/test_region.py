@@ -199,6 +199,22 @@ def test_bad_inputs_name_the_parameter(kwargs, name):
         certify_region(**kwargs)
 
 
+@pytest.mark.parametrize("kwargs, word", [
+    ({"theta": (0.0, 1e308), "alpha": 0.5}, r"`theta` range must end at most at 1e\+06"),  # was an OverflowError
+    ({"theta": 1.0, "alpha": 0.5, "beta": (1.0, 1e4)}, "`beta` range must end at most at 1000"),
+    ({"theta": 1.0, "alpha": 0.5, "sigma2": (0.5, 1.5e6)}, "`sigma2` range must end at most at 1e\\+06"),
+])
+def test_unbounded_ranges_are_refused_up_front_with_their_limit(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        certify_region(**kwargs, max_boxes=1)
+
+
+def test_a_box_near_the_largest_float_splits_without_overflow():
+    from sigrec.theory._region._certify import _split_point
+
+    assert 1e308 < _split_point(1e308, 1.7e308, False) < 1.7e308
+
+
 def test_as_dict_is_json_with_the_ranged_parameters_as_box_keys():
     cert = certify_region(2.0, (0.05, 0.9), sigma2=(0.5, 2.0), min_width=2.0 ** -3)
     doc = json.loads(json.dumps(cert.as_dict()))

@@ -181,6 +181,9 @@ def _parse(name: str, value, domain) -> tuple[float, float] | float:
         if lo < low[0] or (lo == low[0] and not low[1]) or (high is not None and (hi > high[0] or (
                 hi == high[0] and not high[1]))):
             raise ValueError(f"`{name}` range must lie in {text}, got {lo!r}:{hi!r}")
+        if name in RANGE_MAX and hi > RANGE_MAX[name]:
+            raise ValueError(f"`{name}` range must end at most at {RANGE_MAX[name]:g}, got {lo!r}:{hi!r} (a bound "
+                             "of the region certificate, as of `phase`'s grid; give a narrower range)")
         return lo, hi
     return value
 
@@ -193,9 +196,14 @@ _DOMAIN = {"theta": ((0.0, True), None, "[0, inf)"), "alpha": ((0.0, False), (1.
            "beta": ((0.0, False), None, "(0, inf)"), "sigma2": ((0.0, False), None, "(0, inf)")}
 
 
+#: the largest end of a ranged parameter (a box's width relative to its range is what the
+#: walk splits by, so a range of 1e308 would be a thousand splits from any finite scale)
+RANGE_MAX = {"theta": 1e6, "beta": 1e3, "sigma2": 1e6}
+
+
 def _split_point(lo: float, hi: float, log: bool) -> float:
-    p = math.sqrt(lo * hi) if log else 0.5 * (lo + hi)
-    return p if lo < p < hi else 0.5 * (lo + hi)
+    p = math.sqrt(lo * hi) if log else lo + 0.5 * (hi - lo)
+    return p if lo < p < hi else lo + 0.5 * (hi - lo)
 
 
 def _sub_box(box, top) -> tuple:
