@@ -78,8 +78,9 @@ def _generate(out: Path, evidence) -> None:
             bar.update(task, description=f"notes: reproduction {i + 1}/{len(configs)}", completed=i,
                        total=len(configs))
             reproduction.append(run_config(*cfg))
-        bar.update(task, description="notes: writing the appendix", completed=len(configs))
-        write_notes(out, appendix_data(result=result, reproduction=reproduction))
+        data = appendix_data(result=result, reproduction=reproduction, progress=progress)
+        bar.update(task, description="notes: writing the appendix", completed=None, total=None)
+        write_notes(out, data)
 
 
 def run(args) -> int:

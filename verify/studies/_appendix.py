@@ -280,7 +280,7 @@ def quadrature_bound(records) -> Bound | None:
     return Bound(exponent, "the lemmas' relative difference from quadrature")
 
 
-def appendix_data(result=None, reproduction=None, schedule=None) -> AppendixData:
+def appendix_data(result=None, reproduction=None, schedule=None, progress=None) -> AppendixData:
     """Compute the appendix's data.
 
     Parameters
@@ -293,7 +293,17 @@ def appendix_data(result=None, reproduction=None, schedule=None) -> AppendixData
         The flagship reproduction (claim 6).
     schedule : numerics.Schedule, optional
         The suite's schedule, whose Robbins--Monro conditions the notes state.
+    progress : callable, optional
+        ``progress(label, done, total)`` before each section is computed (the sections take
+        minutes in all: the derivations, the certified phase diagram, the region propositions).
     """
+    sections = ["derivations", "phase diagram", "quadrature rows", "prior rows",
+                *(f"region proposition {i + 1}/{len(REGION_PRIORS)}" for i in range(len(REGION_PRIORS))), "subspace"]
+
+    def step(label: str):
+        if progress is not None:
+            progress(f"appendix: {label}", sections.index(label), len(sections))
+
     found, counts, effective, figure, seed, run = {}, {}, None, None, None, None
     if result is not None:
         run = result if isinstance(result, Evidence) else Evidence.from_result(result)
@@ -304,12 +314,25 @@ def appendix_data(result=None, reproduction=None, schedule=None) -> AppendixData
         if recs:
             effective = recs[0].details
             figure = run.figure
+    step("derivations")
+    derived = derivations()
+    step("phase diagram")
+    phase = phase_diagram(**PHASE_GRID)
+    step("quadrature rows")
+    diffusion = quadrature_rows()
+    step("prior rows")
+    priors = prior_rows()
+    regions = []
+    for i, spec in enumerate(REGION_PRIORS):
+        step(f"region proposition {i + 1}/{len(REGION_PRIORS)}")
+        regions.append(region_proposition(spec))
+    step("subspace")
     return AppendixData(
-        derivations=derivations(),
-        phase=phase_diagram(**PHASE_GRID),
-        diffusion=quadrature_rows(),
-        priors=prior_rows(),
-        regions=tuple(region_proposition(spec) for spec in REGION_PRIORS),
+        derivations=derived,
+        phase=phase,
+        diffusion=diffusion,
+        priors=priors,
+        regions=tuple(regions),
         suite=result is not None,
         seed=seed,
         run=run,

@@ -39,7 +39,7 @@ def test_generate_reports_the_suite_and_each_configuration(monkeypatch, tmp_path
     assert "notes: check 2" in labels
     assert labels.index("notes: reproduction 1/2") < labels.index("notes: reproduction 2/2") \
         < labels.index("notes: writing the appendix")
-    assert written == [{"result": "result", "reproduction": [(1,), (2,)]}]
+    assert written and written[0]["result"] == "result" and written[0]["reproduction"] == [(1,), (2,)]
 
 
 def test_generate_from_committed_evidence_runs_no_suite_and_saves_it(monkeypatch, tmp_path):
@@ -60,6 +60,15 @@ def test_generate_from_committed_evidence_runs_no_suite_and_saves_it(monkeypatch
     monkeypatch.setattr(notes, "write_notes", lambda out, data: written.append(data))
     rec = CheckRecord("field.endpoints", "consistency", "pass", None, None, True, "ok")
     ev = Evidence("paper", 5, "2026-12-01T00:00:00+00:00", "abc", {}, (rec,), (), 12.5)
+    bar = _Bar()
+    monkeypatch.setattr(notes, "stderr_progress", lambda: contextlib.nullcontext(bar))
     notes._generate(tmp_path, ev)
     assert written and written[0].run is ev
+    # the appendix's sections (minutes in all) are each reported before they start, in order
+    labels = [d for d, _, _ in bar.updates]
+    sections = [label for label in labels if label and label.startswith("notes: appendix: ")]
+    assert sections[0] == "notes: appendix: derivations" and sections[-1] == "notes: appendix: subspace", sections
+    assert any("phase diagram" in x for x in sections) and any("region proposition 1/" in x for x in sections)
+    done = [c for d, c, _ in bar.updates if d in sections]
+    assert done == sorted(done) and len(set(done)) == len(done)
     assert Evidence.load(tmp_path / EVIDENCE_FILE) == ev
