@@ -62,7 +62,7 @@ def test_the_effective_coefficients_agree_with_and_without_the_cache(tmp_path, m
 
     model = Model(0.5, 0.1)
     r = np.linspace(-0.9, 0.9, 5)
-    monkeypatch.setattr(cache, "_shipped_ok", lambda: False)  # the user cache alone
+    monkeypatch.setattr(cache, "_shipped_manifest", lambda: {})  # the user cache alone
     monkeypatch.setenv("SIGREC_CACHE_DIR", "off")
     ev._numpy_functions.cache_clear()
     plain = effective_drift(model, r, 0.05, 30, 1000).drift

@@ -147,9 +147,11 @@ def _build(calls):
 
 
 def _ship(folder, tag, source, digest):
+    """Ship ``source`` for ``tag`` with a ``DIGEST`` of ``digest`` and the files' manifest."""
     folder.mkdir(exist_ok=True)
     (folder / f"{cache._key_name(tag, 'numpy')}.code").write_text(source)
-    (folder / "DIGEST").write_text(digest + "\n")
+    (folder / "DIGEST").write_text("\n".join([digest, *cache.manifest_lines(folder)]) + "\n")
+    cache._shipped_manifest.cache_clear()
 
 
 @pytest.fixture
@@ -158,9 +160,9 @@ def shipped_in(tmp_path, monkeypatch):
     folder = tmp_path / "gen"
     monkeypatch.setattr(cache, "SHIPPED", folder)
     monkeypatch.setenv("SIGREC_CACHE_DIR", "off")
-    cache._shipped_ok.cache_clear()
+    cache._shipped_manifest.cache_clear()
     yield folder
-    cache._shipped_ok.cache_clear()
+    cache._shipped_manifest.cache_clear()
 
 
 WRONG = "def _lambdifygenerated(rho, theta, alpha, beta, sigma2):\n    return (0 * rho + 170.0,)\n"
@@ -174,7 +176,7 @@ def test_current_shipped_code_is_used_and_a_stale_one_is_not(shipped_in):
     assert calls == [] and fn(0.3, 1.0, 0.1, 1.0, 1.0)[0] == 170.0
     # ... and with another theory's digest it is ignored: the derivation runs
     _ship(shipped_in, "test|shipped", WRONG, "0123456789abcdef")
-    cache._shipped_ok.cache_clear()
+    cache._shipped_manifest.cache_clear()
     fn = cache.cached_lambdify("test|shipped", _build(calls))
     assert calls == [1]
     np.testing.assert_allclose(fn(0.3, 1.0, 0.1, 1.0, 1.0)[0], np.exp(0.3) / 1.09, rtol=1e-14)
@@ -186,3 +188,54 @@ def test_a_broken_shipped_file_falls_back_to_the_derivation(shipped_in):
     fn = cache.cached_lambdify("test|broken", _build(calls))
     assert calls == [1]
     np.testing.assert_allclose(fn(0.3, 1.0, 0.1, 1.0, 1.0)[0], np.exp(0.3) / 1.09, rtol=1e-14)
+
+
+def test_an_altered_byte_of_shipped_code_is_not_run(shipped_in):
+    """The manifest in ``DIGEST`` covers the ``.code`` files' bytes: with one byte of a current
+    shipped file changed (and ``DIGEST`` left as it was) the function is derived, not read."""
+    calls = []
+    _ship(shipped_in, "test|altered", WRONG, cache._source_digest())
+    path = shipped_in / f"{cache._key_name('test|altered', 'numpy')}.code"
+    path.write_text(WRONG.replace("170.0", "171.0"))  # one byte
+    assert not cache.shipped_current()
+    fn = cache.cached_lambdify("test|altered", _build(calls))
+    assert calls == [1]
+    np.testing.assert_allclose(fn(0.3, 1.0, 0.1, 1.0, 1.0)[0], np.exp(0.3) / 1.09, rtol=1e-14)
+
+
+def test_a_shipped_file_the_manifest_does_not_list_is_not_run(shipped_in):
+    """A ``.code`` file added beside the listed ones (or a ``DIGEST`` without a manifest, as
+    before it had one) is not run."""
+    calls = []
+    _ship(shipped_in, "test|listed", WRONG, cache._source_digest())
+    (shipped_in / f"{cache._key_name('test|planted', 'numpy')}.code").write_text(WRONG)
+    assert not cache.shipped_current()
+    cache.cached_lambdify("test|planted", _build(calls))
+    assert calls == [1]
+    (shipped_in / "DIGEST").write_text(cache._source_digest() + "\n")
+    cache._shipped_manifest.cache_clear()
+    cache.cached_lambdify("test|listed", _build(calls))
+    assert calls == [1, 1]
+
+
+def test_the_installed_objective_polynomial_is_checked_byte_for_byte(tmp_path, monkeypatch):
+    """Issue 40's reproducer on a copy of the real shipped folder: the objective polynomial with
+    ``+ 1`` added to its value was executed (``field`` moved by exactly 1, exit 0); now that file is
+    refused and the others are still read."""
+    folder = tmp_path / "gen"
+    shutil.copytree(cache.SHIPPED, folder)
+    monkeypatch.setattr(cache, "SHIPPED", folder)
+    cache._shipped_manifest.cache_clear()
+    try:
+        name = cache._key_name("objective-poly", "numpy")
+        slope = cache._key_name("slope-poly", "numpy")
+        assert cache._shipped_source(name) == (folder / f"{name}.code").read_text()
+        path = folder / f"{name}.code"
+        text = path.read_text()
+        head, sep, value = text.rpartition("return ")
+        assert sep, "the generated objective has a return statement"
+        path.write_text(f"{head}return 1 + {value}")
+        assert cache._shipped_source(name) is None
+        assert cache._shipped_source(slope) == (folder / f"{slope}.code").read_text()
+    finally:
+        cache._shipped_manifest.cache_clear()

@@ -37,9 +37,15 @@ the numbers never change. Platforms without ``os.getuid`` build in memory.
 Shipped code. The package carries the generated code of the built-in cases' priors
 (``theory/_codegen/_generated/``, :data:`SHIPPED`, written by ``python -m sigrec.theory._codegen._generate``), so
 that a first run on a fresh machine skips the derivations (minutes of sympy per prior). It is
-used only when its ``DIGEST`` equals the digest of the current generating modules (a changed
-derivation ignores it and derives, as before; ``tests/theory/test_generated.py`` fails until it
-is regenerated). It is package code, installed with the modules and as trusted as they are.
+used only when the first line of its ``DIGEST`` equals the digest of the current generating
+modules (a changed derivation ignores it and derives, as before; ``tests/theory/test_generated.py``
+fails until it is regenerated). The other lines of ``DIGEST`` are a manifest, the SHA-256 of each
+``.code`` file's bytes (:func:`manifest_lines`): a shipped file is executed only when its bytes
+hash to its line, so a damaged or altered installed file (or one the manifest does not list) is
+not run, and the function is derived as if nothing were shipped. The manifest guards against
+damage and against an edit of the generated code alone; whoever can rewrite the installed
+package can rewrite ``DIGEST`` and the modules too, so beyond that the shipped code is as
+trusted as the package's modules.
 """
 
 from __future__ import annotations
@@ -185,29 +191,65 @@ def _key_name(tag: str, modules: str) -> str:
 _RECORD: dict | None = None
 
 
+def manifest_lines(folder: Path) -> list[str]:
+    """``DIGEST``'s manifest of the ``.code`` files in ``folder``: ``"<sha256>  <name>.code"``
+    per file, sorted by name (what :mod:`._generate` writes below the source digest)."""
+    return [f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.name}"
+            for path in sorted(folder.glob("*.code"))]
+
+
+def _read_digest() -> tuple[str, dict[str, str]]:
+    """``DIGEST``'s source digest and its manifest ``{file name: sha256}`` (empty when it has
+    none or a line is malformed: then no shipped file is run)."""
+    lines = (SHIPPED / "DIGEST").read_text().splitlines()
+    manifest: dict[str, str] = {}
+    for line in lines[1:]:
+        digest, sep, name = line.partition("  ")
+        if not sep or not re.fullmatch(r"[0-9a-f]{64}", digest) or not name.endswith(".code"):
+            return (lines[0].strip() if lines else ""), {}
+        manifest[name] = digest
+    return (lines[0].strip() if lines else ""), manifest
+
+
 def shipped_current() -> bool:
     """True iff the shipped generated code was generated from these generating modules (same
-    :func:`_source_digest`); stale shipped code is never used."""
+    :func:`_source_digest` on ``DIGEST``'s first line) and every ``.code`` file in it is listed in
+    the manifest with the hash of its bytes; stale or altered shipped code is never used."""
     try:
-        return (SHIPPED / "DIGEST").read_text().strip() == _source_digest()
-    except OSError:
+        digest, manifest = _read_digest()
+        files = manifest_lines(SHIPPED)
+    except (OSError, UnicodeDecodeError):
         return False
+    return digest == _source_digest() and files == [f"{h}  {n}" for n, h in sorted(manifest.items())]
 
 
 def _shipped_source(key_name: str) -> str | None:
-    """The shipped code of ``key_name`` when current (package files: as trusted as the
-    package's modules, so no HMAC), else ``None``."""
-    if _RECORD is not None or not _shipped_ok():
+    """The shipped code of ``key_name`` when current and its bytes hash to its manifest line
+    (package files: as trusted as the package's modules, so no HMAC), else ``None``."""
+    if _RECORD is not None:
+        return None
+    manifest = _shipped_manifest()
+    name = f"{key_name}.code"
+    if name not in manifest:
         return None
     try:
-        return (SHIPPED / f"{key_name}.code").read_text()
+        data = (SHIPPED / name).read_bytes()
+        if not hmac.compare_digest(hashlib.sha256(data).hexdigest(), manifest[name]):
+            return None
+        return data.decode()
     except (OSError, UnicodeDecodeError):
         return None
 
 
 @cache
-def _shipped_ok() -> bool:
-    return shipped_current()
+def _shipped_manifest() -> dict[str, str]:
+    """The manifest of the shipped code when its source digest is current, else empty: read once
+    per process; each file's bytes are checked against it when the file is read."""
+    try:
+        digest, manifest = _read_digest()
+    except (OSError, UnicodeDecodeError):
+        return {}
+    return manifest if digest == _source_digest() else {}
 
 
 @cache

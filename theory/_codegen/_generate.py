@@ -8,8 +8,9 @@ due. The generating modules are this one, every theory module that imports
 ``theory/`` leaves the shipped code current. It derives, with every cache off, the lambdified
 functions that the evaluation of :data:`PRIORS` asks ``cached_lambdify`` for (the finite-step
 moments, the finite-``L`` terms, the in-plane variance, and the prior-free polynomial layer for
-numpy and mpmath), writes each one's generated source as ``<name>.code`` and then ``DIGEST``, the
-digest of the generating modules they came from.
+numpy and mpmath), writes each one's generated source as ``<name>.code`` and then ``DIGEST``: the
+digest of the generating modules they came from, then the SHA-256 of each file's bytes
+(:func:`theory._codegen._cache.manifest_lines`), without which no shipped file is run.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def generate(folder: Path = _cache.SHIPPED, priors=PRIORS) -> dict:
         old.unlink()
     for name, source in sorted(record.items()):
         (folder / f"{name}.code").write_text(source)
-    (folder / "DIGEST").write_text(_cache._source_digest() + "\n")
+    lines = [_cache._source_digest(), *_cache.manifest_lines(folder)]
+    (folder / "DIGEST").write_text("\n".join(lines) + "\n")
     return record
 
 
