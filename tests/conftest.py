@@ -194,6 +194,8 @@ HEAVY = (
     "tests/numerics/test_executor.py::test_sweep_on_the_cluster_equals_in_process",
     "tests/numerics/test_executor.py::test_verify_cases_on_the_cluster_equal_in_process",
     "tests/numerics/test_executor.py::test_verify_progress_is_relayed_from_the_workers",
+    "tests/numerics/test_jitcache.py::test_the_command_line_says_the_cache_is_off_in_one_warning_line",
+    "tests/numerics/test_jitcache.py::test_loops_are_cached_in_the_private_folder_and_a_planted_index_does_not_run",
     "tests/numerics/test_kernels.py::test_avx2_kernels_give_the_same_draws_and_numbers_within_ulps",
     "tests/numerics/test_measured.py::test_inside_validity_the_measured_law_is_the_expansion",  # derives the drag
     "tests/numerics/test_step_features.py::test_the_control_variate_keeps_the_plain_mean",

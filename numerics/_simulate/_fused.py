@@ -40,34 +40,22 @@ numba's negative-index check in its body and is not vectorised (5 times slower, 
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
-from numba import njit, types
-from numba.core import config as _numba_config
+from numba import types
 from numba.extending import intrinsic
 
-from ...core import private_cache_folder
+from ._jitcache import cached_jit
 from ._reduced import ReducedKernel, _out_of_plane_step
 from ._reduced_chunks import CHUNK, ChunkedReducedKernel
 
 #: reorder sums (SIMD reductions) and fuse multiply-adds; nothing about infinities or NaNs
 FAST = frozenset({"reassoc", "contract"})
 
-#: where numba keeps these loops compiled: ``$NUMBA_CACHE_DIR`` when the user set it, else
-#: ``numba/`` in sigrec's private cache folder (``core.private_cache_folder``), never beside
-#: the sources: files numba writes into an installed package are not in its install record, so
-#: ``pip uninstall`` left ``sigrec/numerics/__pycache__`` behind, and that empty ``sigrec`` folder
-#: then shadowed an editable install of the package. With the cache off (``SIGREC_CACHE_DIR=off``)
-#: or not private, each process compiles the loops again (about 3 s).
-CACHE_DIR = os.environ.get("NUMBA_CACHE_DIR") or private_cache_folder("numba")
-_CACHE = bool(CACHE_DIR)
-# numba's setting, read when each function below is decorated (numba.core.config makes its options
-# module globals at import time, from the environment: mypy does not see them)
-_numba_default = _numba_config.CACHE_DIR  # type: ignore[attr-defined]  # a global numba sets at run time
-_numba_config.CACHE_DIR = str(CACHE_DIR or "")  # type: ignore[attr-defined]  # a global numba sets at run time
-
-_jit = njit(cache=_CACHE, fastmath=set(FAST))
+#: numba keeps these loops compiled in a checked folder, never beside the sources
+#: (:mod:`._jitcache`: ``$NUMBA_CACHE_DIR`` or ``numba/`` in sigrec's private cache folder, each
+#: file checked before it is loaded; off for the process, with one warning, when it cannot be trusted)
+_jit = cached_jit(fastmath=set(FAST))
 _oop = _jit(_out_of_plane_step)
 
 
@@ -101,7 +89,7 @@ _C = (2.5110037605963777e-08, 2.763263963904103e-07, 2.755724091857897e-06, 2.48
       0.1666666666666668, 0.5000000000000019, 1.0, 1.0)
 
 
-@njit(cache=_CACHE, fastmath={"contract"})
+@cached_jit(fastmath={"contract"})
 def vexp(x):
     """``exp(x)`` for a float64, branch-free so that it vectorises (see the module text)."""
     C11, C10, C9, C8, C7, C6, C5, C4, C3, C2, C1, C0 = _C
@@ -392,6 +380,3 @@ class FusedChunkedKernel(ChunkedReducedKernel):
         b0, b1 = coef.tolist()
         return self._chunk_moments(tokens, e, b0, b1, float(shift), self._part, self._where)
 
-
-# numba's own setting again, for other code in the process
-_numba_config.CACHE_DIR = _numba_default  # type: ignore[attr-defined]  # a global numba sets at run time

@@ -18,6 +18,7 @@ import re
 import signal
 import sys
 import threading
+import warnings
 from contextlib import contextmanager
 
 from ._args import resolve_sizes
@@ -133,19 +134,27 @@ def internal_error(command: str, exc: BaseException) -> str:
             f"(please report this with the command line)")
 
 
+def _warning_line(message, category, filename, lineno, file=None, line=None):
+    """A warning as the CLI prints it: ``warning: <message>`` on one line of stderr, without the
+    source line and file a Python warning shows (the library's wording, not a traceback's)."""
+    print(f"warning: {_one_line(message)}", file=file or sys.stderr)
+
+
 def main(argv=None) -> int:
     """Run the CLI; returns the process exit code.
 
     0 (or the command's own code) on success; 2 with one ``error:`` line on stderr for
     a usage error, a refused value (``ValueError``) or any other exception (a bug:
     ``error: internal error in <command>: ...``); 130 with ``error: interrupted`` on
-    ``KeyboardInterrupt`` (SIGINT); 143 with ``error: terminated`` on SIGTERM. Never a
+    ``KeyboardInterrupt`` (SIGINT); 143 with ``error: terminated`` on SIGTERM. A warning
+    (e.g. numba's cache off for the process) is one ``warning:`` line on stderr. Never a
     traceback; the atomic outputs leave no temporary folder either way.
     """
     _quiet_worker_interrupts()
     args = None
     try:
-        with _sigterm_as_interrupt():
+        with _sigterm_as_interrupt(), warnings.catch_warnings():
+            warnings.showwarning = _warning_line
             args = build_parser().parse_args(argv)
             resolve_sizes(args)
             return int(args.run(args) or 0)

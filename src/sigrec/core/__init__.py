@@ -6,6 +6,6 @@ It imports nothing of sigrec; ``theory``, ``numerics`` and ``verify`` all use it
 """
 
 from . import validate
-from ._folders import cache_dir, is_private, private_cache_folder
+from ._folders import cache_dir, is_private, private_cache_folder, untrusted_path
 
-__all__ = ["cache_dir", "is_private", "private_cache_folder", "validate"]
+__all__ = ["cache_dir", "is_private", "private_cache_folder", "untrusted_path", "validate"]
