@@ -166,6 +166,7 @@ def cluster(_shared_cluster):
 
 HEAVY_MODULES = (
     "tests/verify/render/test_notes.py",  # the appendix's sympy setup, ~50 CPU-s
+    "tests/verify/render/test_landscape_figure.py",  # the fixed prior's region certificate, drawn: ~6 CPU-s
     "tests/verify/studies/test_validate.py",  # the validation records, ~45 CPU-s
 )
 

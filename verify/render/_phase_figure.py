@@ -1,7 +1,9 @@
-"""The figure of the certified phase diagram (``sigrec phase``, the appendix).
+"""The figure of the point-grid phase diagram (``sigrec phase --grid``).
 
-Draws a :class:`verify.studies.PhaseDiagram` as it is: the cells' statuses, the boundary
-curve and the sparse threshold it carries; nothing is certified or solved here.
+Draws a :class:`verify.studies.PhaseDiagram` as it is: each cell in the colour of the status
+certified at its one grid point (not over the cell: ``verify.render.draw_region`` draws what a
+region certificate proves over boxes), the boundary curve and the sparse threshold it carries;
+nothing is certified or solved here.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from .style import figure, params_text, plain, save
 
 
 def plot_phase(pd, path: Path) -> None:
-    """The certified landscape over ``(theta, alpha)`` (PNG at ``path`` and a PDF next to it).
+    """The landscape certified at the points of a grid over ``(theta, alpha)`` (PNG at ``path``
+    and a PDF next to it).
 
-    Cells: monotone, bistable, undecided, degenerate; the closed-form ``alpha_c(theta)``
+    Cells, each coloured by the status at its grid point: monotone, bistable, undecided,
+    degenerate (``theta = 0``); the closed-form ``alpha_c(theta)``
     (fixed prior; for another prior the sign change of ``F'(-1)`` in ``alpha``) and the
     sparse threshold ``beta theta = c*`` on top. The title names the
     prior and the parameters; the legend, not the title, explains the colours.
@@ -37,7 +41,9 @@ def plot_phase(pd, path: Path) -> None:
     ax.pcolormesh(t_edges, a_edges, grid, cmap=ListedColormap(colours), vmin=-0.5, vmax=3.5, shading="flat",
                   antialiased=False, edgecolors="face", linewidth=0.4)  # cells overlap: no seams in the PDF
     ax.set_yscale("log")
-    handles = [Patch(color=colours[codes[k]], label=k) for k in ("monotone", "bistable", "undecided")
+    words = {"monotone": "monotone", "bistable": "bistable", "undecided": "undecided",
+             "degenerate": r"degenerate ($\theta=0$, $F\equiv0$)"}
+    handles = [Patch(color=colours[codes[k]], label=f"{words[k]} at the cell's point") for k in codes
                if (pd.status == k).any()]
     fine, ac = pd.curve_thetas, pd.curve_alphas
     if np.isfinite(ac).any():
@@ -50,7 +56,8 @@ def plot_phase(pd, path: Path) -> None:
                                   label=rf"$\beta\theta={c_star:.4g}$ (sparse threshold)"))
     ax.set_xlabel(r"$\theta$")
     ax.set_ylabel(r"$\alpha=R/L$")
-    ax.set_title(f"certified landscape, {plain(pd.prior)} prior, " + params_text(beta=pd.beta, sigma2=pd.sigma2))
+    ax.set_title(f"certified at grid points (not between), {plain(pd.prior)} prior, "
+                 + params_text(beta=pd.beta, sigma2=pd.sigma2))
     ax.set_ylim(a_edges[0], 1)
     ax.set_xlim(t_edges[0], t_edges[-1])
     ax.legend(handles=handles, loc="lower right", frameon=True, framealpha=0.9)

@@ -25,10 +25,14 @@ def figure_path(text: str) -> Path:
     return path
 
 
-def draw_region(cert, path: Path) -> dict:
+def draw_region(cert, path: Path, lines=None, title: str | None = None) -> dict:
     """Draw ``cert`` (a :class:`theory.RegionCertificate`) to ``path`` (PNG, and a PDF next to
-    it). Returns what was drawn: ``patches`` (status -> number of boxes) and ``lines`` (the
-    labels of the boundary curves)."""
+    it): every leaf box in the colour of the status proved for every parameter in it, the
+    undecided boxes outlined (a band thinner than a line still shows), and the closed-form boundaries on
+    top. ``lines``: those boundaries (:func:`verify.studies.region_boundaries` of the
+    region), when the caller has them; computed here otherwise. ``title`` replaces the default.
+    Returns what was drawn: ``patches`` (status -> number of boxes) and ``lines`` (the labels of
+    the boundary curves)."""
     from matplotlib.collections import PatchCollection  # matplotlib loads only when a figure is drawn
     from matplotlib.patches import Patch, Rectangle
 
@@ -46,9 +50,14 @@ def draw_region(cert, path: Path) -> dict:
             (y0, y1) = b[names[1]] if len(names) > 1 else (0.0, 1.0)
             rects.append(Rectangle((x0, y0), x1 - x0, y1 - y0))
         patches[status] = len(rects)
-        if rects:
-            ax.add_collection(PatchCollection(rects, facecolors=COLOURS[status], edgecolors="face", linewidths=0.2,
-                                              label=status))
+        if not rects:
+            continue
+        if status == "undecided":  # above the boundary lines: the undecided band often lies under them
+            ax.add_collection(PatchCollection(rects, facecolors=COLOURS[status], edgecolors=COLOURS[status],
+                                              linewidths=0.8, zorder=4, label=status))
+        else:
+            ax.add_collection(PatchCollection(rects, facecolors=COLOURS[status], edgecolors="face",
+                                              linewidths=0.2, label=status))
     xr = region["ranges"][names[0]]
     yr = region["ranges"][names[1]] if len(names) > 1 else (0.0, 1.0)
     ax.set_xlim(*xr)
@@ -58,28 +67,32 @@ def draw_region(cert, path: Path) -> dict:
     if len(names) > 1 and region["scale"].get(names[1]) == "log":
         style.log_axis(ax, "y")
         ax.set_ylim(*yr)
-    handles = [Patch(color=COLOURS[k], label=f"{k} ({cert.fractions[k]:.2%})") for k in COLOURS]
-    lines = _boundaries(ax, region)
-    handles += lines
+    words = {"monotone": "monotone, proved on the box", "bistable": "bistable, proved on the box",
+             "undecided": "undecided (not proved; outlined in red)"}
+    handles = [Patch(color=COLOURS[k], label=f"{words[k]}: {patches[k]} boxes, {cert.fractions[k]:.2%}")
+               for k in COLOURS]
+    drawn = _boundaries(ax, region_boundaries(region) if lines is None else lines)
+    handles += drawn
     ax.set_xlabel(_TEX.get(names[0], names[0]))
     ax.set_ylabel(_TEX.get(names[1], names[1]) if len(names) > 1 else "")
     if len(names) == 1:
         ax.set_yticks([])
     fixed = dict(region["fixed"])
-    ax.set_title(f"certified boxes, {region['prior']} prior" + (", " + style.params_text(**fixed) if fixed else ""),
-                 fontsize=8)
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3, frameon=False, fontsize=6)
+    default = (f"certified boxes, {region['prior']} prior" + (", " + style.params_text(**fixed) if fixed else ""))
+    ax.set_title(default if title is None else title, fontsize=8)
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False, fontsize=6)
     style.save(fig, path)
-    return {"patches": patches, "lines": [h.get_label() for h in lines]}
+    return {"patches": patches, "lines": [h.get_label() for h in drawn]}
 
 
-def _boundaries(ax, region) -> list:
-    """Draw the closed-form boundaries of ``region`` (:func:`verify.studies.region_boundaries`);
-    returns the line handles."""
+def _boundaries(ax, lines) -> list:
+    """Draw the closed-form boundaries ``lines`` (:class:`verify.studies.RegionLine`); returns the
+    line handles."""
     handles = []
-    for line in region_boundaries(region):
+    for line in lines:
         if line.vertical:
-            handles.append(ax.axvline(float(line.x[0]), color="k", ls=line.style, lw=line.width, label=line.label))
+            handles.append(ax.axvline(float(line.x[0]), color="k", ls=line.style, lw=line.width, label=line.label,
+                                      zorder=5))
         else:
-            handles += ax.plot(line.x, line.y, "k" + line.style, lw=line.width, label=line.label)
+            handles += ax.plot(line.x, line.y, "k" + line.style, lw=line.width, label=line.label, zorder=5)
     return handles

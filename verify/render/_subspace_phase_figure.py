@@ -28,8 +28,10 @@ def plot_subspace_phase(doc: dict, path: Path) -> None:
     if rows:
         low = np.array([b["theta_range"][0] for b in rows])
         high = np.minimum([b["theta_range"][1] for b in rows], top)
-        ax.fill_between(alphas, low, mids, color="#9ecae1", lw=0, label="mixture certified stable")
-        ax.fill_between(alphas, mids, high, color="#fdae6b", lw=0, label="mixture certified unstable (specialises)")
+        ax.fill_between(alphas, low, mids, color="#9ecae1", lw=0,
+                        label="mixture stable (certified at the marked points)")
+        ax.fill_between(alphas, mids, high, color="#fdae6b", lw=0,
+                        label="mixture unstable, specialises (certified at the marked points)")
         ax.plot(alphas, mids, "k-", lw=1.2, label="interpolated between certified points")
         width = max(b["hi"] - b["lo"] for b in rows)
         ax.plot(alphas, mids, "ko", ms=3.5, label=rf"certified $\theta_c$ (brackets $\leq${width:.0e} wide)")
@@ -42,7 +44,7 @@ def plot_subspace_phase(doc: dict, path: Path) -> None:
     ax.set_ylim(0, top)
     ax.set_xlabel(r"$\alpha=R/L$")
     ax.set_ylabel(r"$\theta$")
-    ax.set_title(f"one query, {plain(doc['law'])}: certified transition, " +
+    ax.set_title(f"one query, {plain(doc['law'])}: transition certified at the marked alpha, " +
                  params_text(beta=doc["beta"], sigma2=doc["sigma2"]))
     ax.legend(loc="lower left", frameon=True, framealpha=0.9, fontsize="small")
     save(fig, path)

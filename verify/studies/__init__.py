@@ -2,7 +2,7 @@
 certified phase diagram, resumable parameter sweeps and the appendix's data. They return
 data; ``verify.render`` draws and typesets it."""
 
-from ._appendix import AppendixData, appendix_data
+from ._appendix import AppendixData, Landscape, appendix_data
 from ._evidence import EVIDENCE_FILE, Evidence
 from ._limit_map import LABEL as LIMIT_LABEL
 from ._limit_map import (
@@ -51,6 +51,7 @@ from ._validate import Validation, draw_models, run_validation
 __all__ = [
     "run_subspace_sweep",
     "AppendixData",
+    "Landscape",
     "EVIDENCE_FILE",
     "Evidence",
     "FiniteField",

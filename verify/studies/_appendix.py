@@ -2,7 +2,7 @@
 
 :func:`appendix_data` computes everything the appendix shows and returns it frozen:
 the symbolic derivations and the display forms sympy proves equal to them, the
-certified phase diagram, the claims with their evidence (decided in
+landscape's region certificate (its figure draws the proved boxes), the claims with their evidence (decided in
 :mod:`verify.suite`), the effective-dynamics record and its figure spec, the 40-digit
 quadrature table of the diffusion section, the priors table (certificates and pole
 alphas), the reproduction and the signal-subspace section (:mod:`._appendix_subspace`).
@@ -17,9 +17,12 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ...theory import (
+    DEFAULT_REGION,
     Model,
+    RegionCertificate,
     canonical_prior,
     certify,
+    certify_region,
     compact,
     derive,
     derive_diffusion,
@@ -40,14 +43,12 @@ from ..suite import PAPER_MEAN_FINAL_ALIGNMENT, claims
 from ._appendix_subspace import SubspaceData, subspace_data
 from ._bounds import Bound, below
 from ._evidence import Evidence
-from ._phase import PhaseDiagram, phase_diagram
+from ._region_figure import RegionLine, region_boundaries
 from ._reproduce import PROTOCOL
 
 rho, theta, alpha, beta, sigma2, m = (symbols.rho, symbols.theta, symbols.alpha, symbols.beta, symbols.sigma2,
                                       symbols.m)
 
-#: the appendix's phase-diagram grid (fixed prior, beta = sigma2 = 1)
-PHASE_GRID = {"n_theta": 32, "n_alpha": 32, "theta_max": 4.0, "alpha_min": 1e-4}
 #: parameter points of the diffusion section's quadrature table (one per prior)
 DIFFUSION_POINTS = (
     ("fixed", {"rho": 0.3, "theta": 0.7, "alpha": 0.2, "beta": 1.1, "sigma2": 0.9}),
@@ -130,6 +131,16 @@ class PriorRow:
 
 
 @dataclass(frozen=True)
+class Landscape:
+    """The landscape section's figure data: the fixed prior's region certificate on
+    :data:`theory.DEFAULT_REGION` (every leaf box proved monotone or bistable for every parameter
+    in it, or undecided) and the closed-form boundaries drawn beside it."""
+
+    certificate: RegionCertificate
+    lines: tuple[RegionLine, ...]
+
+
+@dataclass(frozen=True)
 class AppendixData:
     """Everything the appendix shows, computed (see :func:`appendix_data`).
 
@@ -139,7 +150,8 @@ class AppendixData:
     """
 
     derivations: Derivations
-    phase: PhaseDiagram
+    #: the fixed prior's region certificate drawn in the landscape section (:func:`landscape`)
+    landscape: Landscape | None
     diffusion: tuple[QuadratureRow, ...]
     priors: tuple[PriorRow, ...]
     suite: bool = False
@@ -239,6 +251,14 @@ def derivations() -> Derivations:
     return Derivations(fixed, rad, ma, mr, derive_effective("fixed"), derive_diffusion("fixed"), g, crit, forms)
 
 
+def landscape() -> Landscape:
+    """The fixed prior's region certificate on :data:`theory.DEFAULT_REGION` (also the first
+    region proposition's) and its closed-form boundaries."""
+    r = DEFAULT_REGION
+    cert = certify_region(r["theta"], r["alpha"], r["beta"], r["sigma2"], "fixed")
+    return Landscape(cert, region_boundaries(cert.region))
+
+
 def quadrature_rows() -> tuple[QuadratureRow, ...]:
     """The diffusion section's table: ``theory.variance_quadrature`` at 40 digits."""
     rows = []
@@ -295,9 +315,9 @@ def appendix_data(result=None, reproduction=None, schedule=None, progress=None) 
         The suite's schedule, whose Robbins--Monro conditions the notes state.
     progress : callable, optional
         ``progress(label, done, total)`` before each section is computed (the sections take
-        minutes in all: the derivations, the certified phase diagram, the region propositions).
+        minutes in all: the derivations, the landscape certificate, the region propositions).
     """
-    sections = ["derivations", "phase diagram", "quadrature rows", "prior rows",
+    sections = ["derivations", "landscape certificate", "quadrature rows", "prior rows",
                 *(f"region proposition {i + 1}/{len(REGION_PRIORS)}" for i in range(len(REGION_PRIORS))), "subspace"]
 
     def step(label: str):
@@ -316,8 +336,8 @@ def appendix_data(result=None, reproduction=None, schedule=None, progress=None) 
             figure = run.figure
     step("derivations")
     derived = derivations()
-    step("phase diagram")
-    phase = phase_diagram(**PHASE_GRID)
+    step("landscape certificate")
+    land = landscape()
     step("quadrature rows")
     diffusion = quadrature_rows()
     step("prior rows")
@@ -325,11 +345,12 @@ def appendix_data(result=None, reproduction=None, schedule=None, progress=None) 
     regions = []
     for i, spec in enumerate(REGION_PRIORS):
         step(f"region proposition {i + 1}/{len(REGION_PRIORS)}")
-        regions.append(region_proposition(spec))
+        given = land.certificate if spec == "fixed" and land is not None else None  # computed once
+        regions.append(region_proposition(spec, certificate=given))
     step("subspace")
     return AppendixData(
         derivations=derived,
-        phase=phase,
+        landscape=land,
         diffusion=diffusion,
         priors=priors,
         regions=tuple(regions),

@@ -68,7 +68,7 @@ def test_generate_from_committed_evidence_runs_no_suite_and_saves_it(monkeypatch
     labels = [d for d, _, _ in bar.updates]
     sections = [label for label in labels if label and label.startswith("notes: appendix: ")]
     assert sections[0] == "notes: appendix: derivations" and sections[-1] == "notes: appendix: subspace", sections
-    assert any("phase diagram" in x for x in sections) and any("region proposition 1/" in x for x in sections)
+    assert any("landscape certificate" in x for x in sections) and any("region proposition 1/" in x for x in sections)
     done = [c for d, c, _ in bar.updates if d in sections]
     assert done == sorted(done) and len(set(done)) == len(done)
     assert Evidence.load(tmp_path / EVIDENCE_FILE) == ev

@@ -10,7 +10,9 @@ import pytest
 import sympy as sp
 
 import sigrec.theory as theory
+import sigrec.verify.render._region_figure as region_figure
 import sigrec.verify.studies as studies
+import sigrec.verify.studies._appendix as appendix
 from sigrec.theory import compact, derive, display, monotone_analysis, same, symbols, tex, width
 from sigrec.theory._latex import LINE_WIDTH
 from sigrec.verify.cli._main import main
@@ -278,8 +280,12 @@ def test_document_renders_same_blocks():
 COMPUTING = {sp: ("solve", "simplify", "factor", "Poly", "together", "expand", "preorder_traversal"),
              theory: ("certify", "derive", "derive_effective", "derive_diffusion", "derive_general",
                       "general_criteria", "monotone_analysis", "pole_alpha", "pole_signs", "same",
-                      "sparse_threshold_prior", "variance_quadrature", "parse_prior", "evaluate", "compact"),
-             studies: ("phase_diagram", "run_config", "run_configs", "appendix_data")}
+                      "sparse_threshold_prior", "variance_quadrature", "parse_prior", "evaluate", "compact",
+                      "certify_region", "critical_alpha"),
+             studies: ("phase_diagram", "run_config", "run_configs", "appendix_data", "region_boundaries"),
+             appendix: ("landscape", "certify_region", "region_boundaries"),
+             # the landscape figure draws the boundaries the data carries; it must not recompute them
+             region_figure: ("region_boundaries",)}
 
 
 def _broken(name):

@@ -41,12 +41,12 @@ def test_evidence_round_trips_through_its_file(report, tmp_path):
 
 
 def _without_theory_sections(monkeypatch):
-    """Stub the appendix's theory sections (sympy derivations, phase diagram, quadrature rows:
+    """Stub the appendix's theory sections (sympy derivations, landscape certificate, quadrature rows:
     about 20 CPU s), which do not depend on the run; tests/verify/render/test_notes.py computes
     and checks them. What remains is what the run decides."""
     import sigrec.verify.studies._appendix as appendix
 
-    for name in ("derivations", "phase_diagram", "quadrature_rows", "prior_rows", "region_proposition",
+    for name in ("derivations", "landscape", "quadrature_rows", "prior_rows", "region_proposition",
                  "subspace_data"):
         monkeypatch.setattr(appendix, name, lambda *a, **k: None)
 

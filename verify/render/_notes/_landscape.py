@@ -1,12 +1,12 @@
-"""Appendix section: claim 2, the landscape, with the certified phase diagram."""
+"""Appendix section: claim 2, the landscape, with the figure of its region certificate."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ....theory import display, tex
-from .._phase_figure import plot_phase
-from ._format import NAMES, _case_math, _status
+from .._region_figure import draw_region
+from ._format import NAMES, _case_math, _g, _status
 
 
 def monotone_section(doc, data, out: Path, claim=None, counts=None) -> None:
@@ -44,9 +44,8 @@ def monotone_section(doc, data, out: Path, claim=None, counts=None) -> None:
     doc.eq(f"\\alpha_c = {tex(ac, {**NAMES, mcs: 'm_c'})}.")
     doc.para(
         "So for $b>1$, $-\\xi$ attracts iff $\\alpha<\\alpha_c$ (iii). Not proved symbolically: that "
-        "$\\alpha>\\alpha_c$ excludes two interior roots; interval arithmetic decides each model (the "
-        "certified sign of $j'$) and, on the phase-diagram grid, agrees with $\\alpha_c$ everywhere. In the sparse "
-        "regime the rescaled field is"
+        f"$\\alpha>\\alpha_c$ excludes two interior roots; interval arithmetic {_agreement(data)}. In the "
+        "sparse regime the rescaled field is"
     )
     doc.eq(f"\\lim_{{\\alpha\\to0}}\\frac{{F}}{{\\alpha}} = {tex(forms['sparse_field'], NAMES)},")
     doc.para(f"whose sign inside $(-1,1)$ is that of ${tex(ma.sparse_sign_factor, NAMES)}$, with the single zero "
@@ -56,7 +55,7 @@ def monotone_section(doc, data, out: Path, claim=None, counts=None) -> None:
     doc.eq(display("\\frac{j'}{2\\theta\\rho}", forms["rademacher_sign_factor"], NAMES).latex)
     doc.para("is positive because $m/\\rho>0$ and $m'>0$ (v).")
     doc.end_derivation()
-    _phase_figure(doc, data.phase, out)
+    _landscape_figure(doc, data.landscape, out)
     if claim is not None:
         bad = []
         for c in claim.counterexamples:
@@ -70,19 +69,41 @@ def monotone_section(doc, data, out: Path, claim=None, counts=None) -> None:
         _status(doc, claim, text)
 
 
-def _phase_figure(doc, pd, out: Path) -> None:
-    """The phase diagram's paragraph and figure (drawn from the computed diagram)."""
-    plot_phase(pd, out / "phase.png")
-    counts = pd.counts()
-    cells = sum(counts.values())
-    certified = "every cell certified" if pd.all_certified else "the undecided cells are not certified"
+def _agreement(data) -> str:
+    """How the certified boxes compare with ``alpha_c``: the fixed prior's region proposition."""
+    fixed = [r for r in data.regions if r.prior == "fixed"]
+    if not fixed:
+        return "decides each model in the suite (the certified sign of $j'$)"
+    f = fixed[0]
+    verdict = ("agrees with $\\alpha_c$ on every certified box" if f.agrees
+               else f"contradicts $\\alpha_c$ on {len(f.contradictions)} certified boxes")
+    return f"decides each model (the certified sign of $j'$) and, over the region of the figure below, {verdict}"
+
+
+def _landscape_figure(doc, land, out: Path) -> None:
+    """The landscape figure and its paragraph: the boxes of the fixed prior's region certificate
+    as proved (``verify.studies.Landscape``), not statuses sampled at points."""
+    if land is None:
+        return
+    cert = land.certificate
+    drawn = draw_region(cert, out / "phase.png", lines=land.lines,
+                        title="fixed prior, $\\beta=1$, $\\sigma^2=1$: each box proved for every parameter in it")
+    n, fr = drawn["patches"], cert.fractions
+    (t0, t1), (a0, a1) = cert.region["ranges"]["theta"], cert.region["ranges"]["alpha"]
+    fixed = cert.region["fixed"]
     doc.para(
-        f"Phase diagram (fixed prior, $\\beta=\\sigma^{{2}}=1$): on a ${len(pd.thetas)}\\times{len(pd.alphas)}$ grid "
-        f"of $\\theta\\in(0,4]$ and log-spaced $\\alpha\\in[10^{{-4}},1]$, plus the sparse row $\\alpha\\to0$ "
-        f"({cells} cells), interval arithmetic finds {counts['monotone']} monotone, {counts['bistable']} bistable "
-        f"and {counts['undecided']} undecided cells ({certified}); the certified status disagrees with the closed "
-        f"form $\\alpha_c(\\theta)$ at {pd.disagreements} cells."
+        f"The landscape over $(\\theta,\\alpha)$ (fixed prior, $\\beta={_g(fixed['beta'])}$, "
+        f"$\\sigma^{{2}}={_g(fixed['sigma2'])}$) is drawn from the region certificate of the proposition on "
+        f"parameter regions below: ${_g(t0)}<\\theta\\le{_g(t1)}$ and ${_g(a0)}\\le\\alpha\\le{_g(a1)}$ are "
+        f"split into {len(cert.boxes):,} leaf boxes, and on each box interval arithmetic proves the status for "
+        f"every parameter in it: {n['monotone']:,} boxes monotone ({100 * fr['monotone']:.2f}% of the area in "
+        f"$(\\theta,\\log_{{10}}\\alpha)$), {n['bistable']:,} bistable ({100 * fr['bistable']:.2f}%); "
+        f"{n['undecided']:,} small boxes along the boundary ({100 * fr['undecided']:.2f}%) are undecided, not "
+        f"proved either way ({'every proof audited' if cert.certified else 'not every proof passed its audit'}). "
+        "The figure draws these boxes, not points: a colour is a statement about its whole box."
     )
     doc.figure("phase", "Certified landscape of the fixed prior over $(\\theta,\\alpha)$, $\\beta=\\sigma^{2}=1$: "
-                        "monotone (blue), bistable (orange), undecided (red). Solid: closed form "
-                        "$\\alpha_c(\\theta)$; dashed: sparse threshold $\\beta\\theta=1$.")
+                        "boxes proved monotone (blue) or bistable (orange) for every parameter in them; undecided "
+                        "boxes (red, outlined so that the thin band shows) are not proved. Solid: closed form "
+                        "$\\alpha_c(\\theta)$; dashed: sparse threshold $\\beta\\theta=1$. "
+                        "At $\\theta=0$ the field vanishes identically (the left edge).")
