@@ -36,8 +36,9 @@ from ._diffusion import (
     simulate_diffusion,
     splitting_probability,
 )
-from ._diffusion._measured import usable_features
+from ._diffusion._measured import MeasuredLaw, usable_features
 from ._diffusion._route import METHODS as ROUTE_METHODS
+from ._diffusion._route import RoutedTables
 from ._gradient._crossfit import CrossFitMean
 from ._gradient._influence import feature_names, gradient_features
 from ._ode import basins, flow_map, integrate, time_to_alignment
@@ -92,7 +93,9 @@ __all__ = [
     "SPLIT_GROWTH",
     "effective_step",
     "one_step_moments",
+    "MeasuredLaw",
     "measured_law",
+    "RoutedTables",
     "route_tables",
     "ROUTE_METHODS",
     "complexity",

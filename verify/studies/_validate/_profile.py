@@ -30,6 +30,12 @@ TOLERANCES = {
                   "runs reaching (rho* + 1)/2 before (rho* - 1)/2 (bistable models)"),
 }
 QUANTITIES = tuple(TOLERANCES)
+#: the routes a prediction can take (``numerics.route_tables``); the one-step quantities are the
+#: expansion's formulas and have no measured counterpart
+ROUTES = ("expansion", "measured")
+#: the quantities each route predicts
+ROUTE_QUANTITIES = {"expansion": QUANTITIES,
+                    "measured": ("plateau", "trajectory", "band", "passage", "splitting")}
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,12 @@ class Profile:
     split_runs, split_steps : int
         Runs of the splitting chain, and the most steps it may take (``8`` escape times
         ``1 / (eta F'(rho*))``; the step is raised from the model's ``eta`` until they fit).
+    routes : tuple of str
+        The routes whose predictions of the plateau, trajectory, band, passage and splitting are
+        judged against the same chains (:data:`ROUTES`): ``expansion`` (the derived ``O(eta)``
+        law) and ``measured`` (the exact chain's one-step law, ``numerics.route_tables``).
+    law_drift_se : float or None
+        The measured law's requested drift error (``None``: its default, 0.02 of the drift's scale).
     """
 
     name: str
@@ -85,6 +97,8 @@ class Profile:
     prediction_runs: int = 2000
     split_runs: int = 300
     split_steps: int = 400
+    routes: tuple = ("expansion", "measured")
+    law_drift_se: float | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -93,6 +107,10 @@ class Profile:
 PROFILES = {
     "small": Profile("small", models=3, one_step_runs=400, plateau_runs=6, window=4.0, max_steps=600,
                      max_draws=2e7, trajectory_steps=200, trajectory_runs=16, prediction_runs=500, split_runs=60,
-                     split_steps=200),
+                     split_steps=200, law_drift_se=0.05),
     "long": Profile("long", models=200, one_step_runs=3000),
+    # both routes on 200 models at a quarter of the long profile's chain budget (the measured law
+    # at its default error): the route comparison in about half an hour on 2 cores
+    "routes": Profile("routes", models=200, one_step_runs=1000, plateau_runs=12, max_draws=5e7, trajectory_steps=800,
+                      trajectory_runs=32, prediction_runs=1000, split_runs=200),
 }

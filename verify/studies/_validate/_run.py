@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ....core.validate import integer
 from ....numerics import current_executor
 from ._models import BETA_SPLIT, DrawnModel, draw_models
-from ._profile import QUANTITIES, SIGMAS, TOLERANCES, Profile
+from ._profile import QUANTITIES, ROUTE_QUANTITIES, SIGMAS, TOLERANCES, Profile
 from ._quantities import decaying, error, moments, plateau, second_moment, splitting
 
 #: worst cases listed by :func:`summarize`
@@ -39,7 +39,8 @@ def _run_unit(u: _Unit) -> dict:
         try:
             out = study(u.model, u.profile)
         except Exception as exc:
-            comps += [error(q, f"{type(exc).__name__}: {exc}") for q in quantities]
+            comps += [error(q, f"{type(exc).__name__}: {exc}", r) for r in u.profile.routes for q in quantities
+                      if q in ROUTE_QUANTITIES[r]]
             continue
         comps += out if isinstance(out, list) else [out]
     return {**u.model.as_dict(), "comparisons": [c.as_dict() for c in comps], "wall_s": time.perf_counter() - t0}
@@ -99,34 +100,57 @@ def _regions(rec: dict) -> tuple[str, str]:
             f"beta >= {BETA_SPLIT:g}" if rec["region"]["beta_high"] else f"beta < {BETA_SPLIT:g}")
 
 
+def _route(c: dict) -> str:
+    return c.get("route", "expansion")
+
+
+def _auto(rec: dict, c: dict) -> bool:
+    """Whether ``c`` is what the default route (``auto``) predicts for this model: the expansion
+    inside its stated validity, the measured law outside (for the quantities it predicts)."""
+    measured = not rec["region"]["inside"] and c["quantity"] in ROUTE_QUANTITIES["measured"]
+    return _route(c) == ("measured" if measured else "expansion")
+
+
 def _case(rec: dict, c: dict) -> dict:
     ratio = c["theory"] / c["mc"] if c["mc"] and math.isfinite(c["mc"]) else math.nan
-    return {"model": rec["index"], "quantity": c["quantity"], "rho": c["rho"], "step": c["detail"].get("step"),
-            "problem": rec["problem"],
+    return {"model": rec["index"], "quantity": c["quantity"], "route": _route(c), "rho": c["rho"],
+            "step": c["detail"].get("step"), "problem": rec["problem"],
             "eta": rec["eta"], "inside": rec["region"]["inside"], "theory": c["theory"], "mc": c["mc"], "se": c["se"],
             "ratio": ratio, "excess": c["excess"], "status": c["status"]}
 
 
+def _tally(rows: list[tuple[dict, dict]]) -> dict:
+    """Pass rates per quantity over ``rows`` (``(record, comparison)``), in all and per region."""
+    out: dict = {"all": {q: _rate([c for _, c in rows if c["quantity"] == q]) for q in QUANTITIES}, "regions": {}}
+    for k in range(2):
+        names = sorted({_regions(rec)[k] for rec, _ in rows})
+        for name in names:
+            cs = [c for rec, c in rows if _regions(rec)[k] == name]
+            out["regions"][name] = {q: _rate([c for c in cs if c["quantity"] == q]) for q in QUANTITIES}
+    return out
+
+
 def summarize(records: list[dict]) -> dict:
-    """Pass rates per quantity, per quantity and region (validity inside/outside, beta
-    below/above :data:`BETA_SPLIT`), the worst cases (largest ``excess``) and every failure."""
+    """Pass rates per quantity (all routes), per route (``expansion``, ``measured`` and ``auto``, the
+    default's choice per model) and region (validity inside/outside, beta below/above
+    :data:`BETA_SPLIT`), the worst cases (largest ``excess``) and every failure."""
     rows = [(rec, c) for rec in records for c in rec["comparisons"]]
     by_q = {q: [c for _, c in rows if c["quantity"] == q] for q in QUANTITIES}
-    regions: dict[str, dict[str, list[dict]]] = {}  # region -> quantity -> its comparisons
-    for k in range(2):
-        for rec, c in rows:
-            regions.setdefault(_regions(rec)[k], {q: [] for q in QUANTITIES})[c["quantity"]].append(c)
+    routes = {r: _tally([(rec, c) for rec, c in rows if _route(c) == r]) for r in ROUTE_QUANTITIES
+              if any(_route(c) == r for _, c in rows)}
+    if "measured" in routes:
+        routes["auto"] = _tally([(rec, c) for rec, c in rows if _auto(rec, c)])
     judged = [(rec, c) for rec, c in rows if c["status"] in ("pass", "fail")]
     worst = sorted(judged, key=lambda rc: -rc[1]["excess"])[:WORST]
     return {
         "models": len(records),
         "inside": sum(rec["region"]["inside"] for rec in records),
         "quantities": {q: _rate(cs) for q, cs in by_q.items()},
-        "regions": {name: {q: _rate(cs) for q, cs in qs.items()} for name, qs in regions.items()},
+        "routes": routes,
         "worst": [_case(rec, c) for rec, c in worst],
         "failures": [_case(rec, c) for rec, c in judged if c["status"] == "fail"],
-        "not_applicable": [{"model": rec["index"], "quantity": c["quantity"], "reason": c["detail"].get("reason")}
-                           for rec, c in rows if c["status"] == "n/a"],
-        "errors": [{"model": rec["index"], "quantity": c["quantity"], "error": c["detail"].get("reason")}
-                   for rec, c in rows if c["status"] == "error"],
+        "not_applicable": [{"model": rec["index"], "quantity": c["quantity"], "route": _route(c),
+                            "reason": c["detail"].get("reason")} for rec, c in rows if c["status"] == "n/a"],
+        "errors": [{"model": rec["index"], "quantity": c["quantity"], "route": _route(c),
+                    "error": c["detail"].get("reason")} for rec, c in rows if c["status"] == "error"],
     }
