@@ -205,7 +205,8 @@ def plateau(m: DrawnModel, profile: Profile) -> list[Comparison]:
     per_run = sim.rho[:, burn + 1:].mean(axis=1)
     mc, se = 1.0 - per_run.mean(), per_run.std(ddof=1) / math.sqrt(runs)
     detail: dict[str, Any] = {"rho_start": start, "rho_mc": float(per_run.mean()),
-                              "spread_mc": float(sim.rho[:, burn + 1:].std()), "eta": m.eta, "runs": runs, "burn_steps": burn, "window_steps": window, "relaxation_steps": tau}
+                              "spread_mc": float(sim.rho[:, burn + 1:].std()), "eta": m.eta, "runs": runs,
+                              "burn_steps": burn, "window_steps": window, "relaxation_steps": tau}
     if deficit is not None:
         out.append(judge("plateau", None, deficit, mc, se, **detail))
     if isinstance(law, str):
@@ -434,7 +435,8 @@ def splitting(m: DrawnModel, profile: Profile) -> list[Comparison]:
     sim = simulate(p, sched, steps=steps, runs=runs, rho0=rho0, stride=1, seed=_stream(m, profile, 3))
     n, plus = exits(sim.rho, pred.a, pred.b)
     detail: dict[str, Any] = {"eta": eta, "model_eta": m.eta, "rho_star": ref.unstable, "rate": ref.rate,
-                              "noise_width": w, "rho0": rho0, "a": pred.a, "b": pred.b, "steps": steps, "runs": runs, "decided": n}
+                              "noise_width": w, "rho0": rho0, "a": pred.a, "b": pred.b, "steps": steps, "runs": runs,
+                              "decided": n}
     if n < 0.95 * runs:
         return na(f"{runs - n} of {runs} runs reach neither a = {pred.a:.3g} nor b = {pred.b:.3g} within {steps} "
                   "steps")
