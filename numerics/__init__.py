@@ -38,7 +38,7 @@ from ._diffusion import (
 )
 from ._diffusion._measured import MeasuredLaw, usable_features
 from ._diffusion._route import METHODS as ROUTE_METHODS
-from ._diffusion._route import RoutedTables
+from ._diffusion._route import PathPrediction, RoutedTables, predict_paths
 from ._gradient._crossfit import CrossFitMean
 from ._gradient._influence import feature_names, gradient_features
 from ._ode import basins, flow_map, integrate, time_to_alignment
@@ -97,6 +97,8 @@ __all__ = [
     "measured_law",
     "RoutedTables",
     "route_tables",
+    "PathPrediction",
+    "predict_paths",
     "ROUTE_METHODS",
     "complexity",
     "optimize_schedule",

@@ -44,7 +44,7 @@ from ._measured import MeasuredLaw, Plateau, measured_law
 from ._moments import OneStepMoments, one_step_moments
 from ._passage import FirstPassage, censored_quantile, exits, first_hits, first_passage, plain_ode_step
 from ._paths import DiffusionRun, simulate_diffusion
-from ._route import METHODS, RoutedTables, route_tables
+from ._route import METHODS, PathPrediction, RoutedTables, predict_paths, route_tables
 from ._scaling import Scaling, scaling_exponents
 from ._search import ScheduleSearch, optimize_schedule
 from ._splitting import SPLIT_GROWTH, Splitting, effective_step, splitting_probability
@@ -61,6 +61,7 @@ __all__ = [
     "MeasuredLaw",
     "OneStepMoments",
     "Plateau",
+    "PathPrediction",
     "RoutedTables",
     "Scaling",
     "SPLIT_GROWTH",
@@ -78,6 +79,7 @@ __all__ = [
     "first_passage",
     "measured_law",
     "route_tables",
+    "predict_paths",
     "one_step_moments",
     "optimize_schedule",
     "plain_ode_step",

@@ -14,12 +14,15 @@ plateau) reads a :class:`._tables.DiffusionTables`. :func:`route_tables` says wh
 
 The result says which route produced the tables and why (:attr:`RoutedTables.reason`), and for
 the measured route carries the law itself, whose bootstrap replicates
-(:meth:`RoutedTables.replicates`) give any prediction its Monte Carlo uncertainty.
+(:meth:`RoutedTables.replicates`) give any prediction its Monte Carlo uncertainty;
+:func:`predict_paths` reads a prediction off the law's paths with both of its errors (the paths'
+own and the law's).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,10 +32,13 @@ from ...theory import Validity, validity
 from .._schedule import Schedule
 from .._simulate._problem import Problem
 from ._measured import MeasuredLaw, measured_law
+from ._paths import simulate_diffusion
 from ._tables import DiffusionTables, diffusion_tables
 
 #: the routes a caller may ask for
 METHODS = ("auto", "expansion", "measured")
+#: bootstrap replicates of the law behind a prediction's law error (:func:`predict_paths`)
+REPLICATES = 8
 #: a decaying schedule is measured down to this fraction of its largest step at least (below it
 #: the drift is its small-step limit within the measured error: the step enters as ``eta B``)
 SMALLEST_STEP_FRACTION = 1e-3
@@ -138,3 +144,45 @@ def route_tables(problem: Problem, schedule: Schedule, steps: int, *, method: st
     law = measured_law(problem, eta_hi, eta_low=eta_lo, drift_se=drift_se, seed=seed, workers=workers)
     why = "asked for" if method == "measured" else "auto: the expansion is " + valid.message
     return RoutedTables("measured", method, law.tables(), valid, why, law)
+
+
+@dataclass(frozen=True)
+class PathPrediction:
+    """A prediction read off paths of a measured law, with its two Monte Carlo errors.
+
+    Attributes
+    ----------
+    value : ndarray
+        What the paths of the law give, one entry per predicted number.
+    path_se : ndarray
+        The paths' own Monte Carlo error (as ``read`` reports it).
+    law_se : ndarray
+        The standard deviation of the same prediction over bootstrap replicates of the law
+        (:meth:`MeasuredLaw.resample`), run on the same paths' normals.
+    """
+
+    value: np.ndarray
+    path_se: np.ndarray
+    law_se: np.ndarray
+
+    def se(self, j: int) -> float:
+        """The joint standard error of entry ``j``."""
+        return float(math.hypot(self.path_se[j], self.law_se[j]))
+
+
+def predict_paths(law: MeasuredLaw, etas, rho0: float, runs: int, seed: int,
+                  read: Callable[[np.ndarray], tuple], replicates: int = REPLICATES) -> PathPrediction:
+    """``read(paths)`` (values and their path errors) on ``runs`` paths of ``law`` from ``rho0`` under
+    the steps ``etas``, recorded at every step (array ``(runs, len(etas) + 1)``); the law error from
+    ``replicates`` bootstrap replicates of ``law`` run on the same normals (common random numbers,
+    so the spread is the law's alone)."""
+    etas = np.asarray(etas, dtype=float)
+    replicates = integer("replicates", replicates, 2)
+
+    def run(tables) -> np.ndarray:
+        return simulate_diffusion(tables, etas, np.full(runs, rho0), stride=1, seed=seed).rho[0]
+
+    value, path_se = read(run(law.tables()))
+    rng = np.random.default_rng(seed)
+    reps = np.array([read(run(law.resample(rng).tables()))[0] for _ in range(replicates)])
+    return PathPrediction(np.asarray(value, float), np.asarray(path_se, float), reps.std(axis=0, ddof=1))

@@ -8,47 +8,18 @@ protocol run on paths of that law (:func:`numerics.simulate_diffusion` on its ta
 by the exact step's own draws), so both routes predict the same number of the same chain.
 
 A prediction's standard error joins two Monte Carlo errors: the paths' own (over the paths) and
-the law's (the spread of the same prediction over :data:`REPLICATES` bootstrap replicates of the
-law, batches of its runs resampled whole, on the same paths' normals).
+the law's (the spread of the same prediction over bootstrap replicates of the law, batches of its
+runs resampled whole, on the same paths' normals): :func:`numerics.predict_paths`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
-from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from ....numerics import MeasuredLaw, Problem, Schedule, measured_law, route_tables, simulate_diffusion
-
-#: bootstrap replicates of the law behind each prediction's law error
-REPLICATES = 8
-
-
-@dataclass(frozen=True)
-class Predicted:
-    """One measured-route prediction: its value and standard errors (module docstring).
-
-    Attributes
-    ----------
-    value : ndarray
-        What the paths of the law give, one entry per compared number.
-    path_se : ndarray
-        The paths' own Monte Carlo error.
-    law_se : ndarray
-        The standard deviation over bootstrap replicates of the law.
-    """
-
-    value: np.ndarray
-    path_se: np.ndarray
-    law_se: np.ndarray
-
-    def se(self, j: int) -> float:
-        """The joint standard error of entry ``j``."""
-        return float(math.hypot(self.path_se[j], self.law_se[j]))
+from ....numerics import MeasuredLaw, Problem, Schedule, measured_law, route_tables
 
 
 @lru_cache(maxsize=4)
@@ -69,21 +40,6 @@ def constant(law: MeasuredLaw) -> MeasuredLaw:
 def constant_law(problem: Problem, eta: float, seed: int, drift_se: float | None) -> MeasuredLaw:
     """The law of a constant step (the splitting chain's)."""
     return measured_law(problem, eta, seed=seed, drift_se=drift_se)
-
-
-def predict_paths(law: MeasuredLaw, etas: np.ndarray, rho0: float, runs: int, seed: int,
-                  read: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]) -> Predicted:
-    """``read(paths)`` (values and their path errors) on ``runs`` paths of ``law`` from ``rho0``
-    under the steps ``etas``, recorded at every step; the law error from :data:`REPLICATES`
-    bootstrap replicates of ``law`` run on the same normals."""
-
-    def run(tables) -> np.ndarray:
-        return simulate_diffusion(tables, etas, np.full(runs, rho0), stride=1, seed=seed).rho[0]
-
-    value, path_se = read(run(law.tables()))
-    rng = np.random.default_rng(seed)
-    reps = np.array([read(run(law.resample(rng).tables()))[0] for _ in range(REPLICATES)])
-    return Predicted(np.asarray(value, float), np.asarray(path_se, float), reps.std(axis=0, ddof=1))
 
 
 def law_detail(law: MeasuredLaw) -> dict:

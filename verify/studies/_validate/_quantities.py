@@ -25,12 +25,13 @@ from ....numerics import (
     first_hits,
     one_step_moments,
     predict,
+    predict_paths,
     simulate,
     splitting_probability,
 )
 from ....theory import alignment_variance, effective_drift, gradient_second_moment, stationary_alignment
 from ...checks import one_step, one_step_increments
-from ._measured import MeasuredLaw, constant, constant_law, decaying_law, law_detail, predict_paths
+from ._measured import MeasuredLaw, constant, constant_law, decaying_law, law_detail
 from ._models import DrawnModel
 from ._profile import SIGMAS, TOLERANCES, Profile
 
