@@ -318,6 +318,23 @@ def test_verify_progress_is_relayed_from_the_workers(cluster):
     assert any(label.startswith("field.") and label.endswith((": a", ": b")) for label, _, _ in seen), seen
 
 
+def test_verify_with_nothing_to_run_on_a_cluster(cluster):
+    """A selection whose every check is left out of every case (here: the diffusion checks under the
+    expansion route, on a case outside its validity) is an empty plan: no unit, no records, the
+    reasons listed; on a cluster it raised IndexError from the progress bookkeeping."""
+    from dataclasses import replace
+
+    from sigrec.verify.suite import SuiteConfig, make_case, run_suite
+
+    case = make_case("out", theta=0.6, R=200, L=4000, d=20, beta=2.0)
+    config = replace(SuiteConfig.preset_config("quick"), cases=(case,), checks=("sga.fluctuations", "sga.splitting"),
+                     method="expansion")
+    with executor(scheduler=cluster.address):
+        result = run_suite(config)
+    assert result.records == ()
+    assert {na["check"] for na in result.summary["not_applicable"]} == {"sga.fluctuations", "sga.splitting"}
+
+
 @pytest.mark.slow
 def test_killing_a_worker_mid_verify_changes_nothing(cluster, tmp_path, capsys):
     """A fan-out unit (a whole case) lost with its worker is run again on the survivor,

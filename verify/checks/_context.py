@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ...core.validate import choice, real
+from ...numerics import ROUTE_METHODS
 from ...theory import Certificate, Model, certify
 from ._preset import QUICK, Preset
 
@@ -58,6 +60,12 @@ class CheckContext:
         Random parameter points per prior and digits of ``derivation.quadrature``.
     budget : float or None
         Token-steps a planned, decisive simulation may cost (``None``: the preset's).
+    method : {"auto", "expansion", "measured"}
+        Which law feeds the diffusion checks' predictions (:func:`numerics.route_tables`):
+        ``"auto"`` (default) the ``O(eta)`` expansion inside its stated validity and the exact
+        chain's measured one-step law outside, so that those checks run on every case.
+    drift_se : float or None
+        The measured law's requested drift error (``None``: its default).
     """
 
     seed: int = 0
@@ -66,6 +74,13 @@ class CheckContext:
     quadrature_points: int = 2
     quadrature_dps: int = 50
     budget: float | None = None
+    method: str = "auto"
+    drift_se: float | None = None
+
+    def __post_init__(self):
+        choice("method", self.method, ROUTE_METHODS)
+        if self.drift_se is not None:
+            real("drift_se", self.drift_se, lower=0.0, strict=True)
 
     def seed_for(self, *identity) -> int:
         """The seed of one unit of work (see :func:`derive_seed`)."""

@@ -27,28 +27,45 @@ chain (section 2) on the case's finite instance.
 
 ``variance_scale`` (keyword of :func:`fluctuations`, :func:`hitting_time`,
 :func:`splitting`) multiplies ``Sigma`` in the prediction; 1 is the derived value, and the
-tests show that 2 fails.
+tests show that 2 fails (the expansion route only).
+
+Routes (``CheckContext.method``, ``sigrec verify --method``). The predictions above read the
+``O(eta)`` expansion's drift and ``Sigma`` (route ``expansion``), accurate inside
+:func:`theory.validity`. Route ``measured`` reads the exact chain's one-step law instead
+(:func:`numerics.route_tables`): the band and the first passages come from paths that step by the
+exact step's own draws (:class:`numerics.MeasuredLaw`, measured once over the reproduction
+schedule's steps; the paths of any slower schedule step exactly by the same draws), and the
+splitting fraction from such paths started where the chain starts, exiting the same ``(a, b)``.
+Each measured prediction carries the law's Monte Carlo error (the spread over bootstrap
+replicates of the law on the same normals), added to the comparison's error; the geometry of the
+protocol (schedule design, ``rho*``, ``w``, ``a``, ``b``) is the expansion's either way. ``auto``
+(the default) takes the expansion inside its validity and the measured law outside, so these
+checks run on every case instead of being left out there.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.stats import ks_2samp, norm
 
 from ...numerics import (
     SPLIT_GROWTH,
+    MeasuredLaw,
     Problem,
     Schedule,
     censored_quantile,
     diffusion_tables,
     exits,
     first_hits,
+    measured_law,
+    predict_paths,
+    route_tables,
     simulate,
     simulate_diffusion,
     splitting_probability,
@@ -73,18 +90,91 @@ SPLIT_ETA = 0.1
 PRED_RUNS = 4000
 #: fewest predicted median steps to the target for the comparison to test the diffusion limit
 MIN_STEPS = 200
+#: the steps of :data:`SCHEDULE` over which the measured law is measured (its largest and smallest)
+LAW_STEPS = 20 * MIN_STEPS
+#: bootstrap replicates of the measured law behind a measured prediction's law error
+LAW_REPLICATES = 8
+#: the measured law's default drift error in these checks (``numerics.measured_law``'s ``drift_se``,
+#: absolute; its work stays bounded by ``max_work``, the law then ``limited``): the two-sample KS
+#: test of ``sga.hitting_time`` does not carry the law's error, and at the library's default (0.02)
+#: that error alone moved a median passage by 3.5% (theta 2, beta 1.6, R 100, L 2100: KS p 0.004
+#: at 0.02, 0.68 at 0.005)
+DRIFT_SE = 0.005
+
+
+@dataclass(frozen=True)
+class Route:
+    """Which law a diffusion check predicts from (module docstring), and why.
+
+    Attributes
+    ----------
+    name : {"expansion", "measured"}
+    reason : str
+    seed : int
+        Of the measured law's Monte Carlo.
+    drift_se : float or None
+        The measured law's requested drift error.
+    """
+
+    name: str
+    reason: str = field(default="", compare=False)
+    seed: int = 0
+    drift_se: float | None = None
+
+    @property
+    def measured(self) -> bool:
+        return self.name == "measured"
+
+    def as_dict(self) -> dict:
+        return {"route": self.name, "route_reason": self.reason}
+
+
+#: the expansion's route (one value, so that the caches keyed by the route are shared with the
+#: validity gate's schedule design)
+EXPANSION = Route("expansion")
+
+
+def route_for(case: Case, ctx: CheckContext, expansion) -> Route:
+    """The :class:`Route` of a check whose prediction uses the instances and largest steps that
+    ``expansion(case, ctx, steps)`` gives (:func:`diffusion_expansion`, :func:`splitting_expansion`):
+    what ``ctx.method`` asks, ``auto`` deciding by :func:`theory.validity` at each of them (the
+    instances alone first, so that a case outside costs no schedule design)."""
+    seed, se = ctx.seed_for(case.name, "diffusion.law"), DRIFT_SE if ctx.drift_se is None else ctx.drift_se
+    if ctx.method != "auto":
+        return Route(ctx.method, "asked for (method)", seed, se) if ctx.method == "measured" else EXPANSION
+    for steps in (False, True):
+        for d, L, eta in expansion(case, ctx, steps=steps):
+            v = validity(case.model, d, L, eta)
+            if not v.inside:
+                return Route("measured", f"auto: the expansion is {v.message}", seed, se)
+    return Route("expansion", f"auto: the expansion is {v.message}")
+
+
+@lru_cache(maxsize=8)
+def _law(problem: Problem, seed: int, drift_se: float | None) -> MeasuredLaw:
+    """The exact chain's one-step law over :data:`SCHEDULE`'s first :data:`LAW_STEPS` steps."""
+    law = route_tables(problem, SCHEDULE, LAW_STEPS, method="measured", seed=seed, drift_se=drift_se).law
+    assert law is not None  # the measured route carries its law
+    return law
+
+
+def _tables(problem: Problem, route: Route, variance_scale: float = 1.0):
+    """The diffusion tables of ``route`` (``variance_scale`` scales the expansion's ``Sigma``)."""
+    if route.measured:
+        return _law(problem, route.seed, route.drift_se).tables()
+    return diffusion_tables(problem, variance_scale=variance_scale)
 
 
 @lru_cache(maxsize=16)
-def schedule_for(problem: Problem, seed: int) -> Schedule:
+def schedule_for(problem: Problem, seed: int, route: Route = EXPANSION) -> Schedule:
     """The reproduction's schedule, slowed down (``eta0`` scaled, ``k0`` and ``power`` kept) until the
-    predicted median first passage takes at least ``MIN_STEPS`` steps.
+    predicted median first passage (by ``route``'s law) takes at least ``MIN_STEPS`` steps.
 
     The diffusion is a small-step limit: a passage in a handful of steps (the bistable ``theta = 2``
     model reaches 0.99 in about 10 steps of ``45/(k + 250)``) tests the discreteness, not the noise.
     """
     sched = SCHEDULE
-    tab = diffusion_tables(problem)
+    tab = _tables(problem, route)
     for _ in range(4):
         run = simulate_diffusion(tab, sched.eta(np.arange(20 * MIN_STEPS)), np.full(500, RHO0), level=TARGET,
                                  seed=seed, stop_fraction=0.6)
@@ -135,11 +225,12 @@ def budget(preset: Preset) -> Budget:
 
 
 @lru_cache(maxsize=8)
-def _prediction(problem: Problem, schedule: Schedule, rho0: float, horizon: int, seed: int, variance_scale: float):
+def _prediction(problem: Problem, schedule: Schedule, rho0: float, horizon: int, seed: int, variance_scale: float,
+                route: Route = EXPANSION):
     """Diffusion paths and first passages from ``rho0`` (cached: the horizon's pilot, and both
     ``sga.fluctuations`` and ``sga.hitting_time``, ask for the same ``PRED_RUNS`` paths; the
     arrays are read-only)."""
-    tab = diffusion_tables(problem, variance_scale=variance_scale)
+    tab = _tables(problem, route, variance_scale)
     run = simulate_diffusion(tab, schedule.eta(np.arange(horizon)), np.full(PRED_RUNS, rho0), level=TARGET, stride=1,
                              seed=seed)
     rho, hits = run.rho[0], run.first_passage[0]
@@ -157,9 +248,9 @@ def _exact(problem: Problem, schedule: Schedule, rho0: float, horizon: int, runs
     return sim.rho
 
 
-def _horizon(problem, schedule, rho0, cap, seed, variance_scale):
+def _horizon(problem, schedule, rho0, cap, seed, variance_scale, route: Route = EXPANSION):
     """Predicted 90% passage step (from a short diffusion pilot) x 1.3, or ``None`` beyond ``cap``."""
-    _, hits = _prediction(problem, schedule, rho0, cap, seed, variance_scale)
+    _, hits = _prediction(problem, schedule, rho0, cap, seed, variance_scale, route)
     q90 = censored_quantile(hits, 0.9)
     if not math.isfinite(q90):
         return None
@@ -183,18 +274,35 @@ def _cap(ctx: CheckContext, budget_: Budget | None) -> int:
 
 def _runs(case: Case, ctx: CheckContext, variance_scale: float, budget_: Budget | None, schedule: Schedule | None):
     """What ``sga.fluctuations`` and ``sga.hitting_time`` compare, from the same fixed start:
-    ``(schedule, horizon, predicted paths, predicted passages, exact paths)``, or ``None`` when
-    the predicted 90% first passage lies beyond the budget's step cap."""
+    ``(route, schedule, horizon, predicted paths, predicted passages, exact paths)``, or ``None``
+    when the predicted 90% first passage lies beyond the budget's step cap."""
     b = budget_ or budget(ctx.preset)
     p = case.problem
     pseed = _prediction_seed(case, ctx)
-    schedule = schedule or schedule_for(p, pseed)
-    horizon = _horizon(p, schedule, RHO0, b.max_steps, pseed, 1.0)
+    route = route_for(case, ctx, diffusion_expansion)
+    schedule = schedule or schedule_for(p, pseed, route)
+    horizon = _horizon(p, schedule, RHO0, b.max_steps, pseed, 1.0, route)
     if horizon is None:
         return None
-    pred, hits_pred = _prediction(p, schedule, RHO0, b.max_steps, pseed, float(variance_scale))
+    pred, hits_pred = _prediction(p, schedule, RHO0, b.max_steps, pseed, float(variance_scale), route)
     sim = _exact(p, schedule, RHO0, horizon, b.runs, ctx.seed_for(case.name, "diffusion.exact", horizon))
-    return schedule, horizon, pred, hits_pred, sim
+    return route, schedule, horizon, pred, hits_pred, sim
+
+
+def _law_spread(problem: Problem, route: Route, schedule: Schedule, horizon: int, seed: int, stat) -> float:
+    """The measured law's Monte Carlo error on ``stat(paths)`` (paths of :data:`PRED_RUNS` runs from
+    :data:`RHO0` to ``horizon``): the spread over :data:`LAW_REPLICATES` bootstrap replicates of the
+    law on the same normals (:func:`numerics.predict_paths`)."""
+    pr = predict_paths(_law(problem, route.seed, route.drift_se), schedule.eta(np.arange(horizon)), RHO0, PRED_RUNS,
+                       seed, lambda x: ([stat(x)], [0.0]), replicates=LAW_REPLICATES)
+    return float(pr.law_se[0])
+
+
+def _coverage(pred: np.ndarray, x: np.ndarray, ks: np.ndarray):
+    """Per run of ``x`` (exact paths at the checkpoints ``ks``): the fraction of checkpoints inside
+    the 10-90% band of ``pred`` and below its median; and the predicted quantiles."""
+    q = np.quantile(pred[:, ks], [0.1, 0.5, 0.9], axis=0)
+    return ((x >= q[0]) & (x <= q[2])).mean(axis=1), (x <= q[1]).mean(axis=1), q
 
 
 def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
@@ -204,17 +312,25 @@ def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
     runs = _runs(case, ctx, variance_scale, budget_, schedule)
     if runs is None:
         return [_inconclusive("sga.fluctuations", case, _cap(ctx, budget_), t0, "the band comparison")]
-    schedule, horizon, pred, _, sim = runs
+    route, schedule, horizon, pred, _, sim = runs
     ks = np.unique(np.linspace(0, horizon, CHECKPOINTS + 1)[1:].astype(int))
-    q = np.quantile(pred[:, ks], [0.1, 0.5, 0.9], axis=0)
     x = sim[:, ks]
-    inside = ((x >= q[0]) & (x <= q[2])).mean(axis=1)
-    below = (x <= q[1]).mean(axis=1)
+    inside, below, q = _coverage(pred, x, ks)
     n = x.shape[0]
-    # prediction's own Monte Carlo error on a coverage fraction: binomial with PRED_RUNS
+    # prediction's own Monte Carlo error on a coverage fraction: binomial with PRED_RUNS paths, and on
+    # the measured route the law's own error (the coverage's spread over replicates of the law)
     cov, med = float(inside.mean()), float(below.mean())
+    law_cov = law_med = 0.0
+    if route.measured:
+        pseed = _prediction_seed(case, ctx)
+        law_cov = _law_spread(case.problem, route, schedule, horizon, pseed,
+                              lambda paths: float(_coverage(paths, x, ks)[0].mean()))
+        law_med = _law_spread(case.problem, route, schedule, horizon, pseed,
+                              lambda paths: float(_coverage(paths, x, ks)[1].mean()))
     se_cov = math.hypot(inside.std(ddof=1) / math.sqrt(n), math.sqrt(0.16 / PRED_RUNS))
     se_med = math.hypot(below.std(ddof=1) / math.sqrt(n), math.sqrt(0.25 / PRED_RUNS))
+    if route.measured:
+        se_cov, se_med = math.hypot(se_cov, law_cov), math.hypot(se_med, law_med)
     z_cov, z_med = (cov - 0.8) / max(se_cov, 1e-12), (med - 0.5) / max(se_med, 1e-12)
     ok = abs(z_cov) <= Z and abs(z_med) <= Z
     sim_q = np.quantile(x, [0.1, 0.5, 0.9], axis=0)
@@ -225,11 +341,43 @@ def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
         "simulated_q90": sim_q[2].tolist(), "coverage": cov, "coverage_se": se_cov, "below_median": med,
         "below_median_se": se_med, "z": Z, "variance_scale": variance_scale,
         "method": "diffusion on the step grid (Euler-Maruyama, dt = eta_k) vs exact reduced chain",
+        **_route_details(route, _sample_law(case, route)),
     }
-    msg = (f"{n} runs, {ks.size} checkpoints to step {horizon}: inside predicted 10-90% band {cov:.3f} "
-           f"(expected 0.8, z = {z_cov:+.2f}), below predicted median {med:.3f} (expected 0.5, z = {z_med:+.2f})")
+    if route.measured:
+        details.update(method="paths of the measured one-step law (exact steps by its draws) vs exact reduced chain",
+                       coverage_law_se=law_cov, below_median_law_se=law_med)
+    msg = (f"{_route_prefix(route)}{n} runs, {ks.size} checkpoints to step {horizon}: inside predicted 10-90% band "
+           f"{cov:.3f} (expected 0.8, z = {z_cov:+.2f}), below predicted median {med:.3f} (expected 0.5, "
+           f"z = {z_med:+.2f})")
     return [_record("sga.fluctuations", "pass" if ok else "fail", max(abs(z_cov), abs(z_med)), Z, msg, details,
                     case, t0)]
+
+
+def _route_prefix(route: Route) -> str:
+    """What a message says of the route: nothing for the expansion (the checks' historical wording)."""
+    return "measured one-step law: " if route.measured else ""
+
+
+def _route_details(route: Route, law: MeasuredLaw | None = None) -> dict:
+    """The route, its reason and (measured route) the law behind the prediction."""
+    out: dict[str, Any] = {"route": route.name}
+    if route.reason:
+        out["route_reason"] = route.reason
+    if law is not None:
+        out["law"] = {"eta": law.eta, "eta_low": None if law.low is None else law.low.eta,
+                      "points": int(law.grid.size), "draws": int(law.runs.sum()),
+                      "max_drift_se": float(np.max(law.drift_se)), "status": law.status, "seed": route.seed}
+    return out
+
+
+def _sample_law(case: Case, route: Route) -> MeasuredLaw | None:
+    """The law behind the band and passage predictions of the measured route (``None`` else)."""
+    return _law(case.problem, route.seed, route.drift_se) if route.measured else None
+
+
+def _censored(hits: np.ndarray, horizon: int) -> np.ndarray:
+    """First passages with the runs that never pass (or pass beyond ``horizon``) at ``horizon + 1``."""
+    return np.where((hits < 0) | (hits > horizon), horizon + 1, hits)
 
 
 def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
@@ -239,20 +387,26 @@ def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
     runs = _runs(case, ctx, variance_scale, budget_, schedule)
     if runs is None:
         return [_inconclusive("sga.hitting_time", case, _cap(ctx, budget_), t0, "the first-passage comparison")]
-    schedule, horizon, _, hits_pred, sim = runs
+    route, schedule, horizon, _, hits_pred, sim = runs
     hits = first_hits(sim, TARGET)
-    hp = np.where((hits_pred < 0) | (hits_pred > horizon), horizon + 1, hits_pred)
+    hp = _censored(hits_pred, horizon)
     hs = np.where(hits < 0, horizon + 1, hits)
     m_pred, m_sim = float(np.median(hp)), float(np.median(hs))
     if m_sim > horizon:
         return [_inconclusive("sga.hitting_time", case, horizon, t0, "the simulated median")]
     rel = abs(m_pred - m_sim) / m_sim
+    # the measured law's own error on the predicted median widens the tolerance by 3 of its SE
+    law_se = 0.0
+    if route.measured:
+        law_se = _law_spread(case.problem, route, schedule, horizon, _prediction_seed(case, ctx),
+                             lambda paths: float(np.median(_censored(first_hits(paths, TARGET), horizon))))
+    tol = HIT_TOL + 3.0 * law_se / m_sim
     pval = float(ks_2samp(hp, hs).pvalue)
     # order-statistic 95% interval of the simulated median
     n = hs.size
     lo_i, hi_i = (int(np.clip(np.floor(n / 2 + s * 1.96 * math.sqrt(n) / 2), 0, n - 1)) for s in (-1, 1))
     srt = np.sort(hs)
-    ok = rel <= HIT_TOL and pval >= KS_LEVEL
+    ok = rel <= tol and pval >= KS_LEVEL
     details = {
         "schedule": schedule.as_dict(), "rho0": RHO0, "target": TARGET, "runs": n, "horizon": horizon,
         "predicted_median": m_pred, "simulated_median": m_sim, "simulated_median_interval95": [int(srt[lo_i]),
@@ -260,11 +414,15 @@ def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
         "predicted_q10": float(np.quantile(hp, 0.1)), "predicted_q90": float(np.quantile(hp, 0.9)),
         "simulated_q10": float(np.quantile(hs, 0.1)), "simulated_q90": float(np.quantile(hs, 0.9)),
         "relative_difference": rel, "ks_pvalue": pval, "variance_scale": variance_scale,
+        **_route_details(route, _sample_law(case, route)),
     }
-    msg = (f"median first step with |rho| >= {TARGET}: predicted {m_pred:.0f}, simulated {m_sim:.0f} "
-           f"(95% [{srt[lo_i]}, {srt[hi_i]}], {n} runs), relative difference {rel:.3f} (<= {HIT_TOL}); "
-           f"KS p = {pval:.3g} (>= {KS_LEVEL})")
-    return [_record("sga.hitting_time", "pass" if ok else "fail", rel, HIT_TOL, msg, details, case, t0)]
+    if route.measured:
+        details["predicted_median_law_se"] = law_se
+    widened = f" + 3 x law SE {law_se:.3g} / median" if route.measured else ""
+    msg = (f"{_route_prefix(route)}median first step with |rho| >= {TARGET}: predicted {m_pred:.0f}, simulated "
+           f"{m_sim:.0f} (95% [{srt[lo_i]}, {srt[hi_i]}], {n} runs), relative difference {rel:.3f} (<= {HIT_TOL}"
+           f"{widened}); KS p = {pval:.3g} (>= {KS_LEVEL})")
+    return [_record("sga.hitting_time", "pass" if ok else "fail", rel, tol, msg, details, case, t0)]
 
 
 def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
@@ -274,18 +432,30 @@ def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
     return c - h, c + h
 
 
+@lru_cache(maxsize=4)
+def _split_law(problem: Problem, eta: float, seed: int, drift_se: float | None) -> MeasuredLaw:
+    """The exact chain's one-step law at the splitting chain's constant step."""
+    return measured_law(problem, eta, seed=seed, drift_se=drift_se)
+
+
 def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
               eta: float = SPLIT_ETA) -> list[CheckRecord]:
-    """``sga.splitting``: simulated fraction reaching ``+xi`` vs the scale function (module docstring)."""
+    """``sga.splitting``: simulated fraction reaching ``+xi`` vs the scale function, or on the measured
+    route vs paths of the measured law (module docstring)."""
     t0 = time.perf_counter()
     b = budget_ or budget(ctx.preset)
     p = case.problem
+    route = route_for(case, ctx, splitting_expansion)
     sched = Schedule.constant(eta)
+    # the protocol (rho*, F'(rho*), eta, w, a, b) is the expansion's on either route, as in the validation
+    # study: the limit's rho* need not be an unstable zero of the measured drift (theta 2, beta 1.6,
+    # L 2,100: measured F'(rho*) < 0), whose own zeros are not located here
     tab = diffusion_tables(p)
     try:
         ref = splitting_probability(p, sched, 0.0, tables=tab)
     except ValueError as exc:
-        return [_record("sga.splitting", "inconclusive", None, None, f"not applicable: {exc}", {}, case, t0)]
+        return [_record("sga.splitting", "inconclusive", None, None, f"not applicable: {exc}",
+                        _route_details(route), case, t0)]
     # the scale function is the small-step limit of the escape from rho*: keep eta F'(rho*) at most
     # numerics.SPLIT_GROWTH (one step's growth 1 + eta F' then matches the diffusion's exp(eta F'))
     if eta * ref.rate > SPLIT_GROWTH:
@@ -312,16 +482,39 @@ def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, bud
                         t0)]
     zc = float(norm.isf(0.005))
     lo, hi = _wilson(k, n, zc)
-    ok = lo <= pred.probability <= hi
+    predicted, se_pred, extra = pred.probability, 0.0, _route_details(route)
+    if route.measured:
+        predicted, se_pred, extra = _measured_splitting(case, ctx, route, eta, steps, rho0, (pred.a, pred.b))
+    ok = lo - zc * se_pred <= predicted <= hi + zc * se_pred
     details = {
         "eta": eta, "rho_star": ref.unstable, "rate": ref.rate, "noise_width": w, "rho0": rho0, "a": pred.a,
-        "b": pred.b, "predicted_plus": pred.probability, "gaussian_plus": pred.gaussian, "runs": b.split_runs,
+        "b": pred.b, "predicted_plus": predicted, "gaussian_plus": pred.gaussian, "runs": b.split_runs,
         "decided": n, "plus": k, "interval99": [lo, hi], "steps": steps, "variance_scale": variance_scale,
+        **extra,
     }
+    what = (f"measured one-step law {predicted:.3f} +- {se_pred:.3f} (scale function {pred.probability:.3f})"
+            if route.measured else f"scale function {pred.probability:.3f}")
     msg = (f"from rho0 = rho* + {w:.3g} = {rho0:.4f} at eta = {eta}: +xi first in {k}/{n} runs "
-           f"(99% [{lo:.3f}, {hi:.3f}]), scale function {pred.probability:.3f}; -xi fraction "
-           f"{1 - k / n:.3f} vs {1 - pred.probability:.3f}")
-    return [_record("sga.splitting", "pass" if ok else "fail", k / n, pred.probability, msg, details, case, t0)]
+           f"(99% [{lo:.3f}, {hi:.3f}]), {what}; -xi fraction {1 - k / n:.3f} vs {1 - predicted:.3f}")
+    return [_record("sga.splitting", "pass" if ok else "fail", k / n, predicted, msg, details, case, t0)]
+
+
+def _measured_splitting(case: Case, ctx: CheckContext, route: Route, eta: float, steps: int, rho0: float,
+                        ab: tuple) -> tuple[float, float, dict]:
+    """The fraction of :data:`PRED_RUNS` paths of the measured law at the constant step ``eta`` that
+    leave ``ab = (a, b)`` at ``b``, its standard error (paths and law) and what to record of the law."""
+    law = _split_law(case.problem, eta, route.seed, route.drift_se)
+
+    def read(x):
+        n, plus = exits(x, *ab)
+        f = plus / max(n, 1)
+        return [f], [math.sqrt(max(f * (1.0 - f), 1.0 / max(n, 1)) / max(n, 1))]
+
+    pr = predict_paths(law, np.full(steps, eta), rho0, PRED_RUNS, ctx.seed_for(case.name, "sga.splitting.law"), read,
+                       replicates=LAW_REPLICATES)
+    extra = {"predicted_plus_se": pr.se(0), "predicted_plus_law_se": float(pr.law_se[0]), "prediction_runs": PRED_RUNS,
+             **_route_details(route, law)}
+    return float(pr.value[0]), pr.se(0), extra
 
 
 def check_fluctuations(case: Case, ctx: CheckContext) -> list[CheckRecord]:

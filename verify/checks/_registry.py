@@ -96,6 +96,9 @@ class Check:
     expansion: Callable | None = None
     #: the model the check is for (:data:`MODELS`): it runs only on cases of that model
     model: str = "scalar"
+    #: with ``"expansion validity"``: the check can also predict from the exact chain's measured
+    #: one-step law (:attr:`CheckContext.method`), so validity gates it only under ``"expansion"``
+    routes: bool = False
 
     def __post_init__(self):
         if self.scope not in SCOPES:
@@ -110,6 +113,8 @@ class Check:
             raise ValueError(f"`needs` must be drawn from {NEEDS}, got {bad[0]!r}")
         if ("expansion validity" in needs) != (self.expansion is not None):
             raise ValueError(f"check {self.id!r}: `expansion` goes with `needs` 'expansion validity', and only with it")
+        if self.routes and self.expansion is None:
+            raise ValueError(f"check {self.id!r}: `routes` goes with `needs` 'expansion validity'")
         object.__setattr__(self, "needs", needs)
 
     def for_case(self, case) -> bool:
@@ -126,13 +131,15 @@ class Check:
           landscape undecided (the check then finds out); a certified monotone landscape is out.
         * ``"expansion validity"``: :func:`theory.validity` at every instance and largest step
           the check's prediction uses (:attr:`expansion`) must be inside; outside, the reason
-          quotes its message (what is too large and what would bring it inside).
+          quotes its message (what is too large and what would bring it inside). A check with
+          :attr:`routes` is gated so only when ``ctx.method`` is ``"expansion"``: otherwise it
+          predicts from the measured law where the expansion is not valid.
         """
         if "unstable equilibrium" in self.needs:
             cert = certificate(case.model)
             if cert.certified and not any(e.stability == "unstable" for e in cert.equilibria):
                 return "needs an unstable equilibrium; the certified landscape has none"
-        if "expansion validity" in self.needs:
+        if "expansion validity" in self.needs and not (self.routes and (ctx or CheckContext()).method != "expansion"):
             v, (d, L, eta) = expansion_validity(self, case, ctx)
             if not v.inside:
                 steps = f" and steps up to eta = {eta:.3g}" if eta > 0 else ""
@@ -185,12 +192,14 @@ REGISTRY: dict[str, Check] = _entries(
     Check("sga.effective_drift", check_effective_drift, "once", ("sga.effective_drift",),
           "the finite-step corrected ODE tracks the mean iterates"),
     Check("sga.fluctuations", check_fluctuations, "instance", ("sga.fluctuations",),
-          "diffusion 10-90% band of rho_k vs the exact chain", ("expansion validity",), diffusion_expansion),
+          "diffusion 10-90% band of rho_k vs the exact chain", ("expansion validity",), diffusion_expansion,
+          routes=True),
     Check("sga.hitting_time", check_hitting_time, "instance", ("sga.hitting_time",),
-          "diffusion vs exact median first step with |rho| >= 0.99", ("expansion validity",), diffusion_expansion),
+          "diffusion vs exact median first step with |rho| >= 0.99", ("expansion validity",), diffusion_expansion,
+          routes=True),
     Check("sga.splitting", check_splitting, "instance", ("sga.splitting",),
           "scale-function splitting probability vs the exact chain (bistable models)",
-          ("unstable equilibrium", "expansion validity"), splitting_expansion),
+          ("unstable equilibrium", "expansion validity"), splitting_expansion, routes=True),
     # the subspace model (a k-dimensional law and/or H heads): docs/subspace*.md
     Check("subspace.quadrature", check_subspace_quadrature, "model", ("subspace.quadrature",),
           "float evaluator of the subspace limit vs quadrature at random overlaps", model="subspace"),

@@ -172,10 +172,10 @@ def add_executor_arguments(parser: argparse.ArgumentParser, default_workers=None
                         "default $SIGREC_SCHEDULER, else a local cluster of --workers")
 
 
-def add_method_arguments(parser: argparse.ArgumentParser) -> None:
+def add_method_arguments(parser: argparse.ArgumentParser, what: str = "the diffusion") -> None:
     """``--method`` and ``--drift-se``: which law feeds the diffusion (:func:`sigrec.numerics.route_tables`)."""
     parser.add_argument("--method", choices=ROUTE_METHODS, default="auto",
-                        help="the diffusion's drift and variance: 'expansion' (the derived O(eta) expansion), "
+                        help=f"the drift and variance of {what}: 'expansion' (the derived O(eta) expansion), "
                         "'measured' (the exact chain's one-step law at the schedule's steps, by Monte Carlo with "
                         "a control variate; seconds at L = 10^4) or 'auto' (the expansion inside its stated "
                         "validity, the measured law outside); default auto")

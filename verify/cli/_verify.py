@@ -15,6 +15,7 @@ from ._args import (
     PRIOR_HELP,
     add_executor_arguments,
     add_json_flag,
+    add_method_arguments,
     add_out_argument,
     executor_from_args,
     finite_float,
@@ -71,6 +72,7 @@ def register(sub) -> None:
     p.add_argument("--preset", choices=PRESETS, default="quick", help="quick (default) or paper")
     add_out_argument(p, "sigrec-report", "output folder")
     p.add_argument("--seed", type=count("seed"), default=None, help="override the preset's seed")
+    add_method_arguments(p, "the diffusion checks' predictions (sga.fluctuations, sga.hitting_time, sga.splitting)")
     add_executor_arguments(p)
     add_json_flag(p)
     p.set_defaults(run=run)
@@ -96,6 +98,7 @@ def _config(args) -> SuiteConfig:
         if not args.budget > 0:
             raise ValueError(f"`budget` must be > 0 token-steps, got {args.budget!r}")
         config = replace(config, budget=float(args.budget))
+    config = replace(config, method=args.method, drift_se=args.drift_se)
     if args.checks is not None:
         checks = check_selection(args.checks.split(","))
         select(checks)  # refuses unknown ids before anything runs

@@ -122,6 +122,10 @@ class SuiteConfig:
     checks: tuple = ("*",)
     #: token-steps a planned, decisive simulation may cost (None: the preset's budget)
     budget: float | None = None
+    #: which law feeds the diffusion checks (``CheckContext.method``: auto, expansion, measured)
+    method: str = "auto"
+    #: the measured law's requested drift error (None: its default)
+    drift_se: float | None = None
 
     @classmethod
     def preset_config(cls, preset: str) -> SuiteConfig:

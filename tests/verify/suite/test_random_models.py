@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -66,7 +67,8 @@ def _run(case_tuple, checks=CHECKS, seed=20261201):
 
 def test_validity_decides_which_expansion_checks_run():
     """Outside validity (theta = 2.5, beta = 2.8, fixed prior, L = 700: the normaliser's relative
-    variance A2/L is far above its limit) every expansion check is listed as not applicable, with
+    variance A2/L is far above its limit) every expansion check is listed as not applicable under
+    ``method="expansion"`` (under auto only those without a measured route), with
     the validity message; inside it (the paper-like theta = 1, beta = 1, L = 3000) they are planned."""
     from sigrec.theory import validity
     from sigrec.verify.suite import not_applicable, plan
@@ -76,9 +78,12 @@ def test_validity_decides_which_expansion_checks_run():
     inside = make_case("inside", theta=1.0, R=300, L=3000, d=10)
     assert not validity(outside.model, 10, 700, 0.0).inside  # step-independent part alone
     assert validity(inside.model, 10, 3000, 0.1).inside
-    config = SuiteConfig(cases=(outside, inside), checks=EXPANSION)
+    config = SuiteConfig(cases=(outside, inside), checks=EXPANSION, method="expansion")
     skipped = {na["check"]: na["reason"] for na in not_applicable(config) if na["case"] == "outside"}
     assert set(skipped) == set(EXPANSION)
+    # under auto (the default) the checks with a measured route run outside; the others stay out
+    auto = {na["check"] for na in not_applicable(replace(config, method="auto")) if na["case"] == "outside"}
+    assert auto == {c for c in EXPANSION if not REGISTRY[c].routes} == {"sga.filtering", "sga.tracking"}
     for reason in skipped.values():
         assert "outside the region" in reason and "A2/L" in reason and "more tokens L" in reason, reason
     planned = {label for label, _, _ in plan(config)}
@@ -102,7 +107,8 @@ def test_a_large_step_alone_rules_out_the_splitting_check():
     case = make_case("big-step", theta=2.0, R=100, L=2100, d=100)
     v = validity(case.model, 100, 2100, SPLIT_ETA)
     v0 = validity(case.model, 100, 2100, 0.0)
-    reasons = [na["reason"] for na in not_applicable(SuiteConfig(cases=(case,), checks=("sga.splitting",)))]
+    reasons = [na["reason"] for na in not_applicable(SuiteConfig(cases=(case,), checks=("sga.splitting",),
+                                                                 method="expansion"))]
     if v.inside or not v0.inside:
         pytest.skip(f"the limits of theory.validity moved: {v.message}")
     assert len(reasons) == 1 and "smaller steps" in reasons[0] and f"eta = {SPLIT_ETA:.3g}" in reasons[0], reasons
@@ -124,14 +130,14 @@ def test_random_models_draw(index):
 
 
 def test_the_validity_reason_reaches_the_summary_and_the_report():
-    """A case outside validity runs none of the expansion checks; the summary lists each with the
-    validity message, and the report's markdown prints it."""
+    """A case outside validity runs none of the expansion checks under ``method="expansion"``; the
+    summary lists each with the validity message, and the report's markdown prints it."""
     import json
 
     from sigrec.verify import markdown
 
     outside = make_case("outside", theta=2.5, R=140, L=700, d=10, beta=2.8)
-    result = run_suite(SuiteConfig(cases=(outside,), checks=EXPANSION))
+    result = run_suite(SuiteConfig(cases=(outside,), checks=EXPANSION, method="expansion"))
     assert result.records == () and result.ok
     na = result.summary["not_applicable"]
     assert {n["check"] for n in na} == set(EXPANSION)
