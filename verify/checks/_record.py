@@ -14,6 +14,37 @@ STATUSES = {
 }
 
 
+#: what the numbers of each record are: ``record id -> (value kind, threshold kind)``, the unit or kind
+#: a reader needs to read ``value`` against ``threshold`` (a p-value is compared the other way from a
+#: relative error). ``None``: the record carries no such number. A record id missing here is an
+#: error of the registry (tests/contracts).
+VALUE_KINDS: dict[str, tuple[str | None, str | None]] = {
+    "derivation.quadrature": ("max rel. diff., symbolic vs quadrature", "rel. tolerance"),
+    "field.endpoints": ("F(+-1) simplified (0: exactly zero)", "exact value 0"),
+    "field.monotone": ("count of certified interior equilibria", "0 (monotone)"),
+    "field.stability": ("max rel. error of F'(+-1)", "rel. tolerance"),
+    "field.phase_boundary": (None, None),
+    "ode.lyapunov": ("min relative change of J along the ODE", "least allowed change"),
+    "sga.convergence.recovery": ("fraction of runs with |rho| >= 0.99", "least fraction"),
+    "sga.convergence": ("fraction of runs in their ODE basin", "least fraction"),
+    "sga.filtering": ("nuisance mass, simulated - limit", "largest allowed |difference|"),
+    "sga.filtering.vanishes": ("limit nuisance mass at rho = 1", "0 (vanishes)"),
+    "stepsize.robbins_monro": ("step decay exponent p", None),
+    "sga.tracking": ("median sup tracking error (rho)", "largest allowed error"),
+    "finite_size.rate": ("log-log slope of the bias against L", "expected slope (within 2 SE + 0.3)"),
+    "simulator.reduced_exact": ("least KS p-value (4 tests)", "Bonferroni level (p must be above)"),
+    "sga.effective_drift": ("error ratio, corrected / plain ODE", "largest allowed ratio"),
+    "sga.fluctuations": ("largest |z| (standard errors)", "largest allowed |z|"),
+    "sga.hitting_time": ("rel. diff. of the median passage step", "rel. tolerance"),
+    "sga.splitting": ("fraction of runs reaching +xi first", "predicted fraction (in the 99% CI)"),
+    "subspace.quadrature": ("max rel. diff., float vs quadrature", "rel. tolerance"),
+    "subspace.equilibria": ("mixture's tangent eigenvalue", "0 (above: the mixture is unstable)"),
+    "subspace.tracking": ("max |mean overlap - ODE overlap|", "largest allowed difference (+ 3 SE)"),
+    "subspace.convergence": ("fraction of runs at the attractor", "least fraction"),
+    "heads.angles": ("largest final principal angle (rad)", "largest allowed angle (rad)"),
+}
+
+
 @dataclass(frozen=True)
 class CheckRecord:
     """Outcome of one check.
@@ -71,8 +102,20 @@ class CheckRecord:
         """A consistency check that did not pass (the only thing that fails the suite)."""
         return self.kind == "consistency" and self.status == "fail"
 
+    @property
+    def value_kind(self) -> str | None:
+        """What :attr:`value` is (its unit or kind, :data:`VALUE_KINDS`); ``None`` when it is no number."""
+        return VALUE_KINDS.get(self.id, (None, None))[0]
+
+    @property
+    def threshold_kind(self) -> str | None:
+        """What :attr:`threshold` is and how :attr:`value` is read against it (:data:`VALUE_KINDS`)."""
+        return VALUE_KINDS.get(self.id, (None, None))[1]
+
     def as_dict(self) -> dict:
-        """The record as JSON-ready data (without the figure specs)."""
+        """The record as JSON-ready data (without the figure specs), with ``value_kind`` and
+        ``threshold_kind``."""
         out = asdict(replace(self, figures=()))
         del out["figures"]
+        out["value_kind"], out["threshold_kind"] = self.value_kind, self.threshold_kind
         return out

@@ -23,6 +23,12 @@ def _fmt(x) -> str:
     return str(x)
 
 
+def _with_kind(x, kind: str | None) -> str:
+    """A value or threshold with what it is (``CheckRecord.value_kind``): ``0.0366 (least KS p-value (4
+    tests))``; ``—`` alone when there is no number."""
+    return _fmt(x) if x is None or not kind else f"{_fmt(x)} ({_cell(kind)})"
+
+
 def report_dict(result) -> dict:
     """The JSON report of a :class:`verify.suite.SuiteResult`."""
     return {
@@ -59,8 +65,9 @@ def markdown(report: dict) -> str:
     for r in report["checks"]:
         evidence = "certified" if r["certified"] else "numerical"
         lines.append(
-            f"| `{r['id']}` | {r['details'].get('case', '')} | {r['kind']} | **{r['status']}** | {_fmt(r['value'])} | "
-            f"{_fmt(r['threshold'])} | {evidence} | {_cell(r['message'])} |"
+            f"| `{r['id']}` | {r['details'].get('case', '')} | {r['kind']} | **{r['status']}** | "
+            f"{_with_kind(r['value'], r.get('value_kind'))} | {_with_kind(r['threshold'], r.get('threshold_kind'))} | "
+            f"{evidence} | {_cell(r['message'])} |"
         )
     if report.get("claims"):
         lines += ["", "## The paper's claims", "",
