@@ -232,6 +232,18 @@ def dimension_note(records) -> str:
             ", ".join(f"{n} at d = {paper[n]}" for n in sorted(used)) + ")")
 
 
+def _finite_runs(rec) -> str:
+    """What the finite runs of ``sga.convergence.recovery`` showed, case by case, apart from the limit
+    statement: ``"finite runs: mine 0/16 recovered within the budget (undecided)"``."""
+    parts = []
+    for r in rec:
+        runs = r.details.get("runs")
+        count = f"{round(r.value * runs)}/{runs}" if runs and r.value is not None else "?"
+        budget = " within the budget" if r.status != "holds" else ""
+        parts.append(f"{r.details.get('case', '?')} {count} recovered{budget} ({r.status})")
+    return "finite runs: " + ", ".join(parts)
+
+
 def _claim_recovery(by) -> Claim | None:
     stab = by.get("field.stability", [])
     if not stab:
@@ -239,15 +251,15 @@ def _claim_recovery(by) -> Claim | None:
     interior = [e for r in stab for e in r.details.get("interior", [])]
     stable = [e for e in interior if e["stability"] == "stable"]
     rec = by.get("sga.convergence.recovery", [])
-    sim = "; simulated recovery " + ", ".join(
-        f"{r.details.get('case', '?')}: {r.status} ({r.value:.0%})" for r in rec) if rec else ""
+    sim = "; " + _finite_runs(rec) if rec else ""
     sim += dimension_note(rec)
     if stable:
         return Claim(4, "q_k -> {+xi, -xi} almost surely (recovery up to sign).", "fails",
-                     "a stable interior equilibrium traps runs" + sim, "cases with a stable interior equilibrium",
+                     "in the limit: a stable interior equilibrium traps runs" + sim,
+                     "cases with a stable interior equilibrium",
                      "certified stability (field.stability)", ("field.stability", "sga.convergence.recovery"))
     return Claim(4, "q_k -> {+xi, -xi} almost surely (recovery up to sign).", "holds",
-                 "every interior equilibrium is unstable" + sim,
+                 "holds in the limit: every interior equilibrium is unstable (certified)" + sim,
                  "every case checked; in the bistable regime the sign is decided by the ODE basin of the start",
                  "certified stability of interior equilibria (field.stability); simulations (sga.convergence)",
                  ("field.stability", "sga.convergence.recovery"))

@@ -57,6 +57,21 @@ def test_a_claim_that_holds_beside_an_undecided_run_says_why_both_are_true():
     assert und.caveat == ""
 
 
+def test_recovery_verdict_separates_the_limit_from_the_finite_runs():
+    """On a user's model where no simulated run recovered, the table's verdict says both: the claim holds
+    in the limit (certified stability) and 0 of 16 runs recovered within the budget."""
+    ok = _rec("field.stability", "consistency", "pass", "mine", interior=[])
+    run = _rec("sga.convergence.recovery", "condition", "undecided", "mine", value=0.0, runs=16)
+    c = _by_number(claims([ok, run]))[4]
+    assert c.status == "holds"
+    assert c.verdict.startswith("holds in the limit: every interior equilibrium is unstable (certified)")
+    assert "finite runs: mine 0/16 recovered within the budget (undecided)" in c.verdict
+    full = _rec("sga.convergence.recovery", "condition", "holds", "mine", value=1.0, runs=10)
+    assert "finite runs: mine 10/10 recovered (holds)" in _by_number(claims([ok, full]))[4].verdict
+    trap = _rec("field.stability", "consistency", "pass", "b", interior=[{"stability": "stable"}])
+    assert _by_number(claims([trap, run]))[4].verdict.startswith("in the limit: a stable interior equilibrium")
+
+
 def test_filtering_claim_quotes_the_recorded_value_not_typed_prose():
     rec = _rec("sga.filtering.vanishes", "condition", "fails", "weak", value=0.123456)
     c = _by_number(claims([rec]))[5]
