@@ -185,6 +185,12 @@ def _bisect(theta, beta, sigma2, prior, lo, hi, s_lo, s_hi) -> Transition:
 def thresholds(theta, beta=1.0, sigma2=1.0, prior="fixed") -> Thresholds:
     """The landscape's thresholds along ``alpha`` (module docstring) for any prior."""
     base = Model(theta=theta, alpha=0.5, beta=beta, sigma2=sigma2, prior=prior)  # validates, names the parameter
+    if base.k > 1:
+        phase = (f"; its certified transition theta_c(alpha) is theory.certify_transition (sigrec phase --prior "
+                 f"'{base.law}')" if str(base.law).startswith("onehot") else "")
+        raise ValueError(f"`prior` {base.law} is a {base.k}-dimensional signal law: the thresholds along alpha are "
+                         f"for one signal direction (k = 1); its equilibria are certified by theory.certify (sigrec "
+                         f"certify --prior '{base.law}' --alpha A){phase}")
     theta, beta, sigma2, prior = base.theta, base.beta, base.sigma2, base.as_dict()["prior"]
     if not beta * theta <= MAX_BETA_THETA:
         raise ValueError(f"`theta` x `beta` = {beta * theta:.3g} exceeds {MAX_BETA_THETA:g}: the certificate cannot "

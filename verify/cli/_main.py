@@ -140,6 +140,30 @@ def _warning_line(message, category, filename, lineno, file=None, line=None):
     print(f"warning: {_one_line(message)}", file=file or sys.stderr)
 
 
+#: the commands that decide the limit ODE (no finite instance)
+_LIMIT_COMMANDS = ("field", "certify", "critical", "phase")
+#: flags of a finite instance that a command of the limit does not take, and why
+_INSTANCE_FLAGS = {"--d": "d does not enter the limit (L -> infinity at fixed d: the limit field depends on theta, "
+                          "alpha, beta, sigma2 and the prior only)"}
+
+
+def _unknown_flag_hint(exc: BaseException, argv) -> str:
+    """``"; <why>: ..."`` when ``exc`` refuses a flag of a finite instance (``--d``) that the command
+    does not take because it decides the limit; which commands take it instead. Else ``""``."""
+    if not isinstance(exc, _UsageError) or "unrecognized arguments" not in str(exc):
+        return ""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    unknown = str(exc).split("unrecognized arguments:", 1)[1].split()
+    flags = [f for f in _INSTANCE_FLAGS if f in unknown or any(u.startswith(f + "=") for u in unknown)]
+    command = next((a for a in argv if a in COMMANDS), None)
+    if not flags or command not in _LIMIT_COMMANDS:
+        return ""
+    subs = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    takers = [name for name in COMMANDS if flags[0] in subs[name]._option_string_actions]
+    return (f"; `sigrec {command}` decides the limit: {_INSTANCE_FLAGS[flags[0]]}; a finite instance with "
+            f"{flags[0]} is what " + ", ".join(f"`{t}`" for t in takers) + " take")
+
+
 def main(argv=None) -> int:
     """Run the CLI; returns the process exit code.
 
@@ -165,7 +189,7 @@ def main(argv=None) -> int:
         print("error: interrupted", file=sys.stderr)
         return 130
     except (_UsageError, ValueError) as exc:
-        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        print(f"error: {_one_line(exc)}{_unknown_flag_hint(exc, argv)}", file=sys.stderr)
         return 2
     except Exception as exc:
         print(internal_error(_command_of(args, argv), exc), file=sys.stderr)

@@ -60,3 +60,31 @@ def test_a_field_too_steep_to_certify_is_refused_at_once(capsys):
     assert main(["critical", "--theta", "1e308"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "`theta` x `beta`" in err
+
+
+def test_a_k_dimensional_law_is_refused_with_the_commands_that_answer(capsys):
+    """critical's thresholds are for one signal direction; a k-dimensional law is refused with where its
+    equilibria (certify) and, for onehot laws, its transition theta_c(alpha) (phase) are certified."""
+    assert main(["critical", "--theta", "1", "--prior", "onehot(k=2)"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "2-dimensional signal law" in err
+    assert "sigrec certify --prior 'onehot(k=2)'" in err and "sigrec phase --prior 'onehot(k=2)'" in err
+    assert main(["critical", "--theta", "1", "--prior", "gaussian(k=2, tau=1)"]) == 2
+    err = capsys.readouterr().err
+    assert "sigrec certify" in err and "sigrec phase" not in err
+
+
+def test_a_finite_instance_flag_on_a_limit_command_says_why_and_where(capsys):
+    """``certify --d 20``: d does not enter the limit; the refusal names the commands that take --d (read
+    from the parser, so a command that gains --d is listed). A command that is not of the limit, or an
+    unknown flag of another kind, keeps argparse's plain refusal."""
+    for cmd in (["certify", "--theta", "1", "--alpha", "0.5", "--d", "20"],
+                ["field", "--theta", "1", "--alpha", "0.5", "--rho", "0.1", "--d=3"]):
+        assert main(cmd) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "unrecognized arguments" in err and "d does not enter the limit" in err
+        assert f"`sigrec {cmd[0]}` decides the limit" in err and "`simulate`" in err and "`verify`" in err
+    assert main(["bench", "--d", "3"]) == 2
+    assert "does not enter" not in capsys.readouterr().err
+    assert main(["certify", "--theta", "1", "--alpha", "0.5", "--bogus", "1"]) == 2
+    assert "does not enter" not in capsys.readouterr().err

@@ -337,16 +337,27 @@ def test_phase_subspace_refusals(capsys, tmp_path, argv, word):
 # scalar-only commands
 
 
-@pytest.mark.parametrize("argv", [
-    ["critical", "--theta", "1"],
-    ["complexity", "--theta", "1", "--R", "5", "--L", "100", "--d", "50"],
+def _thresholds_refusal():
+    from sigrec.theory import thresholds
+
+    thresholds(1.0, prior="onehot(k=2)")
+
+
+def _scalar_prior_refusal():
+    Model(1.0, 0.5, prior="onehot(k=2)").prior  # noqa: B018 - what the scalar engines read
+
+
+@pytest.mark.parametrize(("argv", "library_call"), [
+    (["critical", "--theta", "1"], _thresholds_refusal),
+    (["complexity", "--theta", "1", "--R", "5", "--L", "100", "--d", "50"], _scalar_prior_refusal),
 ])
-def test_scalar_only_commands_refuse_a_k_dimensional_law(capsys, argv):
-    """The command's line is the library's own refusal (``Model.prior``: the scalar engines take one
-    query on one signal direction), not a check of the command line's."""
+def test_scalar_only_commands_refuse_a_k_dimensional_law(capsys, argv, library_call):
+    """The command's line is the library's own refusal (``theory.thresholds``, which names the commands
+    that answer a k-dimensional law; ``Model.prior``: the scalar engines take one query on one signal
+    direction), not a check of the command line's."""
     line = _error(capsys, [*argv, "--prior", "onehot(k=2)"])
     with pytest.raises(ValueError) as library:
-        Model(1.0, 0.5, prior="onehot(k=2)").prior  # noqa: B018 - what the scalar engines read
+        library_call()
     assert line == f"error: {library.value}"
 
 
