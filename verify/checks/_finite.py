@@ -402,6 +402,32 @@ def _fit_rate(rows: list[dict], rhos: list[float]) -> _RateFit:
                     slope=slope, slope_se=slope_se)
 
 
+#: standard errors by which a fitted ``C`` must differ from the leading-order one, with the opposite
+#: sign and itself resolved from 0 by :data:`RESOLVED_SE`, to be a finding
+SIGN_SIGMAS = 3.0
+
+
+def _sign_finding(case: Case, rows: list[dict], rhos: list[float], plan: dict, fit: _RateFit) -> tuple[str, bool]:
+    """A fitted ``C`` of the opposite sign to the leading-order theory's, resolved from 0 and
+    :data:`SIGN_SIGMAS` standard errors from the theory's value, is a finding, stated first in the
+    message (``"finding: ...; "``). It contradicts the theory (the second value, ``True``: the record
+    fails) where the ladder's largest size is inside the expansion's validity; outside it the
+    leading-order ``C`` is not claimed, and the message says so. ``("", False)`` when the signs agree."""
+    bad = []
+    for r in rhos:
+        C, se, C_th = fit.C_over_L[str(r)]["C"], fit.C_over_L[str(r)]["se"], plan[r]["C_predicted"]
+        if C * C_th < 0 and abs(C) > RESOLVED_SE * se and abs(C - C_th) > SIGN_SIGMAS * se:
+            bad.append(f"at rho = {r:g} C fitted {C:.3g} +- {se:.2g} against {C_th:.3g}")
+    if not bad:
+        return "", False
+    L = max(row["L"] for row in rows)
+    v = validity(case.problem.model, case.problem.d, L, 0.0)
+    what = ("; this contradicts the O(1/L) theory inside its validity" if v.inside else
+            f"; at the ladder's largest L = {L} the model is {v.message}, where the leading-order C is not "
+            "claimed: a finding about this model at these sizes, not a failure of the theory's stated range")
+    return f"finding: the bias has the opposite sign to the leading-order theory ({'; '.join(bad)}){what}: ", v.inside
+
+
 def _judge(case: Case, ctx: CheckContext, rows: list[dict], rhos: list[float], plan: dict, fit: _RateFit,
            t0: float) -> CheckRecord:
     """The verdict of ``finite_size.rate`` on the drawn ladder (see :func:`check_finite_size`)."""
@@ -422,6 +448,9 @@ def _judge(case: Case, ctx: CheckContext, rows: list[dict], rhos: list[float], p
     # nothing measured is never a pass: with fewer than three resolved points the rate is untested
     decided = slope is not None
     status = ("pass" if ok else "fail") if decided else ("fail" if not ok else "inconclusive")
+    finding, contradicted = _sign_finding(case, rows, rhos, plan, fit)
+    if contradicted:
+        status = "fail"
     need = max(max(plan[r]["normals_to_resolve_3_controlled"], plan[r]["normals_to_resolve_3_measured"]) for r in rhos)
     rate_s = sum(r["seconds"] for r in rows) / max(1.0, 3 * sum(r["L"] * r["n"] for r in rows))
     figs: list[str] = []
@@ -443,12 +472,13 @@ def _judge(case: Case, ctx: CheckContext, rows: list[dict], rhos: list[float], p
     return CheckRecord(
         id="finite_size.rate", kind="consistency", status=status,
         value=slope, threshold=-1.0, certified=False,
-        message=(f"L = {Ls[0]}..{Ls[-1]}: {slope_txt}; C/L model chi2 p = {p_model:.2g}; {C_txt}; "
+        message=(f"{finding}L = {Ls[0]}..{Ls[-1]}: {slope_txt}; C/L model chi2 p = {p_model:.2g}; {C_txt}; "
                  f"error at L={Ls[-1]}: {np.abs(err[last]).max():.2e} (max|F| = {Fmax:.3g})"),
         details={"points": rows, "C_over_L": fit.C_over_L, "chi2": fit.chi2, "dof": fit.dof,
                  "p_value_C_over_L": p_model, "slope": slope, "slope_se": slope_se, "resolved_points": resolved,
                  "criteria": {"C_over_L_not_rejected": p_model > 1e-3, "slope_consistent": slope_ok,
-                              "small_at_largest_L": small},
+                              "small_at_largest_L": small, "C_sign_agrees": not finding},
+                 "C_sign_finding": finding.rstrip(": ") or None,
                  "draw_plan": {str(r): {k: v for k, v in plan[r].items() if k != "desired"} for r in rhos},
                  "budget_normals": preset.finite_budget, "d": case.problem.d, "figures": figs},
         model=m0.as_dict(), seconds=time.perf_counter() - t0, figures=specs)
