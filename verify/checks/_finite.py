@@ -474,7 +474,8 @@ def _judge(case: Case, ctx: CheckContext, rows: list[dict], rhos: list[float], p
         value=slope, threshold=-1.0, certified=False,
         message=(f"{finding}L = {Ls[0]}..{Ls[-1]}: {slope_txt}; C/L model chi2 p = {p_model:.2g}; {C_txt}; "
                  f"error at L={Ls[-1]}: {np.abs(err[last]).max():.2e} (max|F| = {Fmax:.3g})"),
-        details={"points": rows, "C_over_L": fit.C_over_L, "chi2": fit.chi2, "dof": fit.dof,
+        details={"ran_on": f"{case.name}'s model on its own ladder L = {Ls[0]}..{Ls[-1]} at d = {case.problem.d}",
+                 "points": rows, "C_over_L": fit.C_over_L, "chi2": fit.chi2, "dof": fit.dof,
                  "p_value_C_over_L": p_model, "slope": slope, "slope_se": slope_se, "resolved_points": resolved,
                  "criteria": {"C_over_L_not_rejected": p_model > 1e-3, "slope_consistent": slope_ok,
                               "small_at_largest_L": small, "C_sign_agrees": not finding},
@@ -516,5 +517,7 @@ def check_reduced_exact(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         value=pmin, threshold=level, certified=False,
         message=(f"{len(tests)} two-sample KS tests (reduced vs full, {runs} runs each, steps 1 and 5): "
                  f"smallest p = {pmin:.3g} (Bonferroni level {level:.1e})"),
-        details={"tests": tests, "runs": runs},
+        details={"tests": tests, "runs": runs,
+                 "ran_on": f"{case.name}'s model scaled to R {sets[0].R}, L {sets[0].L}, d {sets[0].d}, and a fixed "
+                           f"Rademacher set (theta 2, R 10, L 40, d 4)"},
         model=case.model.as_dict(), seconds=time.perf_counter() - t0)]

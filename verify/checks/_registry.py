@@ -26,6 +26,7 @@ from ._diffusion import (
     diffusion_expansion,
     splitting_expansion,
 )
+from ._effective import cases as effective_cases
 from ._effective import check_effective_drift
 from ._field import check_monotone, check_phase_boundary, check_stability
 from ._finite import check_finite_size, check_reduced_exact
@@ -96,6 +97,9 @@ class Check:
     expansion: Callable | None = None
     #: the model the check is for (:data:`MODELS`): it runs only on cases of that model
     model: str = "scalar"
+    #: a ``once`` check: what it runs on instead of a case (it never runs on a user's model, and a run on
+    #: the user's cases lists its record apart, :func:`verify.suite.run_suite`)
+    builtin: str = ""
     #: with ``"expansion validity"``: the check can also predict from the exact chain's measured
     #: one-step law (:attr:`CheckContext.method`), so validity gates it only under ``"expansion"``
     routes: bool = False
@@ -113,6 +117,8 @@ class Check:
             raise ValueError(f"`needs` must be drawn from {NEEDS}, got {bad[0]!r}")
         if ("expansion validity" in needs) != (self.expansion is not None):
             raise ValueError(f"check {self.id!r}: `expansion` goes with `needs` 'expansion validity', and only with it")
+        if (self.scope == "once") != bool(self.builtin):
+            raise ValueError(f"check {self.id!r}: a `once` check says what it runs on (`builtin`), and only it")
         if self.routes and self.expansion is None:
             raise ValueError(f"check {self.id!r}: `routes` goes with `needs` 'expansion validity'")
         object.__setattr__(self, "needs", needs)
@@ -168,8 +174,10 @@ def _entries(*checks: Check) -> dict[str, Check]:
 #: every check, in run order
 REGISTRY: dict[str, Check] = _entries(
     Check("derivation.quadrature", check_quadrature, "once", ("derivation.quadrature",),
-          "symbolic lemmas vs 50-digit mpmath quadrature"),
-    Check("field.endpoints", check_endpoints, "once", ("field.endpoints",), "F(+-1) = 0 symbolically"),
+          "symbolic lemmas vs 50-digit mpmath quadrature",
+          builtin="the derivation's lemmas at random parameter points of every prior family"),
+    Check("field.endpoints", check_endpoints, "once", ("field.endpoints",), "F(+-1) = 0 symbolically",
+          builtin="the symbolic field of every prior family"),
     Check("field.monotone", check_monotone, "model", ("field.monotone",), "sign of j' certified by ball arithmetic"),
     Check("field.stability", check_stability, "model", ("field.stability",), "F'(+-1) and interior exponents"),
     Check("field.phase_boundary", check_phase_boundary, "model", ("field.phase_boundary",),
@@ -190,7 +198,11 @@ REGISTRY: dict[str, Check] = _entries(
     Check("simulator.reduced_exact", check_reduced_exact, "instance", ("simulator.reduced_exact",),
           "KS: exact reduced vs full simulator"),
     Check("sga.effective_drift", check_effective_drift, "once", ("sga.effective_drift",),
-          "the finite-step corrected ODE tracks the mean iterates"),
+          "the finite-step corrected ODE tracks the mean iterates",
+          builtin="its own instances: " + "; ".join(
+              f"theta {c.problem.theta:g}, R {c.problem.R}, L {c.problem.L}, d {c.problem.d} "
+              f"({'constant' if c.schedule.kind == 'constant' else 'decaying'} step)"
+              for c in effective_cases())),
     Check("sga.fluctuations", check_fluctuations, "instance", ("sga.fluctuations",),
           "diffusion 10-90% band of rho_k vs the exact chain", ("expansion validity",), diffusion_expansion,
           routes=True),

@@ -277,5 +277,6 @@ def check_tracking(case: Case, ctx: CheckContext, *, snr: float | None = None) -
                  "summary_S": {f"L={L},eta={eta:.4g}": s for (L, eta), s in f.S.items()},
                  "D": d.D, "T": d.T, "t_end": d.t_end, "rho0": d.rho0, "start_times": d.start_times.tolist(),
                  "d_used": d.base.d, "pilot_variance": d.pilot_variance, "snr_target": d.snr,
+                 "ran_on": f"{case.name}'s model at its own sizes L = {', '.join(map(str, d.Ls))}, d = {d.base.d}",
                  "eta_min": d.eta_min, "runs": d.runs, "E_T_over_t": per_t, "figures": figs},
         model=d.base.model.as_dict(), seconds=time.perf_counter() - t0, figures=tuple(specs))]

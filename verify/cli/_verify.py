@@ -123,36 +123,52 @@ def run(args) -> int:
         out = probe if probe.is_terminal else Console(width=160)  # no truncation in logs
         # user strings (case names, messages quoting them) are printed as text, never as rich markup
         names = escape(", ".join(c.name for c in config.cases))
-        t = Table(title=f"sigrec verify --preset {config.preset.name}: {names}")
-        for col in ("check", "case", "kind", "status", "value", "threshold", "evidence"):
-            t.add_column(col, no_wrap=True)
-        t.add_column("value is (threshold is)", overflow="fold", min_width=24)
-        for r in result.records:
-            t.add_row(
-                r.id, escape(r.details.get("case", "")), r.kind, f"[{_STYLE.get(r.status, '')}]{r.status}[/]",
-                "—" if r.value is None else f"{r.value:.3g}",
-                "—" if r.threshold is None else f"{r.threshold:.3g}",
-                "certified" if r.certified else "numerical",
-                escape(f"{r.value_kind or '—'} ({r.threshold_kind or '—'})"),
-            )
-        out.print(t)
+        s = result.summary
+        # on the user's cases, the model-independent checks (built-in instances) are listed apart
+        apart = "builtin" in s
+        own = [r for r in result.records if not apart or r.details.get("case")]
+        out.print(_table(f"sigrec verify --preset {config.preset.name}: {names}", own))
+        if apart and s["builtin"]["checks"]:
+            out.print(_table("built-in checks: model-independent, on the toolkit's own instances (not your cases)",
+                             [r for r in result.records if not r.details.get("case")]))
         for r in result.records:
             if r.status in ("inconclusive", "undecided"):
                 where = f" ({r.details['case']})" if r.details.get("case") else ""
                 out.print(f"[{_STYLE[r.status]}]{r.status}[/] {r.id}{escape(where)}: {escape(r.message)}",
                           soft_wrap=True)
         _print_claims(out, result.claims)
-        s = result.summary
         for na in s.get("not_applicable", ()):
             out.print(escape(f"not run on {na['case']}: {na['check']} {na['reason']}"), soft_wrap=True)
+        b = s.get("builtin")
+        builtin = (f"; built-in checks (not your cases): {b['consistency_passed']} passed, "
+                   f"{b['consistency_failed']} failed, {b['consistency_inconclusive']} inconclusive"
+                   if b and b["checks"] else "")
         out.print(
             f"{s['consistency_passed']} consistency checks passed, {s['consistency_failed']} failed, "
             f"{s['consistency_inconclusive']} inconclusive; conditions: {s['conditions_holding']} hold, "
             f"{s['conditions_failing']} do not, {s['conditions_undecided']} undecided, "
-            f"{s['conditions_inconclusive']} inconclusive. Report: {escape(str(args.out / 'report.md'))} "
-            f"({result.seconds:.1f} s)"
+            f"{s['conditions_inconclusive']} inconclusive"
+            + (" on your cases" if apart else "") + escape(builtin)
+            + f". Report: {escape(str(args.out / 'report.md'))} ({result.seconds:.1f} s)"
         )
     return 0 if result.ok else 1
+
+
+def _table(title: str, records) -> Table:
+    """One table of records: what each is, its status, its numbers and what they are."""
+    t = Table(title=title)
+    for col in ("check", "case", "kind", "status", "value", "threshold", "evidence"):
+        t.add_column(col, no_wrap=True)
+    t.add_column("value is (threshold is)", overflow="fold", min_width=24)
+    for r in records:
+        t.add_row(
+            r.id, escape(r.details.get("case", "")), r.kind, f"[{_STYLE.get(r.status, '')}]{r.status}[/]",
+            "—" if r.value is None else f"{r.value:.3g}",
+            "—" if r.threshold is None else f"{r.threshold:.3g}",
+            "certified" if r.certified else "numerical",
+            escape(f"{r.value_kind or '—'} ({r.threshold_kind or '—'})"),
+        )
+    return t
 
 
 def _print_claims(out, claims) -> None:

@@ -29,6 +29,19 @@ def _with_kind(x, kind: str | None) -> str:
     return _fmt(x) if x is None or not kind else f"{_fmt(x)} ({_cell(kind)})"
 
 
+def _record_table(records: list[dict]) -> list[str]:
+    """The Markdown rows of ``records`` (JSON form), with what each ran on and what its numbers are."""
+    lines = ["| check | case | ran on | kind | status | value | threshold | evidence | message |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in records:
+        evidence = "certified" if r["certified"] else "numerical"
+        lines.append(
+            f"| `{r['id']}` | {r['details'].get('case', '')} | {_cell(r['details'].get('ran_on', ''))} | {r['kind']} | "
+            f"**{r['status']}** | {_with_kind(r['value'], r.get('value_kind'))} | "
+            f"{_with_kind(r['threshold'], r.get('threshold_kind'))} | {evidence} | {_cell(r['message'])} |")
+    return lines
+
+
 def report_dict(result) -> dict:
     """The JSON report of a :class:`verify.suite.SuiteResult`."""
     return {
@@ -47,7 +60,8 @@ def markdown(report: dict) -> str:
         "# sigrec verification report",
         "",
         f"Preset `{report['config']['preset']}`, seed {report['config']['seed']}, "
-        f"{s['checks']} checks in {s['seconds']:.1f} s. "
+        + (f"{s['checks']} checks on your cases and {s['builtin']['checks']} built-in"
+           if "builtin" in s else f"{s['checks']} checks") + f" in {s['seconds']:.1f} s. "
         f"**{'No consistency check fails.' if s['ok'] else 'Some consistency checks FAIL.'}**"
         + (f" Inconclusive (nothing decisive measured; each message says what budget would decide it): "
            f"{s.get('consistency_inconclusive', 0)} consistency, {s.get('conditions_inconclusive', 0)} conditions."
@@ -59,16 +73,15 @@ def markdown(report: dict) -> str:
         "*Certified* means proved by exact symbolic computation or interval arithmetic; anything "
         "else is numerical evidence.",
         "",
-        "| check | case | kind | status | value | threshold | evidence | message |",
-        "|---|---|---|---|---|---|---|---|",
     ]
-    for r in report["checks"]:
-        evidence = "certified" if r["certified"] else "numerical"
-        lines.append(
-            f"| `{r['id']}` | {r['details'].get('case', '')} | {r['kind']} | **{r['status']}** | "
-            f"{_with_kind(r['value'], r.get('value_kind'))} | {_with_kind(r['threshold'], r.get('threshold_kind'))} | "
-            f"{evidence} | {_cell(r['message'])} |"
-        )
+    # on the user's cases the model-independent checks (built-in instances) are a table of their own
+    apart = "builtin" in s
+    lines += _record_table([r for r in report["checks"] if not apart or r["details"].get("case")])
+    if apart and s["builtin"]["checks"]:
+        lines += ["", "### Built-in checks", "",
+                  "Model-independent checks on the toolkit's own instances (each row says which): they test "
+                  "the derivation and the simulators, not your cases, and are not counted with them.", "",
+                  *_record_table([r for r in report["checks"] if not r["details"].get("case")])]
     if report.get("claims"):
         lines += ["", "## The paper's claims", "",
                   "| claim | status | verdict | regime | evidence |", "|---|---|---|---|---|"]

@@ -32,11 +32,25 @@ class SuiteResult:
         return not any(r.failed for r in self.records)
 
 
+def ran_on(check: Check, case: Case | None) -> str:
+    """What ``check`` runs on, said in its records (``details["ran_on"]``) unless a record says more
+    precisely (a check that simulates instances of its own, e.g. ``sga.tracking``'s ladder of sizes):
+    ``"built-in: ..."`` for a model-independent check, else the case's limit model or its instance."""
+    if case is None:
+        return f"built-in: {check.builtin}"
+    if check.scope == "model" or not case.simulated:
+        return f"{case.name}: the limit model"
+    p = case.problem
+    return f"{case.name}: R {p.R}, L {p.L}, d {p.d}"
+
+
 def _run_check(check, case, ctx) -> list[CheckRecord]:
-    """The records of ``check`` on ``case`` (``None`` for a model-independent check),
-    each naming its case."""
-    out = check.run(case, ctx)
-    return out if case is None else [replace(r, details={**r.details, "case": case.name}) for r in out]
+    """The records of ``check`` on ``case`` (``None`` for a model-independent check), each naming
+    its case and what it ran on (:func:`ran_on`)."""
+    where = ran_on(check, case)
+    named = {} if case is None else {"case": case.name}
+    return [replace(r, details={**r.details, **named, "ran_on": r.details.get("ran_on", where)})
+            for r in check.run(case, ctx)]
 
 
 def context(config: SuiteConfig, figure_dir: Path | None = None) -> CheckContext:
@@ -114,7 +128,21 @@ def applied(config: SuiteConfig, steps=None) -> list[dict]:
     return out
 
 
-def summarize(records) -> dict:
+def builtin_apart(config: SuiteConfig) -> bool:
+    """Whether the records of model-independent checks (on built-in instances) are counted apart: on
+    a run of the user's own cases, whose verdicts they are not."""
+    return tuple(config.cases) != tuple(SuiteConfig.preset_config(config.preset.name).cases)
+
+
+def summarize(records, apart: bool = False) -> dict:
+    """The counts of ``records`` by kind and status; with ``apart``, the records of built-in runs
+    (no case) are counted under ``"builtin"`` alone, not with the cases'."""
+    if apart:
+        own = [r for r in records if r.details.get("case")]
+        out = summarize(own)
+        out["builtin"] = summarize([r for r in records if not r.details.get("case")])
+        out["ok"] = not any(r.failed for r in records)
+        return out
     consistency = [r for r in records if r.kind == "consistency"]
     conditions = [r for r in records if r.kind == "condition"]
     return {
@@ -256,7 +284,7 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
         progress("done", len(steps), len(steps))
     # one path once: checks that share a simulation (sga.convergence, sga.filtering) name its figure each
     figures = tuple(dict.fromkeys(f for r in records for f in r.details.get("figures", [])))
-    summary = summarize(records)
+    summary = summarize(records, builtin_apart(config))
     skipped = not_applicable(config) + left_out(config)
     per_case = applied(config, steps)
     summary["applied"] = per_case
