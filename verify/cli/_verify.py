@@ -159,14 +159,14 @@ def _table(title: str, records) -> Table:
     t = Table(title=title)
     for col in ("check", "case", "kind", "status", "value", "threshold", "evidence"):
         t.add_column(col, no_wrap=True)
-    t.add_column("value is (threshold is)", overflow="fold", min_width=24)
+    t.add_column("value is; threshold is", overflow="fold", min_width=24)
     for r in records:
         t.add_row(
             r.id, escape(r.details.get("case", "")), r.kind, f"[{_STYLE.get(r.status, '')}]{r.status}[/]",
             "—" if r.value is None else f"{r.value:.3g}",
             "—" if r.threshold is None else f"{r.threshold:.3g}",
             "certified" if r.certified else "numerical",
-            escape(f"{r.value_kind or '—'} ({r.threshold_kind or '—'})"),
+            escape(f"{r.value_kind or '—'}; {r.threshold_kind or '—'}"),
         )
     return t
 
