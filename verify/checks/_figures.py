@@ -53,6 +53,8 @@ class TrajectoriesFigure:
     problem: Problem
     schedule: Schedule
     title: str = ""
+    #: the claim and check the figure supports (its caption)
+    claim: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,7 +155,7 @@ def field_figure(path, model: Model, cert: Certificate, title: str = "") -> Fiel
     return FieldFigure(str(path), model, cert, r, evaluate(model, r, engine="scalar").field, pole_signs(model), title)
 
 
-def trajectories_figure(path, model: Model, sim, equilibria, title: str = "") -> TrajectoriesFigure:
+def trajectories_figure(path, model: Model, sim, equilibria, title: str = "", claim: str = "") -> TrajectoriesFigure:
     """The spec of the runs of ``sim`` and the ODE of ``model`` from the same starts.
 
     ``sim`` needs ``times``, ``rho``, ``initial_rho``, ``runs``, ``problem`` and
@@ -162,7 +164,7 @@ def trajectories_figure(path, model: Model, sim, equilibria, title: str = "") ->
     t = sim.times
     fl = flow_map(model, sim.initial_rho[:, None], t[None, :], equilibria=equilibria, rtol=1e-10).rho
     return TrajectoriesFigure(str(path), t, sim.rho, fl, np.asarray(sim.initial_rho), sim.runs, sim.problem,
-                              sim.schedule, title)
+                              sim.schedule, title, claim)
 
 
 def nuisance_figure(path, model: Model, rho_k, measured, at1: float) -> NuisanceFigure:

@@ -206,7 +206,8 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     specs: tuple[FigureSpec, ...] = ()
     path = ctx.figure("sga_trajectories", case)
     if path is not None:
-        specs = (trajectories_figure(path, m, sim, eq, "SGA (uniform starts) vs ODE from the same starts"),)
+        specs = (trajectories_figure(path, m, sim, eq, "SGA (uniform starts) vs ODE from the same starts",
+                                     claim="claim 4: recovery up to sign (sga.convergence)"),)
         figs.append(str(path))
     common = {"schedule": sched.as_dict(), "steps": steps, "runs": sim.runs, "schedule_design": info,
               "problem": case.problem.as_dict(), "equilibria_midpoints": eq, "figures": figs}

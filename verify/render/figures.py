@@ -15,7 +15,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .style import PLUS, errorbar_log, figure, legend_below, log_axis, params, plain, runs_by_basin, save
+from .style import (
+    PLUS,
+    errorbar_log,
+    figure,
+    legend_below,
+    log_axis,
+    params,
+    plain,
+    runs_by_basin,
+    save,
+    supports,
+)
 from .style import title as _title
 
 if TYPE_CHECKING:  # annotations only: drawing needs nothing of the checks
@@ -30,7 +41,7 @@ def field(spec) -> str:
     """
     model, cert = spec.model, spec.certificate
     fig, ax = figure()
-    ax.plot(spec.rho, spec.field, "C0-", lw=1.4)
+    ax.plot(spec.rho, spec.field, "C0-", lw=1.4, label=r"limit field $F(\rho)$")
     ax.axhline(0, color="k", lw=0.6)
     linthresh = _small_stretch(np.asarray(spec.rho), np.asarray(spec.field))
     if linthresh is not None:  # a stretch between zeros would be flat on a linear axis: symlog shows it
@@ -57,6 +68,7 @@ def field(spec) -> str:
                   + (" (symmetric log scale)" if linthresh is not None else ""))
     status = f"{cert.status} ({'certified' if cert.certified else 'not certified'})"
     _title(ax, plain(spec.title or status), params(model))
+    supports(fig, "claims 1 and 2: the limit field and the sign of j' (field.*)")
     return save(fig, spec.path)
 
 
@@ -90,9 +102,10 @@ def trajectories(spec) -> str:
     """
     t = spec.times
     fig, ax = figure()
-    ode = ax.plot(t, spec.ode.T, color="0.35", lw=0.6, ls="--", alpha=0.6)
+    # the ODE beneath the runs (a run that follows its ODE curve closely must stay visible)
+    ode = ax.plot(t, spec.ode.T, color="0.55", lw=0.6, ls="--", alpha=0.5, zorder=2)
     ode[0].set_label("ODE, same starts")
-    runs_by_basin(ax, t, spec.rho, label="SGA")
+    runs_by_basin(ax, t, spec.rho, label="SGA", lw=0.8, alpha=0.75)
     ax.set_xlabel(r"ODE time $t_k$")
     ax.set_ylabel(r"$\rho$")
     ax.set_ylim(-1.05, 1.05)
@@ -102,6 +115,7 @@ def trajectories(spec) -> str:
     start = (rf"from $\rho_0={float(r0[0]):.3g}$" if np.allclose(r0, r0[0]) else "from uniform starts")
     _title(ax, f"{plain(what)}, {spec.runs} runs {start}", params(problem=spec.problem, schedule=spec.schedule))
     legend_below(ax, ncol=3)
+    supports(fig, getattr(spec, "claim", ""))
     return save(fig, spec.path)
 
 
@@ -126,6 +140,7 @@ def nuisance_mass(spec) -> str:
     ax.set_ylabel(r"nuisance attention mass $\nu$")
     _title(ax, "nuisance attention mass", params(spec.model))
     ax.legend(frameon=True, framealpha=0.9)
+    supports(fig, "claim 5: the nuisance attention mass (sga.filtering)")
     return save(fig, spec.path)
 
 
@@ -161,6 +176,7 @@ def tracking(spec) -> str:
     ax.set_ylabel(r"median of $\mathrm{sup}_t\,E_T$")
     ax.legend()
     fig.suptitle(f"pseudotrajectory error, {params(problem=spec.base)}, $T={T:.3g}$", fontsize=8)
+    supports(fig, "claim 3: SGA tracks the ODE (sga.tracking)")
     return save(fig, spec.path)
 
 
@@ -194,6 +210,7 @@ def finite_size(spec) -> str:
            "free log-log slope " + (f"${slope:.2f}\\pm{slope_se:.2f}$" if slope is not None
                                     else "undetermined (bias below the Monte Carlo error)"))
     ax.legend(frameon=True, framealpha=0.9)
+    supports(fig, "the O(1/L) approach to the limit field (finite_size.rate)")
     return save(fig, spec.path)
 
 
@@ -217,6 +234,7 @@ def effective_drift(spec) -> str:
     name = (spec.title or "").split(":")[0].strip()
     _title(ax, plain(name), params(problem=spec.problem, schedule=spec.schedule))
     ax.legend(loc="lower right")
+    supports(fig, "claim 3 at finite steps (sga.effective_drift)")
     return save(fig, spec.path)
 
 

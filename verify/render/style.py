@@ -17,6 +17,7 @@ as text, never as math, and without a missing-glyph warning.
 
 from __future__ import annotations
 
+import textwrap
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -261,6 +262,12 @@ def title(ax, *lines: str) -> None:
     ax.set_title("\n".join(x for x in lines if x))
 
 
+def supports(fig, claim: str) -> None:
+    """The figure's caption line, above its title: which claim and check it supports."""
+    if claim:
+        fig.suptitle(textwrap.fill(f"Supports {claim}", 90), fontsize="small", color="0.3", x=0.01, ha="left")
+
+
 def legend_below(ax, ncol: int = 2) -> None:
     """A legend under the axes, so that it never hides data."""
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=ncol)
@@ -308,10 +315,11 @@ def runs_by_basin(ax, t, rho, *, label: str = "runs", lw: float = 0.5, alpha: fl
     for sel, colour, side in ((plus, PLUS, r"+\xi"), (~plus, MINUS, r"-\xi")):
         if not sel.any():
             continue
-        lines = ax.plot(t, rho[sel].T, color=colour, lw=lw, alpha=alpha)
+        lines = ax.plot(t, rho[sel].T, color=colour, lw=lw, alpha=alpha, zorder=3)
         lines[0].set_label(rf"{label} $\to{side}$ ({int(sel.sum())})")
         if mean and sel.sum() > 1:
-            ax.plot(t, rho[sel].mean(axis=0), color=colour, lw=1.6)
+            ax.plot(t, rho[sel].mean(axis=0), color=colour, lw=1.6, zorder=4,
+                    label=rf"mean of the runs $\to{side}$")
     return counts
 
 

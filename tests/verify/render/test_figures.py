@@ -233,3 +233,29 @@ def test_effective_drift_data_round_trips_through_its_npz(tmp_path):
     assert back.problem.as_dict() == spec.problem.as_dict() and back.schedule.as_dict() == spec.schedule.as_dict()
     for name in ("times", "rho", "ode_time", "rho_plain", "rho_corrected"):
         assert np.array_equal(getattr(back, name), getattr(spec, name))
+
+
+def test_every_drawn_line_is_in_the_legend_the_ode_lies_beneath_and_the_caption_names_the_claim(
+        bistable_sim, captured, tmp_path):
+    """Issue 41: the basin means were drawn thick without a legend entry, a run that followed its dashed
+    ODE curve hid beneath it, and no figure said which claim it supports."""
+    sim = bistable_sim
+    model = sim.problem.model
+    figures.draw(trajectories_figure(tmp_path / "t.png", model, sim, list(certify(model).midpoints), "SGA",
+                                     claim="claim 4: recovery up to sign (sga.convergence)"))
+    fig = captured[-1]
+    ax = fig.axes[0]
+
+    def style_of(line):
+        return line.get_color(), line.get_linestyle(), line.get_linewidth()
+
+    lines = [ln for ln in ax.get_lines() if np.asarray(ln.get_ydata()).size > 1]
+    labelled = {style_of(ln) for ln in lines if not ln.get_label().startswith("_")}
+    assert {style_of(ln) for ln in lines} == labelled  # every kind of line drawn has its legend entry
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any(t.startswith("mean of the runs") for t in legend)
+    ode = [ln for ln in lines if ln.get_linestyle() == "--"]
+    runs = [ln for ln in lines if ln.get_linestyle() == "-"]
+    assert ode and runs and max(ln.get_zorder() for ln in ode) < min(ln.get_zorder() for ln in runs)
+    assert fig._suptitle is not None and fig._suptitle.get_text() == (
+        "Supports claim 4: recovery up to sign (sga.convergence)")
