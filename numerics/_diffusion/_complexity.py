@@ -35,6 +35,12 @@ class Complexity:
         Fraction of diffusion paths that reached the target within the horizon.
     plateau : float
         Stable zero of ``F_eta`` at the step size of the ``q90`` step (1 when that step is 0).
+    plateau_eta : float
+        That step size, ``eta`` at the ``q90`` step (the horizon's when ``q90`` is beyond it).
+    plateau_note : str
+        What the plateau means for this schedule (:func:`plateau_note`): where the iterates settle
+        at a constant step; for a decaying one, the plateau at ``plateau_eta``, which rises towards 1
+        as the step falls, and from which step on it lies above the target when it does not yet.
     runs, horizon : int
     validity : theory.Validity
         Whether the drift and variance of the diffusion lie where their expansion holds.
@@ -65,6 +71,8 @@ class Complexity:
     reason: str
     route: str = "expansion"
     median_range: tuple[float, float] | None = None
+    plateau_eta: float = 0.0
+    plateau_note: str = ""
 
     def as_dict(self) -> dict:
         def num(x):
@@ -74,7 +82,8 @@ class Complexity:
                 "median_steps": num(self.median_steps),
                 "q10_steps": num(self.q10_steps), "q90_steps": num(self.q90_steps),
                 "plain_ode_steps": num(self.plain_ode_steps), "reached_fraction": self.reached,
-                "plateau": self.plateau, "runs": self.runs, "horizon": self.horizon,
+                "plateau": self.plateau, "plateau_eta": self.plateau_eta, "plateau_note": self.plateau_note,
+                "runs": self.runs, "horizon": self.horizon,
                 "validity": self.validity.as_dict(), "status": self.status, "reason": self.reason}
 
 
@@ -119,6 +128,39 @@ def complexity(problem: Problem, schedule: Schedule, rho0=None, target: float = 
     eta90 = float(schedule.eta(np.array(fp.q90 if math.isfinite(fp.q90) else horizon)))
     valid = validity(problem.model, problem.d, problem.L, float(schedule.eta(np.zeros(1))[0]), problem.batch)
     why = refusal(problem, schedule, tab, rho0, target, horizon, runs, fp)
-    return Complexity(schedule, fp.median, fp.q10, fp.q90, fp.plain_ode_step, fp.reached, plateau_at(tab, eta90),
+    plateau = plateau_at(tab, eta90)
+    return Complexity(schedule, fp.median, fp.q10, fp.q90, fp.plain_ode_step, fp.reached, plateau,
                       runs, horizon, valid, "refused" if why else "ok", why,
-                      "expansion" if route is None else route.route, spread)
+                      "expansion" if route is None else route.route, spread, eta90,
+                      plateau_note(tab, schedule, eta90, plateau, target))
+
+
+def plateau_note(tables: DiffusionTables, schedule: Schedule, eta: float, plateau: float, target: float) -> str:
+    """What the plateau ``plateau`` (the stable zero of the drift at the step ``eta``) means for
+    ``schedule`` and ``target``, in one sentence.
+
+    At a constant step the iterates settle around it (a first passage to a target above it is a
+    fluctuation). A decaying step moves it up towards 1 as ``eta_k`` falls: the plateau is the one at
+    the step of the 90% passage, and where it lies below the target the sentence gives the step size
+    at which it reaches the target (bisection of :func:`plateau_at` in ``log eta``) and the step
+    ``k`` of the schedule that has it, from which on the iterates stay above the target on average.
+    """
+    if schedule.kind == "constant" or schedule.power == 0:
+        where = ("above" if plateau >= target else "below")
+        return (f"the stable zero of the drift at the constant step eta = {eta:.4g}, around which the iterates "
+                f"settle; it lies {where} the target {target:g}"
+                + ("" if plateau >= target else ": a first passage there is a fluctuation above it"))
+    head = (f"the stable zero of the drift at eta_k = {eta:.4g}, the step of the 90% passage; a decaying step "
+            f"moves it up towards 1 as eta_k falls")
+    if plateau >= target:
+        return head + f", and it lies above the target {target:g} there"
+    lo, hi = math.log(eta) - 50.0, math.log(eta)  # plateau_at(exp(lo)) >= target > plateau_at(exp(hi))
+    if plateau_at(tables, math.exp(lo)) < target:
+        return head + f"; it stays below the target {target:g} down to eta = {math.exp(lo):.3g}"
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if plateau_at(tables, math.exp(mid)) >= target else (lo, mid)
+    eta_star = math.exp(lo)
+    k_star = (schedule.eta0 / eta_star) ** (1.0 / schedule.power) - schedule.k0
+    return (head + f"; it is below the target {target:g} there (the first passages are fluctuations above it) "
+            f"and reaches it at eta = {eta_star:.3g}, from step k ~ {max(k_star, 0.0):,.0f} of this schedule on")

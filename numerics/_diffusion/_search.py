@@ -177,8 +177,8 @@ class _Objective:
     candidate beyond it cannot win.
     """
 
-    def __init__(self, paths: CommonPaths, horizon: int):
-        self.paths, self.horizon = paths, horizon
+    def __init__(self, paths: CommonPaths, horizon: int, progress=None):
+        self.paths, self.horizon, self.progress = paths, horizon, progress
         self.rows: list[dict] = []  # the table: one row per schedule, in the order scored
         self.scores: list[float] = []  # the score of each row
         self._seen: dict[tuple[float, ...], int] = {}  # a schedule's key -> its row
@@ -204,6 +204,8 @@ class _Objective:
         self._seen[key] = len(self.rows)
         self.rows.append(row)
         self.scores.append(s)
+        if self.progress is not None:
+            self.progress(stage, len(self.rows))
         return s
 
     def schedule(self, i: int) -> Schedule:
@@ -237,7 +239,7 @@ def _better(a: Complexity, b: Complexity, target: float) -> bool:
 def optimize_schedule(problem: Problem, rho0=None, target: float = 0.99, *, start: Schedule | None = None,
                       runs: int = 1000, final_runs: int = 2000, horizon: int = 50_000, seed: int = 0,
                       refine: int = 3, maxfev: int = 40,
-                      tables: DiffusionTables | None = None) -> ScheduleSearch:
+                      tables: DiffusionTables | None = None, progress=None) -> ScheduleSearch:
     """Smallest ``q90`` step over ``(eta0, k0, power)`` with the plateau above ``target``.
 
     A candidate is feasible when 90% of its paths pass ``target`` within ``horizon``, its
@@ -267,6 +269,10 @@ def optimize_schedule(problem: Problem, rho0=None, target: float = 0.99, *, star
     maxfev : int
         Evaluations per Nelder–Mead run.
     tables : DiffusionTables, optional
+    progress : callable, optional
+        ``progress(stage, done, total)`` after each candidate is scored (``stage``: ``"start"``,
+        ``"grid"``, ``"nelder-mead"``, then ``"final"`` for the comparison on fresh paths); ``total``
+        bounds what the search can score (Nelder-Mead may stop earlier).
 
     Returns
     -------
@@ -288,9 +294,15 @@ def optimize_schedule(problem: Problem, rho0=None, target: float = 0.99, *, star
     tab = tables or diffusion_tables(problem)
     paths = CommonPaths.draw(tab, rho0, target, step_limit(problem, start), runs,
                              np.random.SeedSequence(seed).spawn(1)[0])
-    obj = _Objective(paths, horizon)
-    obj.score(start, "start")
     grid = _grid()
+    most = 1 + len(grid) + refine * maxfev + 2
+
+    def tell(stage: str, done: int) -> None:
+        if progress is not None:
+            progress(stage, min(done, most - 2), most)
+
+    obj = _Objective(paths, horizon, tell)
+    obj.score(start, "start")
     for s in grid:
         obj.score(s, "grid")
     order = sorted(range(1, len(obj.rows)), key=obj.scores.__getitem__)
@@ -306,6 +318,7 @@ def optimize_schedule(problem: Problem, rho0=None, target: float = 0.99, *, star
         f"no schedule (the start, the grid or a refinement) reaches |rho| >= {target} within "
         f"{horizon} steps with its plateau above the target and its first step at most {paths.step_limit:.4g}")
     w = min(range(len(obj.rows)), key=obj.scores.__getitem__) if feasible else 0
+    tell("final", most - 2)
     given = complexity(problem, start, rho0, target, runs=final_runs, horizon=horizon, seed=seed, tables=tab)
     winner = given if w == 0 else complexity(problem, obj.schedule(w), rho0, target, runs=final_runs,
                                              horizon=horizon, seed=seed, tables=tab)

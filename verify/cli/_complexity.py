@@ -18,7 +18,7 @@ from ._args import (
 )
 from ._guard import quiet_numerics
 from ._limits import bounded, count
-from ._output import emit_json, route_text
+from ._output import emit_json, route_text, stderr_progress
 
 
 def register(sub) -> None:
@@ -84,8 +84,14 @@ def run(args) -> int:
     if args.optimize:
         # the search evaluates the given schedule on the paths of complexity(seed=args.seed, runs=args.runs)
         # and the winner on the same paths
-        search = optimize_schedule(problem, args.rho0, args.target, start=schedule, final_runs=args.runs,
-                                   horizon=args.horizon, seed=args.seed)
+        with stderr_progress() as bar:
+            task = bar.add_task("schedule search", total=None)
+
+            def progress(stage, done, total):
+                bar.update(task, description=f"schedule search: {stage}", completed=done, total=total)
+
+            search = optimize_schedule(problem, args.rho0, args.target, start=schedule, final_runs=args.runs,
+                                       horizon=args.horizon, seed=args.seed, progress=progress)
         _refuse(search)
         given, reported = search.start, search.best
         routed = None
@@ -139,6 +145,8 @@ def run(args) -> int:
         print(f"{name:>10} {s['eta0']:>9.4g} {s['k0']:>8.4g} {s['power']:>6.3g} {_fmt(r['median_steps']):>9} "
               f"{_fmt(r['q10_steps']):>9} {_fmt(r['q90_steps']):>9} {_fmt(r['plain_ode_steps']):>10} "
               f"{r['plateau']:>8.4f}")
+    for name, r in rows:
+        print(f"plateau ({name}): {r['plateau_note']}")
     cert = out["certified_ode_steps"]
     if cert["status"] == "ok":
         print(f"plain limit ODE from rho0 = {args.rho0:g}, certified (ball arithmetic): the ODE time "
