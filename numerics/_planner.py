@@ -341,6 +341,45 @@ def _reaches(problem, schedule, steps, starts, need) -> bool:
     return all(_corrected_end(problem, schedule, steps, r0) >= need for r0 in starts)
 
 
+def _held_on_plateau(held: list, target: float) -> str:
+    """Why no final step of the plan's family works: at each, an attractor's plateau lies within two
+    of its spreads of ``target`` (the runs would hover around the target, not settle past it)."""
+    steps = "; ".join(f"eta = {e:.3g}: plateau {p:.4g}, spread {s:.2g}, needs {n:.4g}" for e, p, s, n in held)
+    return (f": at every final step the plan may end on, an attractor's plateau lies within two spreads of the "
+            f"target ({steps}), so the runs would hover around |rho| = {target} instead of settling past it: smaller "
+            "final steps need more than the step cap, or a lower --target decides recovery")
+
+
+def _failing_starts(problem: Problem, starts, schedule: Schedule, need: float, steps: int) -> str:
+    """Which planned starts the corrected ODE does not carry to ``need`` within ``steps`` steps of
+    ``schedule`` (the longest schedule of the plan's family that was tried), where they end,
+    and what would decide them: ``"; from rho0 = ... (beside rho* = ...) the corrected ODE ends at ..."``."""
+    eq = [e.midpoint for e in certify(problem.model, engine="scalar").equilibria if e.stability == "unstable"]
+    fails, near_eq = [], []
+    for r0 in starts:
+        end = _corrected_end(problem, schedule, steps, r0)
+        if end < need:
+            near = min(eq, key=lambda e: abs(e - r0), default=None)
+            close = near is not None and abs(near - r0) <= 0.25
+            near_eq.append(close)
+            fails.append(f"rho0 = {r0:.4g}" + (f" (beside the unstable rho* = {near:.4g})" if close else "")
+                         + f" ends at |rho| = {end:.3g}")
+    if not fails:
+        return ""
+    head = (f": after {steps:,} steps ending at eta = {float(schedule.eta(steps - 1)):.3g}, the corrected ODE from "
+            + "; from ".join(fails) + f" (needs {need:.4g})")
+    if len(fails) == len(starts):
+        return (head + ": none of the planned starts gets there, the steps shrink before the slow field carries "
+                "them; deciding recovery needs more steps than the cap or a constant step (sigrec complexity gives "
+                "the passage steps of a schedule you choose, from uniform starts or --rho0)")
+    if all(near_eq):
+        return (head + "; the other planned starts reach it. A start this close to an unstable equilibrium escapes it "
+                "too slowly for a decaying step within the cap: its sign is the certified ODE basin of the start, and "
+                "a run from it is decided only by more steps or a constant step (sigrec complexity --rho0 gives them)")
+    return (head + "; the other planned starts reach it. These starts need more steps than the cap (sigrec "
+            "complexity --rho0 gives them for a schedule you choose)")
+
+
 def _end(problem, schedule, steps, starts) -> float:
     return min(_corrected_end(problem, schedule, steps, r0) for r0 in starts)
 
@@ -392,12 +431,15 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
     starts = tuple(sorted(starts, key=lambda r: (float(evaluate(m, r, engine="scalar").field) * np.sign(r)
                                                  if r else -np.inf)))
     best = None
+    tried = None  # (step, need, steps) of the longest schedule found failing: what a refusal reports
+    held = []  # (step, lowest plateau, spread, need) of the steps whose plateau does not
     for factor in EPS_FACTORS:
         eps = eps_max * factor
         plats = _plateaus(problem, eps)
         spread = max(s for _, s in plats)
         need = target + 2 * spread
         if min(r for r, _ in plats) <= need:
+            held.append((eps, min(r for r, _ in plats), spread, need))
             continue
 
         def reaches(K, eps=eps, need=need):  # this step's eps and need, bound now
@@ -405,6 +447,7 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
 
         lo, hi = 1, 64
         while not reaches(hi):
+            tried = (eps, need, hi)  # the longest schedule of this step that fails: what a refusal reports
             lo, hi = hi, hi * 4
             if hi > MAX_STEPS or (best is not None and lo >= best[0]):
                 break
@@ -417,7 +460,12 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
             best = (hi, eps, min(plats))
     if best is None:
         return RecoveryPlan.infeasible(
-            target, runs, starts, f"no schedule within {MAX_STEPS:,} steps carries every planned start to {target}")
+            target, runs, starts,
+            (f"no schedule within {MAX_STEPS:,} steps carries every planned start to {target}"
+             + _held_on_plateau(held, target)) if tried is None else
+            (f"no schedule of the plan's family (its steps a rung of 64 x 4^j below the cap of {MAX_STEPS:,}) "
+             f"carries every planned start to {target}"
+             + _failing_starts(problem, starts, _schedule(tried[2], tried[0], first_step), tried[1], tried[2])))
     K, eps, (plateau, spread) = best
     # the spread across runs: grow K until the diffusion paths recover as the verdict needs
     tables = diffusion_tables(problem)

@@ -200,6 +200,7 @@ HEAVY = (
     "tests/numerics/test_kernels.py::test_avx2_kernels_give_the_same_draws_and_numbers_within_ulps",
     "tests/numerics/test_measured.py::test_inside_validity_the_measured_law_is_the_expansion",  # derives the drag
     "tests/numerics/test_parallel.py::test_workers_do_not_change_the_result",
+    "tests/numerics/test_planner.py::test_an_infeasible_plan_names_the_starts_that_fail_and_what_would_decide_them",
     "tests/numerics/test_planner.py::test_plan_is_decisive_and_the_simulation_agrees",
     "tests/numerics/test_region_tasks.py::test_a_real_scheduler_and_workers_give_the_serial_boxes",
     "tests/numerics/test_search.py::test_a_start_the_grid_cannot_match_is_never_made_worse",

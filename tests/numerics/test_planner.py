@@ -76,3 +76,22 @@ def test_bad_arguments():
         plan_recovery(SMALL, target=1.0)
     with pytest.raises(ValueError, match="runs"):
         plan_recovery(SMALL, runs=0)
+
+
+def test_an_infeasible_plan_names_the_starts_that_fail_and_what_would_decide_them():
+    """theta 0.6, beta 2, R 200, L 4,000, d 20 (issue 41): the refusal said only 'no schedule within
+    1,000,000 steps carries every planned start to 0.99'. It now names the longest schedule tried (the
+    ladder's last rung below the cap), each failing start with where the corrected ODE leaves it, the
+    one beside the unstable equilibrium, and what would decide recovery."""
+    import re
+
+    from sigrec.numerics import Problem, plan_recovery
+
+    plan = plan_recovery(Problem(0.6, 200, 4000, 20, beta=2.0), runs=16)
+    assert not plan.feasible
+    msg = plan.message
+    assert "after 262,144 steps" in msg and "below the cap of 1,000,000" in msg
+    named = [float(x) for x in re.findall(r"from rho0 = (-?[0-9.]+)", msg)]
+    assert sorted(named) == pytest.approx(sorted(plan.starts), abs=1e-4)
+    assert "beside the unstable rho* = -0.8546" in msg and "none of the planned starts gets there" in msg
+    assert "sigrec complexity" in msg
