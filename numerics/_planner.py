@@ -341,6 +341,18 @@ def _reaches(problem, schedule, steps, starts, need) -> bool:
     return all(_corrected_end(problem, schedule, steps, r0) >= need for r0 in starts)
 
 
+def _no_schedule(problem: Problem, starts, target: float, first_step: float, tried, held: list) -> str:
+    """Why no schedule of the plan's family is decisive: the starts the longest schedule tried leaves
+    short (``tried = (step, need, steps)``), or the plateaus held at every final step (``held``)."""
+    if tried is None:
+        return f"no schedule within {MAX_STEPS:,} steps carries every planned start to {target}" \
+            + _held_on_plateau(held, target)
+    eps, need, steps = tried
+    return (f"no schedule of the plan's family (its steps a rung of 64 x 4^j below the cap of {MAX_STEPS:,}) "
+            f"carries every planned start to {target}"
+            + _failing_starts(problem, starts, _schedule(steps, eps, first_step), need, steps))
+
+
 def _held_on_plateau(held: list, target: float) -> str:
     """Why no final step of the plan's family works: at each, an attractor's plateau lies within two
     of its spreads of ``target`` (the runs would hover around the target, not settle past it)."""
@@ -459,13 +471,8 @@ def plan_recovery(problem: Problem, *, target: float = 0.99, runs: int = 32, fir
         if best is None or hi < best[0]:
             best = (hi, eps, min(plats))
     if best is None:
-        return RecoveryPlan.infeasible(
-            target, runs, starts,
-            (f"no schedule within {MAX_STEPS:,} steps carries every planned start to {target}"
-             + _held_on_plateau(held, target)) if tried is None else
-            (f"no schedule of the plan's family (its steps a rung of 64 x 4^j below the cap of {MAX_STEPS:,}) "
-             f"carries every planned start to {target}"
-             + _failing_starts(problem, starts, _schedule(tried[2], tried[0], first_step), tried[1], tried[2])))
+        return RecoveryPlan.infeasible(target, runs, starts, _no_schedule(problem, starts, target, first_step,
+                                                                          tried, held))
     K, eps, (plateau, spread) = best
     # the spread across runs: grow K until the diffusion paths recover as the verdict needs
     tables = diffusion_tables(problem)

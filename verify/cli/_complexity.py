@@ -82,16 +82,7 @@ def run(args) -> int:
         raise ValueError("`method` measured is for a given schedule: the schedule search (--optimize) runs the "
                          "diffusion of the expansion for every candidate; drop --optimize to measure the given one")
     if args.optimize:
-        # the search evaluates the given schedule on the paths of complexity(seed=args.seed, runs=args.runs)
-        # and the winner on the same paths
-        with stderr_progress() as bar:
-            task = bar.add_task("schedule search", total=None)
-
-            def progress(stage, done, total):
-                bar.update(task, description=f"schedule search: {stage}", completed=done, total=total)
-
-            search = optimize_schedule(problem, args.rho0, args.target, start=schedule, final_runs=args.runs,
-                                       horizon=args.horizon, seed=args.seed, progress=progress)
+        search = _search(args, problem, schedule)
         _refuse(search)
         given, reported = search.start, search.best
         routed = None
@@ -164,6 +155,19 @@ def run(args) -> int:
             print(f"median steps vs {key}: {pairs}; exponent {s['exponent']:.3f}")
     _print_tail(args, out, given, routed, search if args.optimize else None)
     return 0
+
+
+def _search(args, problem, schedule):
+    """The schedule search with a progress bar: it evaluates the given schedule on the paths of
+    ``complexity(seed=args.seed, runs=args.runs)`` and the winner on the same paths."""
+    with stderr_progress() as bar:
+        task = bar.add_task("schedule search", total=None)
+
+        def progress(stage, done, total):
+            bar.update(task, description=f"schedule search: {stage}", completed=done, total=total)
+
+        return optimize_schedule(problem, args.rho0, args.target, start=schedule, final_runs=args.runs,
+                                 horizon=args.horizon, seed=args.seed, progress=progress)
 
 
 def _print_tail(args, out, given, routed, search) -> None:
