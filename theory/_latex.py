@@ -301,6 +301,11 @@ class Display:
 
     ``lines[0]`` starts with ``lhs &= ``; later lines start with ``&\\quad``. ``latex``
     is what goes between ``\\begin{equation*}`` and ``\\end{equation*}``.
+
+    Attributes
+    ----------
+    lines : tuple of str
+        The LaTeX lines of the equation, with ``&`` alignment marks; one line when it fits the width.
     """
 
     lines: tuple[str, ...]

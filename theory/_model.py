@@ -49,6 +49,16 @@ class Model:
 
     ``str(model.law)`` is the canonical spec of the law; for ``k = 1`` :attr:`prior` is its
     :class:`Prior`.
+
+    Attributes
+    ----------
+    theta, alpha, beta, sigma2 : float
+        As given (validated), see Parameters.
+    law : SignalLaw
+        The law of the signal parsed from ``prior``; its ``k`` is the signal dimension :attr:`k`
+        (a ``k = 1`` law in its scalar form, holding a :class:`Prior`).
+    heads : int
+        Number ``H`` of heads, as given.
     """
 
     theta: float

@@ -42,7 +42,18 @@ _PREC = 128
 class CrossingStep:
     """``k_lo <= k* <= k_hi`` for ``k* = min{k : t_k >= T}``, ``T`` in ``[time_lo, time_hi]``.
 
-    ``t_lo``/``t_hi`` are ``t_{k_lo}`` and ``t_{k_hi}`` (floats, for printing)."""
+    ``t_lo``/``t_hi`` are ``t_{k_lo}`` and ``t_{k_hi}`` (floats, for printing).
+
+    Attributes
+    ----------
+    k_lo, k_hi : int
+        Certified bounds on the crossing step ``k*``: ``k_lo`` the first step at which
+        ``t_k >= time_lo`` is possible, ``k_hi`` the first at which ``t_k >= time_hi`` is certain.
+    time_lo, time_hi : float
+        The enclosure ``[T.lo, T.hi]`` of the limit-flow time ``T`` (:func:`theory.certified_time`).
+    t_lo, t_hi : float
+        The ODE times ``t_{k_lo}`` and ``t_{k_hi}`` of the schedule (rounded to floats, for printing).
+    """
 
     k_lo: int
     k_hi: int

@@ -31,7 +31,23 @@ NOTE = ("limit ODE only: the finite-step (diffusion) corrections and the band ar
 @dataclass(frozen=True)
 class SubspacePath:
     """``times`` (n,), ``M`` (n, k, H) on them, and the long-time end: ``M_limit`` (k, H) at time
-    ``t_limit`` (or earlier, when the speed fell below ``1e-13``), its ``speed``."""
+    ``t_limit`` (or earlier, when the speed fell below ``1e-13``), its ``speed``.
+
+    Attributes
+    ----------
+    times : ndarray, shape (n,)
+        ODE times, increasing from 0 (the recursion's ``t_k``).
+    M : ndarray, shape (n, k, H)
+        The limit ODE's overlaps ``M(t) = U^T Q(t)`` at :attr:`times` (``M[0]`` is the start ``M0``).
+    M_limit : ndarray, shape (k, H)
+        The long-time end: ``M`` after integrating on from ``times[-1]`` for a further ``t_limit``, or
+        earlier where the speed fell below ``1e-13``.
+    t_limit : float
+        The ODE time requested for that last integration (not where it stopped).
+    speed : float
+        ``|dM/dt|`` (Frobenius norm) at :attr:`M_limit`; at most :data:`SETTLED_SPEED` when the flow
+        has settled at an equilibrium.
+    """
 
     times: np.ndarray
     M: np.ndarray

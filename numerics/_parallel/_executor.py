@@ -77,6 +77,12 @@ class Executor:
         ``None`` for ``"inline"``.
     address : str or None
         Scheduler address (``None`` for ``"inline"``).
+    local_workers : int
+        ``"local"`` only: number of worker processes of the process-wide local cluster, started on
+        first use (``0`` otherwise).
+    stop : str or None
+        ``"nested"`` only: the name of the ``distributed.Event`` set when the driver that submitted
+        the unit has stopped (:meth:`raise_if_stopped`); ``None`` otherwise.
     """
 
     backend: str

@@ -43,6 +43,14 @@ class Problem:
 
     ``theta``, ``beta``, ``sigma2``, the law and ``heads`` are read from :attr:`model`, which
     validates them; ``R``, ``L`` are checked by :func:`core.validate.counts`.
+
+    Attributes
+    ----------
+    model : theory.Model
+        The limit model of this instance: ``theta``, ``alpha = R / L``, ``beta``, ``sigma2``, the
+        parsed law and ``heads``.
+    R, L, d, batch : int
+        Informative tokens, tokens, dimension and mini-batch size, as given (validated).
     """
 
     model: Model

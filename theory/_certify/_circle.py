@@ -52,7 +52,23 @@ class CircleEquilibrium:
 @dataclass(frozen=True)
 class CircleCertificate:
     """Outcome of :func:`certify_circle`: ``complete`` when every angle was decided (then
-    ``equilibria`` is the full list of sphere equilibria, in angle order)."""
+    ``equilibria`` is the full list of sphere equilibria, in angle order).
+
+    Attributes
+    ----------
+    equilibria : tuple of CircleEquilibrium
+        The sphere equilibria found, each in a certified angle bracket, in angle order.
+    complete : bool
+        True iff :attr:`undecided` is empty: every angle of the circle was decided and every radial
+        sign certified, so :attr:`equilibria` lists every equilibrium on the circle.
+    undecided : tuple of (float, float)
+        Angle intervals ``(phi_lo, phi_hi)`` in radians where the sign of ``T`` could not be decided,
+        a root bracket at the seam ``-3 + 2 pi``, or a bracket whose radial sign is undecided.
+    boxes : int
+        Number of angle boxes evaluated.
+    prec : int
+        Bits of ball precision.
+    """
 
     equilibria: tuple
     complete: bool
@@ -108,7 +124,25 @@ def certify_circle(model: Model, prec: int = 128, bracket_width: float = 1e-12,
 class DiskCertificate:
     """Outcome of :func:`certify_disk`: the interior equilibria, each a box with exactly one
     (``(box, inertia of H)``: balls and ``(n_negative, n_positive)``), ``complete`` when the rest
-    of the open disk was certified free of zeros of ``g``."""
+    of the open disk was certified free of zeros of ``g``.
+
+    Attributes
+    ----------
+    equilibria : tuple of (tuple of arb, tuple or None)
+        One ``(box, inertia)`` per interior equilibrium, in the order found: the box (two balls,
+        inside the open disk) holds exactly one zero of ``g``; ``inertia`` is ``(n_negative,
+        n_positive)`` of the Hessian ``H`` on it, ``None`` when undecided.
+    complete : bool
+        True iff no box is undecided and every inertia was decided: the rest of the open disk is
+        certified free of zeros of ``g``.
+    undecided : tuple of (float, float, float, float)
+        Boxes ``(x_lo, x_hi, y_lo, y_hi)`` left undecided (narrower than ``min_width``, or beyond
+        ``max_boxes``).
+    boxes : int
+        Number of boxes of the bisection visited.
+    prec : int
+        Bits of ball precision.
+    """
 
     equilibria: tuple
     complete: bool

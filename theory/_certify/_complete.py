@@ -28,9 +28,18 @@ from ._subspace import SubspaceCertificate
 class SubspaceCompleteness:
     """Outcome of :func:`subspace_completeness`.
 
-    ``complete``: proved that the certificate's boxes hold every equilibrium of the flow;
-    ``reason``: why not (empty when complete); ``circle``/``disk``: the certificates used
-    (``None`` for ``k != 2``)."""
+    Attributes
+    ----------
+    complete : bool
+        True iff it is proved that the certificate's boxes hold every equilibrium of the flow.
+    reason : str
+        Why not (``"; "``-separated when several); empty when complete.
+    circle : CircleCertificate or None
+        The circle certificate used; ``None`` when it was not computed (``k != 2``, ``theta = 0``, or
+        a certificate with undecided or overlapping boxes).
+    disk : DiskCertificate or None
+        The disk certificate used; ``None`` when :attr:`circle` is.
+    """
 
     complete: bool
     reason: str

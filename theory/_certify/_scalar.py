@@ -35,8 +35,16 @@ from ._roots import isolate, precision, sign
 class Bracket:
     """An interior equilibrium isolated in ``[lo, hi]`` (exactly one root inside).
 
-    ``exact`` is True when the root is known exactly (``lo == hi``).
-    ``stability`` is ``"stable"`` or ``"unstable"`` (certified sign of ``F'``).
+    Attributes
+    ----------
+    lo, hi : float
+        Ends of the bracket in the alignment ``rho`` (within ``[-1, 1]``): exactly one root of the
+        field lies in it; ``lo == hi`` when the root is exact.
+    stability : {"stable", "unstable"}
+        From the certified sign of ``F'`` at the root (``"stable"``: ``F' < 0``, the field crosses
+        downward).
+    exact : bool
+        True when the root is known exactly (``lo == hi``; ``rho = 0`` for a mean-zero law).
     """
 
     lo: float
@@ -75,6 +83,9 @@ class Certificate:
         Working precision in bits.
     sign_function : str
         What was certified (the factor of ``j'`` left after removing known ones).
+    notes : tuple of str
+        Remarks for a reader: why the status is ``degenerate`` or ``undecided`` (e.g. the sign of
+        ``F'(0)`` undecided); empty when there is nothing to add.
     """
 
     status: str

@@ -83,7 +83,10 @@ class SubspaceBox:
         ``unstable``: at least one certified positive.
     box : tuple of arb
         The box ``Z`` in ``r`` on which the Krawczyk test proved exactly one equilibrium
-        (empty when undecided); ``enclosure`` is ``K(Z)``, inside it, holding the equilibrium.
+        (empty when the Krawczyk test failed).
+    enclosure : tuple of arb
+        ``K(Z)`` in ``r``, one ball per coordinate: a tighter box inside :attr:`box` that holds the
+        equilibrium (empty when the Krawczyk test failed).
     lam : arb or None
         Sphere: the multiplier ``<r, g>`` (a ball from the same Krawczyk box).
     tangent_inertia : tuple or None
@@ -148,6 +151,24 @@ class SubspaceCertificate:
 
     ``certified`` is True iff every box is decided and the boxes are pairwise disjoint (so they
     hold distinct equilibria). Completeness of the list is *not* part of the claim.
+
+    Attributes
+    ----------
+    model : Model
+        The model certified (one head).
+    boxes : tuple of SubspaceBox
+        One per numerical equilibrium, in the order they were found; empty when ``theta = 0``.
+    certified : bool
+        True iff every box is decided and no two boxes of the same kind overlap; False when
+        ``theta = 0`` (every ``r`` is an equilibrium).
+    prec : int
+        Bits of ball precision.
+    notes : tuple of str
+        Remarks for a reader: overlapping boxes, how many equilibria are undecided, and that
+        completeness is not certified by :func:`certify_subspace`.
+    completeness : SubspaceCompleteness or None
+        Whether the boxes hold every equilibrium (:func:`theory.certify` decides it); ``None`` when
+        only :func:`certify_subspace` ran.
     """
 
     model: Model

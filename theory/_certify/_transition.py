@@ -50,12 +50,33 @@ from ._subspace_balls import _NAMESPACE, _ArbPrinter
 class TransitionBracket:
     """Outcome of :func:`certify_transition` (module doc).
 
-    ``lo``/``hi``: the certified bracket of route 1 (``nan`` when ``E`` does not have exactly one
-    certified simple root with certified signs on the rest of the range); ``point_lo``/
-    ``point_hi``: the bisection bracket of route 2 (``nan`` when the ends were not certified);
-    ``certified``: route 1 succeeded; ``roots``: every root bracket of ``E`` found;
-    ``undecided``: ``theta`` intervals where the sign of ``E`` or ``lam`` was undecided;
-    ``float_thetas``: :func:`theory._field._equilibria.critical_thetas` in the range.
+    Attributes
+    ----------
+    k : int
+        Dimension of the law ``onehot(k)`` (equal probabilities).
+    alpha, beta, sigma2 : float
+        The model parameters, as validated by :class:`Model`.
+    theta_min, theta_max : float
+        The range of ``theta`` searched (given, or half and twice the first float critical theta).
+    lo, hi : float
+        The certified bracket of route 1: the mixture is certified stable for ``theta`` in
+        ``[theta_min, lo]`` and unstable in ``[hi, theta_max]``; ``nan`` when ``E`` does not have exactly
+        one certified simple root with certified signs on the rest of the range.
+    point_lo, point_hi : float
+        The bisection bracket of route 2 (single-theta Krawczyk certificates: stable at ``point_lo``,
+        unstable at ``point_hi``); ``nan`` when the ends of the range were not certified so.
+    certified : bool
+        True iff route 1 succeeded (``lo``, ``hi`` are finite).
+    roots : tuple of (float, float)
+        Every root bracket in ``theta`` of the tangent eigenvalue ``E`` found on the range.
+    undecided : tuple of (float, float)
+        ``theta`` intervals where the sign of ``E`` or of ``lam`` was undecided.
+    float_thetas : tuple of float
+        The float critical thetas (:func:`theory._field._equilibria.critical_thetas`) in the range.
+    boxes : int
+        Number of ``theta`` boxes evaluated by route 1 (the isolations of ``E`` and ``lam``).
+    prec : int
+        Bits of ball precision.
     """
 
     k: int

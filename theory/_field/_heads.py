@@ -150,7 +150,28 @@ def integrate_heads(model: Model, M0, t_max: float = 500.0, rtol: float = 1e-10)
 class HeadsEquilibrium:
     """An equilibrium of the reduced flow: ``M``, the Jacobian's eigenvalues (descending real
     part), ``stable`` (every real part < ``-tol``), ``neutral`` (eigenvalues within ``tol`` of 0:
-    a direction the flow does not see), the principal angles and the objective."""
+    a direction the flow does not see), the principal angles and the objective.
+
+    Numerical evidence (float64, scipy), not interval-certified.
+
+    Attributes
+    ----------
+    M : ndarray, shape (k, H)
+        The polished equilibrium ``M = U^T Q``.
+    eigenvalues : ndarray of complex, shape (k H,)
+        Eigenvalues of the Jacobian of the reduced flow at ``M``, by descending real part.
+    stable : bool
+        True iff every eigenvalue has real part ``< -tol``.
+    neutral : int
+        Number of eigenvalues with modulus ``<= tol`` (directions the flow does not see).
+    angles : ndarray, shape (min(k, H),)
+        Principal angles in radians between ``span Q`` and ``span U``, ascending.
+    objective : float
+        The summed objective ``sum_h j(m_h)`` at ``M``.
+    residual : float
+        ``|dM/dt|`` (Frobenius norm of the flow) at ``M``: how far the root finder is from an exact
+        equilibrium.
+    """
 
     M: np.ndarray
     eigenvalues: np.ndarray

@@ -30,6 +30,29 @@ class Case:
     A case validates itself when it is made (the one place its fields are checked): a
     ``ValueError`` names the field. Numbers are stored as ``int``/``float``, the prior in
     its canonical spelling and ``checks`` as a tuple.
+
+    Attributes
+    ----------
+    name : str
+        The case's name: how records (``details["case"]``), figures and reports refer to it.
+    theta : float
+        Signal strength.
+    alpha : float
+        Informative fraction; ``R / L`` when not given for a finite instance, ``0`` for the sparse limit.
+    beta, sigma2 : float
+        Inverse temperature of the softmax and noise variance.
+    prior : str
+        The signal law in its canonical spelling: a scalar prior (``"fixed"``, ``"rademacher"``, ...) or
+        a k-dimensional law (``"onehot(k=2)"``).
+    R, L, d : int or None
+        Informative tokens, tokens and dimension of the finite instance that is simulated; all ``None``
+        for a theory-only case.
+    description : str
+        Free text for a reader, printed beside the case in the report's list of cases; empty by default.
+    checks : tuple of str
+        Check ids or families (``"field.*"``) to run on the case; ``("*",)`` is every check that applies.
+    heads : int
+        Number ``H`` of orthonormal queries (``>= 2`` makes a subspace case).
     """
 
     name: str

@@ -82,7 +82,37 @@ def expansion_validity(check: Check, case, ctx: CheckContext | None = None):
 
 @dataclass(frozen=True)
 class Check:
-    """One registered check."""
+    """One registered check.
+
+    Attributes
+    ----------
+    id : str
+        The check id (``"family.name"``, e.g. ``"sga.convergence"``); also the id of one of its records.
+    run : callable
+        ``run(case, ctx) -> list[CheckRecord]`` (``case`` is ``None`` for a ``"once"`` check).
+    scope : {"once", "model", "instance"}
+        What it needs: nothing (run once per suite), a limit model (every case) or a finite
+        instance ``R, L, d`` to simulate.
+    records : tuple of str
+        The ids of the records it emits (its own id among them).
+    summary : str
+        One line on what it checks, for listings and reports.
+    needs : tuple of str
+        What the check needs of the case (drawn from :data:`NEEDS`; a single string is one need);
+        a case without it is not run and not counted (:meth:`reason`).
+    expansion : callable or None
+        With ``"expansion validity"``: ``expansion(case, ctx, steps) -> ((d, L, eta_max), ...)``, the
+        instances and largest steps its prediction uses (``steps=False``: the instances alone);
+        ``None`` otherwise.
+    model : {"scalar", "subspace"}
+        The model the check is for (:data:`MODELS`): it runs only on cases of that model.
+    builtin : str
+        A ``"once"`` check: what it runs on instead of a case (it never runs on a user's model); empty
+        for the other scopes.
+    routes : bool
+        With ``"expansion validity"``: the check can also predict from the exact chain's measured
+        one-step law, so validity gates it only when ``ctx.method`` is ``"expansion"``.
+    """
 
     id: str
     run: Callable

@@ -55,6 +55,26 @@ def report_dict(result) -> dict:
 
 
 def markdown(report: dict) -> str:
+    """The Markdown text of ``report.md`` for a suite report.
+
+    A header (preset, seed, number of checks, time, whether any consistency check fails, the
+    inconclusive counts and the checks not run on a case), the table of records (on a run of your
+    own cases the built-in checks in a table of their own), the paper's claims with their
+    verdicts and caveats, the cases, links to the figures (relative to ``report["out"]`` when it
+    is set) and the environment.
+
+    Parameters
+    ----------
+    report : dict
+        A report in JSON form: :func:`report_dict` of a :class:`verify.suite.SuiteResult`, with
+        the summary's ``seconds`` (and, as :func:`write_report` adds, ``out``), or a
+        ``report.json`` read back.
+
+    Returns
+    -------
+    str
+        The Markdown document.
+    """
     s = report["summary"]
     lines = [
         "# sigrec verification report",

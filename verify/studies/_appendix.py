@@ -134,7 +134,15 @@ class PriorRow:
 class Landscape:
     """The landscape section's figure data: the fixed prior's region certificate on
     :data:`theory.DEFAULT_REGION` (every leaf box proved monotone or bistable for every parameter
-    in it, or undecided) and the closed-form boundaries drawn beside it."""
+    in it, or undecided) and the closed-form boundaries drawn beside it.
+
+    Attributes
+    ----------
+    certificate : theory.RegionCertificate
+        The region certificate of the fixed prior on :data:`theory.DEFAULT_REGION`.
+    lines : tuple of RegionLine
+        The closed-form boundaries of that region, drawn over the certified boxes.
+    """
 
     certificate: RegionCertificate
     lines: tuple[RegionLine, ...]
@@ -147,6 +155,50 @@ class AppendixData:
     ``suite`` is False without a suite run (theory sections only: no claims, no
     effective-dynamics table, no evidence table); ``reproduction`` is ``None`` without
     the flagship reproduction (no claim 6).
+
+    Attributes
+    ----------
+    derivations : Derivations
+        The symbolic derivations and the display forms proved equal to them.
+    landscape : Landscape or None
+        The fixed prior's region certificate and boundaries drawn in the landscape section.
+    diffusion : tuple of QuadratureRow
+        The diffusion section's table: sympy against 40-digit quadrature, one row per prior of
+        :data:`DIFFUSION_POINTS`.
+    priors : tuple of PriorRow
+        The priors table, one row per prior of :data:`PRIORS`.
+    suite : bool
+        True when a suite run was given (claims, effective-dynamics table, evidence table).
+    seed : int or None
+        The suite run's seed; ``None`` without a suite run.
+    run : Evidence or None
+        The suite run the claims come from (preset, seed, date, commit), or ``None``.
+    claims : dict
+        Claim number -> its verdict (``Claim``) decided from the run's records and the reproduction;
+        empty without a suite run.
+    counts : dict
+        Case name -> the case's configuration (``SuiteConfig.as_dict()["cases"]`` entry), for captions.
+    effective : dict or None
+        ``details`` of the ``sga.effective_drift`` record; ``None`` when the run has none.
+    effective_figure : object
+        That record's figure (a spec, or the path of its PNG), or ``None``.
+    robbins_monro : bool or None
+        Whether the suite's schedule satisfies Robbins--Monro; ``None``: no schedule given.
+    reproduction : tuple of ConfigResult or None
+        The flagship reproduction (claim 6); ``None`` without it.
+    regions : tuple of theory.RegionProposition
+        The region propositions, one per prior of :data:`REGION_PRIORS`.
+    protocol : Protocol
+        The reproduction's protocol (:data:`PROTOCOL`), quoted by the experiments section.
+    paper_mean : float
+        The mean final alignment the paper reports (claim 6).
+    priors_theta : float
+        The signal strength at which the priors table's pole criterion is tabulated (``beta = sigma2 = 1``).
+    subspace : SubspaceData or None
+        The section on the signal subspace (``verify.studies._appendix_subspace``), or ``None``.
+    quadrature : Bound or None
+        Claim 1: the lemmas' relative difference from the 50-digit quadrature, below the check's
+        tolerance; ``None`` without the check's records.
     """
 
     derivations: Derivations

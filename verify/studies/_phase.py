@@ -55,6 +55,10 @@ class PhaseDiagram:
     sparse_threshold : float
         ``c*`` of the prior (``theory.sparse_threshold_prior``): the sparse field is
         monotone iff ``beta theta <= c*``.
+    beta, sigma2 : float
+        Inverse temperature and noise variance, fixed over the grid.
+    prior : str
+        The scalar prior spec certified at every cell, as given.
     """
 
     beta: float
@@ -155,6 +159,20 @@ def _column(unit):
 
 
 def write_csv(pd: PhaseDiagram, path: Path) -> None:
+    """Write the phase diagram ``pd`` to the CSV file ``path`` (overwritten), one row per grid cell.
+
+    The columns are ``theta, alpha, status, certified, alpha_c_closed_form``; for each ``theta`` the
+    sparse cell (``alpha = 0``) comes first, then every ``alpha`` in grid order. Numbers have 10
+    significant digits; ``alpha_c_closed_form`` (:attr:`PhaseDiagram.boundary` at that ``theta``) is
+    empty where it is NaN.
+
+    Parameters
+    ----------
+    pd : PhaseDiagram
+        From :func:`phase_diagram`.
+    path : Path
+        The CSV file to write.
+    """
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["theta", "alpha", "status", "certified", "alpha_c_closed_form"])
@@ -177,9 +195,22 @@ class TransitionDiagram:
     """The certified mixture/specialisation transition ``theta_c(alpha)`` of one query for
     ``onehot(k)`` (:func:`theory.certify_transition` at each ``alpha``).
 
-    ``brackets``: one dict per ``alpha`` (``lo``, ``hi``, ``point_lo``, ``point_hi``,
-    ``certified``, ``float_thetas``, ``theta_range``; or ``reason`` when no bracket was found);
-    ``theta_max``: the largest ``theta`` of the figure.
+    Attributes
+    ----------
+    law : str
+        The law's canonical spec, ``"onehot(k=...)"``.
+    k : int
+        Its dimension, ``k >= 2``.
+    beta, sigma2 : float
+        Inverse temperature and noise variance.
+    theta_max : float
+        The largest ``theta`` of the figure (given, else 1.6 times the largest certified upper end,
+        or 2 when none is certified).
+    brackets : tuple of dict
+        One dict per ``alpha`` of the log grid, in increasing ``alpha``: ``alpha``, ``lo``, ``hi``,
+        ``point_lo``, ``point_hi``, ``certified``, ``float_thetas``, ``theta_range`` (the fields of
+        :class:`theory.TransitionBracket`); or ``alpha``, ``lo = hi = None``, ``certified = False`` and
+        ``reason`` when no bracket was found.
     """
 
     law: str

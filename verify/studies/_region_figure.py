@@ -22,8 +22,20 @@ from ...theory import critical_alpha, pole_alpha, sparse_threshold_prior
 class RegionLine:
     """One boundary to draw: a curve ``y(x)``, or a vertical line at ``x`` (``y`` empty).
 
-    ``style`` is the matplotlib line style (``"-"``, ``"--"``), ``width`` the line width and
-    ``label`` the legend entry (TeX)."""
+    Attributes
+    ----------
+    label : str
+        The legend entry (TeX, e.g. ``"closed form $\\alpha_c(\\theta)$"``).
+    x : ndarray, shape (n,)
+        Abscissae on the figure's first axis (``theta``); for a vertical line, its one position.
+    y : ndarray, shape (n,) or (0,)
+        The curve's values on the second axis at ``x`` (NaN where the boundary does not exist);
+        empty for a vertical line.
+    style : str
+        The matplotlib line style (``"-"``, ``"--"``).
+    width : float
+        The line width in points.
+    """
 
     label: str
     x: np.ndarray = field(repr=False)

@@ -26,7 +26,29 @@ PRESETS = tuple(_BY_NAME)
 
 @dataclass(frozen=True)
 class Protocol:
-    """The unreported choices, fixed across configurations."""
+    """The unreported choices, fixed across configurations.
+
+    Attributes
+    ----------
+    d : int
+        Dimension of the token space.
+    steps : int
+        Iterations of each run.
+    runs : int
+        Independent runs per configuration.
+    eta0, k0, power : float
+        The step schedule ``eta_k = eta0 / (k + k0)^power`` (:attr:`schedule`).
+    batch : int
+        Mini-batch size (token collections averaged per step).
+    stride : int
+        The alignment is recorded every ``stride`` steps (and at the last).
+    seed : int
+        Root seed; configuration ``i`` of :func:`run_configs` uses ``seed + i``.
+    simulator : {"reduced", "full"}
+        The exact reduced chain or the ``d``-dimensional recursion (:func:`numerics.simulate`).
+    workers : int
+        Processes the runs are split over (bit-identical results for any value).
+    """
 
     d: int = 10
     steps: int = 3000
@@ -51,6 +73,51 @@ PROTOCOL = Protocol()
 
 @dataclass(frozen=True)
 class ConfigResult:
+    """One configuration of the reproduction: its runs against the limit theory (:func:`run_config`).
+
+    Alignments are absolute values ``|rho|`` (recovery is up to sign) unless a field says otherwise.
+
+    Attributes
+    ----------
+    theta : float
+        Signal strength.
+    R, L, d : int
+        Informative tokens, tokens (``R + N``) and dimension.
+    runs, steps : int
+        Independent runs and iterations of each.
+    schedule : dict
+        The step schedule (``Schedule.as_dict()``).
+    simulator : {"reduced", "full"}
+        The simulator that ran.
+    landscape : str
+        Status of the model's certified landscape (``"monotone"``, ``"bistable"``, ...; :func:`theory.certify`).
+    mean_final_alignment, sd_final_alignment, min_final_alignment : float
+        Mean, sample standard deviation and minimum over runs of ``|rho|`` at the last step.
+    fraction_negative : float
+        Fraction of runs that end with ``rho < 0``.
+    ode_prediction : float
+        The plain limit ODE's ``|rho|`` at the last step's ODE time, from each run's own start, mean
+        over runs.
+    ode_corrected_prediction : float or None
+        The same for the corrected ODE (with its finite-step drag); ``None`` when absent (tables print
+        a dash), :func:`run_config` always fills it.
+    nuisance_mass_final : float
+        Measured attention mass on nuisance tokens at the last sampled step, mean over runs.
+    nuisance_mass_predicted : float
+        The limit nuisance mass at each run's final ``rho``, mean over runs.
+    basin_agreement : float
+        Fraction of runs that end on the side (sign) of their start's ODE limit.
+    runs_positive, runs_negative : int
+        Number of runs ending with ``rho > 0`` and with ``rho < 0``.
+    wall_s : float
+        Seconds of wall time of the simulation (the ODE predictions not included).
+    curves : dict
+        The figure's curves, arrays over the recorded steps: ``"times"``, ``"steps"``, the 10% and
+        90% quantiles ``"q10"``, ``"q90"`` and the ``"mean"`` of ``|rho|`` over runs, the plain
+        ``"ode"`` and ``"corrected"`` mean ``|rho|`` (the latter on ``"corrected_steps"``) and the
+        mean nuisance mass ``"noise_mass"`` on ``"noise_steps"``; left out of :meth:`as_dict` by default.
+    """
+
     theta: float
     R: int
     L: int
@@ -88,6 +155,30 @@ def configurations(preset: str) -> list[tuple[float, int, int]]:
 
 
 def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progress=None) -> ConfigResult:
+    """Simulate one configuration under ``protocol`` and compare it with the limit theory.
+
+    Runs ``protocol.runs`` independent runs of :func:`numerics.simulate` from uniform starts on
+    ``Problem(theta, R, L = R + N, protocol.d)`` with ``protocol.schedule``, then the plain and the
+    corrected limit ODE from each run's own start, the certified landscape and the nuisance mass.
+
+    Parameters
+    ----------
+    theta : float
+        Signal strength.
+    R, N : int
+        Informative and nuisance tokens (``L = R + N``).
+    protocol : Protocol
+        Dimension, steps, runs, schedule, simulator, seed and workers (default :data:`PROTOCOL`).
+    seed_offset : int
+        Added to ``protocol.seed`` (:func:`run_configs` passes the configuration's index).
+    progress : callable, optional
+        Passed to :func:`numerics.simulate`: ``progress(k)`` after step ``k``.
+
+    Returns
+    -------
+    ConfigResult
+        The summary statistics and the curves of the figure.
+    """
     problem = Problem(theta=theta, R=R, L=R + N, d=protocol.d, batch=protocol.batch)
     sched = protocol.schedule
     t0 = time.perf_counter()

@@ -32,7 +32,7 @@ class ScalingReport:
         Worker count (as a string) -> cells per minute of :func:`run_sweep`, warm
         (cluster started, workers' imports done, the driver's one-time derivation done).
     speedup : float
-        Largest worker count against 1.
+        Cells per minute at the largest worker count against the smallest (1 by default).
     work_per_cell_s : float
         Median in-process time of one cell's task.
     task_overhead_ms : float
@@ -42,6 +42,9 @@ class ScalingReport:
         Wall time of mapping one no-op task (latency).
     overhead_fraction : float
         ``task_overhead_ms / 1000 / work_per_cell_s``.
+    config : dict
+        What was measured: the sweep's ``"grid"``, ``"R"``, ``"runs"`` and ``"steps"`` per cell, the
+        ``"workers"`` counts and the number of no-op tasks ``"noop_tasks"``.
     """
 
     cells: int

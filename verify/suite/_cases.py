@@ -111,6 +111,29 @@ class SuiteConfig:
 
     ``checks`` selects checks for the whole run (ids or families such as ``"field.*"``);
     each case narrows it further with its own ``checks``.
+
+    Attributes
+    ----------
+    preset : Preset
+        The budgets, run counts and grids (``--preset``; recorded by name); default quick.
+    seed : int
+        Root seed of the run; each check draws from a seed derived from it and its own identity.
+    quadrature_points : int
+        Random parameter points per prior at which ``derivation.quadrature`` compares the symbolic
+        lemmas with quadrature.
+    quadrature_dps : int
+        Decimal digits of that mpmath quadrature.
+    cases : tuple of Case
+        The cases to check (default the quick preset's built-in cases).
+    checks : tuple of str
+        Check ids or families selected for the whole run; ``("*",)`` is every check.
+    budget : float or None
+        Token-steps a planned, decisive simulation may cost; ``None``: the preset's budget.
+    method : {"auto", "expansion", "measured"}
+        Which law feeds the diffusion checks (``CheckContext.method``): ``"auto"`` the ``O(eta)``
+        expansion inside its validity and the exact chain's measured one-step law outside.
+    drift_se : float or None
+        The measured law's requested drift error; ``None``: its default.
     """
 
     #: the budgets and run counts (recorded by name)

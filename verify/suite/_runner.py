@@ -16,7 +16,28 @@ from ._claims import Claim, claims
 
 @dataclass(frozen=True)
 class SuiteResult:
-    """Records of one suite run, with its configuration, summary and claim verdicts."""
+    """Records of one suite run, with its configuration, summary and claim verdicts.
+
+    Attributes
+    ----------
+    config : SuiteConfig
+        The configuration that was run.
+    records : tuple of CheckRecord
+        Every record emitted, in plan order; each names its case (``details["case"]``, none for a
+        built-in check) and what it ran on (``details["ran_on"]``).
+    seconds : float
+        Seconds of wall time of the run.
+    summary : dict
+        Counts of the records by kind and status and ``"ok"`` (:func:`summarize`; on a run of the
+        user's own cases the built-in checks' records are counted apart under ``"builtin"``),
+        ``"applied"`` (the checks run on each case) and, when some were left out,
+        ``"not_applicable"`` (``{"check", "case", "reason"}`` each).
+    figures : tuple of str
+        The paths of the records' figures (``details["figures"]``, each once), drawn by the report
+        writer.
+    claims : tuple of Claim
+        The verdict on each claim the records decide, by number.
+    """
 
     config: SuiteConfig
     records: tuple[CheckRecord, ...]

@@ -21,13 +21,21 @@ class SweepResult:
 
     Attributes
     ----------
+    spec : SweepSpec
+        What was swept.
     cells : int
+        Cells of the grid (``spec.cells``).
     computed : int
         Cells computed by this call.
     skipped : int
         Cells already finished in the store and verified (not recomputed).
     store : str
+        The path of the Zarr store.
     seconds : float
+        Seconds of wall time of this call.
+    figures : tuple of str
+        Paths of figures drawn from the sweep; :func:`run_sweep` leaves it empty (``sigrec sweep``
+        lists the figures it draws in its own output).
     damaged : tuple of str
         Cells (:meth:`SweepSpec.label`) marked finished whose data failed their
         checksum: recomputed by this call.

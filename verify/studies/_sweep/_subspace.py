@@ -43,7 +43,25 @@ SPECIALISED = 0.1
 @dataclass(frozen=True)
 class SubspaceSweepSpec:
     """What a subspace sweep computes: a grid of ``theta`` for one law at ``R, L, d, beta, sigma2``,
-    ``runs`` runs of ``steps`` steps with ``eta_k = eta0 / (k + k0)^power`` per cell."""
+    ``runs`` runs of ``steps`` steps with ``eta_k = eta0 / (k + k0)^power`` per cell.
+
+    Parameters
+    ----------
+    prior : str
+        A k-dimensional signal law (``k >= 2``, e.g. ``"onehot(k=2)"``); stored in its canonical spec.
+    thetas : tuple of float
+        The signal strengths, one cell each, in the order given.
+    R, L, d : int
+        Informative tokens, tokens (``R <= L``) and dimension (``d >= k + 2``).
+    beta, sigma2 : float
+        Inverse temperature and noise variance.
+    runs, steps : int
+        Independent runs per cell and steps of each run.
+    eta0, k0, power : float
+        The step schedule ``eta_k = eta0 / (k + k0)^power`` (:attr:`schedule`).
+    seed : int
+        Root seed; cell ``theta`` draws from ``derive_seed(seed, "subspace-sweep", repr(theta))``.
+    """
 
     prior: str
     thetas: tuple
@@ -146,7 +164,29 @@ def compute_subspace_cell(spec: SubspaceSweepSpec, i: int) -> dict:
 @dataclass(frozen=True)
 class SubspaceSweep:
     """The cells of a subspace sweep (in ``theta`` order), the certified ``theta_c`` bracket
-    (``None`` when the law is not ``onehot(k)`` with equal probabilities), and what was computed."""
+    (``None`` when the law is not ``onehot(k)`` with equal probabilities), and what was computed.
+
+    Attributes
+    ----------
+    spec : SubspaceSweepSpec
+        What was swept.
+    cells : tuple of dict
+        One per ``theta`` of ``spec.thetas``, in that order (:func:`compute_subspace_cell`): ``theta``,
+        ``seed``, the final and tail-averaged overlaps, their ``specialisation_index`` and
+        ``fraction_specialised``, ``mean_norm``, ``t_end``, the certified ``predicted`` state and
+        ``certified_attractors``, and ``seconds``.
+    theta_c : (float, float) or None
+        The bracket ``(lo, hi)`` of :func:`theory.certify_transition` at the spec's ``alpha``
+        (``nan`` ends when its curve route did not certify); ``None`` when there is none (see :attr:`notes`).
+    computed, skipped : int
+        Cells computed by this call, and cells read back from the store.
+    seconds : float
+        Seconds of wall time of this call.
+    store : str
+        The folder that holds the cells (``spec.json`` and ``cell-<i>.json``).
+    notes : tuple of str
+        Why there is no ``theta_c`` bracket; empty otherwise.
+    """
 
     spec: SubspaceSweepSpec
     cells: tuple
