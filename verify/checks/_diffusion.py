@@ -289,13 +289,17 @@ def _runs(case: Case, ctx: CheckContext, variance_scale: float, budget_: Budget 
     return route, schedule, horizon, pred, hits_pred, sim
 
 
-def _law_spread(problem: Problem, route: Route, schedule: Schedule, horizon: int, seed: int, stat) -> float:
-    """The measured law's Monte Carlo error on ``stat(paths)`` (paths of :data:`PRED_RUNS` runs from
-    :data:`RHO0` to ``horizon``): the spread over :data:`LAW_REPLICATES` bootstrap replicates of the
-    law on the same normals (:func:`numerics.predict_paths`)."""
+def _law_spread(problem: Problem, route: Route, schedule: Schedule, horizon: int, seed: int, stats) -> np.ndarray:
+    """The measured law's Monte Carlo error on each of ``stats(paths)`` (paths of :data:`PRED_RUNS` runs
+    from :data:`RHO0` to ``horizon``): the spread over :data:`LAW_REPLICATES` bootstrap replicates of
+    the law on the same normals (:func:`numerics.predict_paths`), one set of replicate paths for all."""
+    def read(x):
+        values = stats(x)
+        return values, [0.0] * len(values)
+
     pr = predict_paths(_law(problem, route.seed, route.drift_se), schedule.eta(np.arange(horizon)), RHO0, PRED_RUNS,
-                       seed, lambda x: ([stat(x)], [0.0]), replicates=LAW_REPLICATES)
-    return float(pr.law_se[0])
+                       seed, read, replicates=LAW_REPLICATES)
+    return pr.law_se
 
 
 def _coverage(pred: np.ndarray, x: np.ndarray, ks: np.ndarray):
@@ -323,10 +327,9 @@ def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
     law_cov = law_med = 0.0
     if route.measured:
         pseed = _prediction_seed(case, ctx)
-        law_cov = _law_spread(case.problem, route, schedule, horizon, pseed,
-                              lambda paths: float(_coverage(paths, x, ks)[0].mean()))
-        law_med = _law_spread(case.problem, route, schedule, horizon, pseed,
-                              lambda paths: float(_coverage(paths, x, ks)[1].mean()))
+        law_cov, law_med = (float(v) for v in _law_spread(
+            case.problem, route, schedule, horizon, pseed,
+            lambda paths: [float(c.mean()) for c in _coverage(paths, x, ks)[:2]]))
     se_cov = math.hypot(inside.std(ddof=1) / math.sqrt(n), math.sqrt(0.16 / PRED_RUNS))
     se_med = math.hypot(below.std(ddof=1) / math.sqrt(n), math.sqrt(0.25 / PRED_RUNS))
     if route.measured:
@@ -398,8 +401,8 @@ def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
     # the measured law's own error on the predicted median widens the tolerance by 3 of its SE
     law_se = 0.0
     if route.measured:
-        law_se = _law_spread(case.problem, route, schedule, horizon, _prediction_seed(case, ctx),
-                             lambda paths: float(np.median(_censored(first_hits(paths, TARGET), horizon))))
+        law_se = float(_law_spread(case.problem, route, schedule, horizon, _prediction_seed(case, ctx),
+                                   lambda paths: [float(np.median(_censored(first_hits(paths, TARGET), horizon)))])[0])
     tol = HIT_TOL + 3.0 * law_se / m_sim
     pval = float(ks_2samp(hp, hs).pvalue)
     # order-statistic 95% interval of the simulated median
