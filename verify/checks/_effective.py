@@ -212,7 +212,8 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
            f"(<= 1/{RATIO:g}) over {len(results)} cases; plateau "
            + ", ".join(f"{r['plateau']['measured']:.4f}±{r['plateau']['standard_error']:.4f} vs "
                        f"{r['plateau']['predicted']:.4f} (allowed {r['plateau'].get('tolerance', float('nan')):.4f}"
-                       f" = 4 SE + next-order-in-eta {r['plateau'].get('next_order', float('nan')):.4f})"
+                       f" = {PLATEAU_SIGMAS:g} SE + next-order-in-eta "
+                       f"{r['plateau'].get('next_order', float('nan')):.4f})"
                        for r in results if "plateau" in r)
            + f"; drag correction ~ eta^{vanish['loglog_slope']:.2f}")
     return [CheckRecord(
