@@ -97,15 +97,25 @@ def default_schedule(problem: Problem, *, preset: Preset = QUICK, seed: int = 0)
 def check_robbins_monro(case: Case, ctx: CheckContext, *, schedule: Schedule | None = None) -> list[CheckRecord]:
     """``stepsize.robbins_monro`` (condition): sympy series tests for the schedule in use.
 
-    ``schedule`` defaults to :func:`default_schedule` of the case's instance.
+    ``schedule`` defaults to the schedule ``sga.convergence`` runs on the case's instance (its
+    decisive plan where that fits the budget, else :func:`default_schedule`;
+    :func:`._sga.convergence_schedule`, cached and shared with that check).
     """
+    from ._sga import convergence_schedule  # _sga imports this module's default_schedule
+
     t0 = time.perf_counter()
+    planned = False
     if schedule is None:
-        schedule = default_schedule(case.problem, preset=ctx.preset, seed=_schedule_seed(case, ctx))[0]
+        schedule, _, _, info = convergence_schedule(case, ctx)
+        planned = bool(info.get("planned"))
     rm = schedule.robbins_monro()
+    msg = rm.reason
+    if planned and not rm.holds:
+        msg += ("; this is the decisive run's schedule (numerics.plan_recovery), so the recovery it shows is "
+                "evidence at a finite step, outside the theorem's Robbins-Monro hypothesis")
     return [CheckRecord(
         id="stepsize.robbins_monro", kind="condition", status="holds" if rm.holds else "fails",
-        value=schedule.power, threshold=None, certified=False, message=rm.reason,
+        value=schedule.power, threshold=None, certified=False, message=msg,
         details={"schedule": schedule.as_dict(), **rm.as_dict(),
                  "note": "decided by sympy Sum.is_convergent on the exact rational schedule"},
         model=case.model.as_dict(), seconds=time.perf_counter() - t0)]

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...numerics import (
+    Schedule,
     decisive_runs,
     effective_step,
     flow_map,
@@ -54,8 +55,9 @@ FALSE_FAILS = 0.05
 
 
 @lru_cache(maxsize=8)
-def _convergence_run(case: Case, ctx: CheckContext):
-    """The simulation shared by ``sga.convergence`` and ``sga.filtering`` (cached).
+def convergence_schedule(case: Case, ctx: CheckContext) -> tuple[Schedule, int, int, dict]:
+    """``(schedule, steps, runs, info)`` of the runs of ``sga.convergence`` and ``sga.filtering``
+    (cached; ``stepsize.robbins_monro`` judges this schedule, the one in use).
 
     The budget planner (``numerics.plan_recovery``) designs a decisive run: its last steps
     leave the drag plateau above the recovery level and the corrected ODE carries every
@@ -80,6 +82,15 @@ def _convergence_run(case: Case, ctx: CheckContext):
         sched, steps, info = default_schedule(problem, preset=preset, seed=_schedule_seed(case, ctx))
         runs = preset.sga_runs
         info = {**info, "planned": False, "plan": plan.as_dict(), "plan_text": plan.describe()}
+    return sched, steps, runs, info
+
+
+@lru_cache(maxsize=8)
+def _convergence_run(case: Case, ctx: CheckContext):
+    """The simulation shared by ``sga.convergence`` and ``sga.filtering`` (cached), on
+    :func:`convergence_schedule`."""
+    problem = case.problem
+    sched, steps, runs, info = convergence_schedule(case, ctx)
     stride = max(1, steps // 400)
     sim = simulate(problem, sched, steps=steps, runs=runs, seed=ctx.seed_for(case.name, "sga.convergence"),
                    stride=stride, workers=2)

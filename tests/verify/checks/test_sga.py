@@ -39,7 +39,10 @@ def figures(tmp_path_factory):
 @pytest.mark.parametrize("check_id", ["ode.lyapunov", "stepsize.robbins_monro", "sga.filtering",
                                       "simulator.reduced_exact"])
 def test_records_well_formed(check_id, figures):
-    recs = run(check_id, MONO if check_id == "sga.filtering" else BIST, seed=3, figure_dir=figures)
+    # sga.filtering and stepsize.robbins_monro (which judges the convergence runs' schedule) on MONO, where the
+    # planner is cheap; BIST's planner alone spends about 35 s
+    recs = run(check_id, MONO if check_id in ("sga.filtering", "stepsize.robbins_monro") else BIST, seed=3,
+               figure_dir=figures)
     assert {r.id for r in recs} == set(REGISTRY[check_id].records)
     _well_formed(recs)
     for r in recs:
@@ -187,3 +190,21 @@ def test_seeds_come_from_the_unit_identity():
               ctx.seed_for("other", "sga.tracking", 1000, "0.01"), CheckContext(seed=6).seed_for(
                   "case", "sga.tracking", 1000, "0.01")}
     assert a not in others and len(others) == 4
+
+
+def test_robbins_monro_judges_the_schedule_the_convergence_runs_use(figures):
+    """The condition is about 'the schedule in use': the decisive plan sga.convergence runs where it
+    fits the budget (it judged the default schedule, p = 0.6, while the runs used the plan's p = 1)."""
+    (rm,) = run("stepsize.robbins_monro", MONO, seed=3, figure_dir=figures)
+    conv = next(r for r in run("sga.convergence", MONO, seed=3, figure_dir=figures) if r.id == "sga.convergence")
+    assert conv.details["schedule_design"]["planned"]
+    assert rm.details["schedule"] == conv.details["schedule"] and rm.value == conv.details["schedule"]["power"] == 1.0
+    assert rm.status == "holds"
+
+
+def test_a_constant_step_decisive_run_fails_robbins_monro_and_says_what_that_means():
+    """RADE's decisive plan is a constant step (its first step is already its last): the condition fails for
+    the schedule in use, and the record says the recovery it shows is evidence at a finite step."""
+    (rm,) = run("stepsize.robbins_monro", RADE, seed=2)
+    assert rm.details["schedule"]["kind"] == "constant" and rm.status == "fails"
+    assert "outside the theorem's Robbins-Monro hypothesis" in rm.message
