@@ -126,3 +126,25 @@ def test_three_heads_two_directions():
     assert norms[0] == pytest.approx(0.1887, abs=1e-3) and norms[1] > 0.99
     extra = eq.M[:, np.argmin(np.linalg.norm(eq.M, axis=0))]
     assert extra[0] == pytest.approx(extra[1], abs=1e-9)
+
+
+def test_a_restart_where_a_run_stopped_returns_it_and_does_not_raise():
+    """theta 1.5, alpha 0.05, k = H = 2 (issue 38's loose end): a run that stopped at the settling speed,
+    integrated again, raised scipy's brentq "f(a) and f(b) must have different signs" from the stopping
+    event (its sign is round-off there). A settled start is now returned as it is; a moving one still
+    integrates to the same attractor."""
+    import numpy as np
+
+    from sigrec.theory import Model
+    from sigrec.theory._field._heads import integrate_heads
+
+    m = Model(1.5, 0.05, prior="onehot(k=2)", heads=2)
+    rng = np.random.default_rng(1)
+    for _ in range(9):  # the ninth start of this stream is the one that raised
+        Q, _r = np.linalg.qr(rng.standard_normal((10, 2)))
+    first = integrate_heads(m, integrate_heads(m, Q[:2, :], t_max=1.0).M)
+    assert first.speed <= 2e-13  # settled: the speed at which a run stops
+    again = integrate_heads(m, first.M)
+    assert np.array_equal(again.M, first.M) and again.speed == first.speed
+    assert np.allclose(np.abs(first.M), np.eye(2), atol=1e-6) or np.allclose(np.abs(first.M), np.eye(2)[::-1],
+                                                                                  atol=1e-6)

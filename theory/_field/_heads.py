@@ -125,9 +125,17 @@ class HeadsRun:
     objective: float
 
 
+#: the speed ``|dM/dt|`` at which :func:`integrate_heads` stops: round-off level
+SETTLED_SPEED = 1e-13
+
+
 def integrate_heads(model: Model, M0, t_max: float = 500.0, rtol: float = 1e-10) -> HeadsRun:
     """Integrate the reduced flow from ``M0`` (scipy ``solve_ivp``, LSODA) to ``t_max``, or until
-    ``|dM/dt|`` falls below ``1e-13``."""
+    ``|dM/dt|`` falls below :data:`SETTLED_SPEED`.
+
+    A start whose speed is already within twice that (a restart where a run stopped) is returned
+    as it is: there the stopping event's sign is round-off, and solve_ivp's root search on it
+    failed with "f(a) and f(b) must have different signs" (theta 1.5, alpha 0.05, H = k = 2)."""
     from scipy.integrate import solve_ivp
 
     M0 = _overlaps(model, M0)
@@ -136,8 +144,12 @@ def integrate_heads(model: Model, M0, t_max: float = 500.0, rtol: float = 1e-10)
     def rhs(_t, y):  # no validation: trial steps may leave the feasible set by ~rtol
         return _flow(model, y.reshape(shape)).reshape(-1)
 
+    speed0 = float(np.linalg.norm(rhs(0, M0.reshape(-1))))
+    if speed0 <= 2 * SETTLED_SPEED:
+        return HeadsRun(M0, speed0, principal_angles(M0), heads_objective(model, M0))
+
     def settled(_t, y):  # stop once the speed is at round-off level
-        return np.linalg.norm(rhs(0, y)) - 1e-13
+        return np.linalg.norm(rhs(0, y)) - SETTLED_SPEED
 
     settled.terminal = True  # type: ignore[attr-defined]  # solve_ivp reads an event function's attribute
     sol = solve_ivp(rhs, (0.0, float(t_max)), M0.reshape(-1), method="LSODA", rtol=rtol, atol=1e-12,
