@@ -31,8 +31,7 @@ from ._effective import check_effective_drift
 from ._field import check_monotone, check_phase_boundary, check_stability
 from ._finite import check_finite_size, check_reduced_exact
 from ._lyapunov import check_lyapunov
-from ._schedule import check_robbins_monro
-from ._sga import check_convergence, check_filtering, filtering_expansion
+from ._sga import check_convergence, check_filtering, check_robbins_monro, filtering_expansion
 from ._subspace import (
     check_heads_angles,
     check_subspace_convergence,

@@ -1,14 +1,14 @@
-"""The step schedule of the SGA checks and ``stepsize.robbins_monro`` (docs/design.md section 3).
+"""The default step schedule of the SGA checks (docs/design.md section 3).
 
 :func:`default_schedule` chooses the Robbins–Monro schedule and step count that
 ``sga.convergence`` and ``sga.filtering`` run when no planned, decisive run fits the budget;
-``stepsize.robbins_monro`` decides the Robbins–Monro conditions of that schedule by sympy.
+``stepsize.robbins_monro`` (in :mod:`._sga`) decides the Robbins–Monro conditions of the schedule
+those runs use by sympy.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,7 +18,6 @@ from ...theory import evaluate
 from ._common import drag_second_moment
 from ._context import CheckContext, equilibria
 from ._preset import QUICK, Preset
-from ._record import CheckRecord
 
 if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
     from ._case import Case
@@ -92,33 +91,6 @@ def default_schedule(problem: Problem, *, preset: Preset = QUICK, seed: int = 0)
             "ode_time_needed": t_need, "ode_time_reached": float(sched.times(steps)[-1]), "steps": steps,
             "max_steps": max_steps, "drag_limited": drag_limited}
     return sched, steps, info
-
-
-def check_robbins_monro(case: Case, ctx: CheckContext, *, schedule: Schedule | None = None) -> list[CheckRecord]:
-    """``stepsize.robbins_monro`` (condition): sympy series tests for the schedule in use.
-
-    ``schedule`` defaults to the schedule ``sga.convergence`` runs on the case's instance (its
-    decisive plan where that fits the budget, else :func:`default_schedule`;
-    :func:`._sga.convergence_schedule`, cached and shared with that check).
-    """
-    from ._sga import convergence_schedule  # _sga imports this module's default_schedule
-
-    t0 = time.perf_counter()
-    planned = False
-    if schedule is None:
-        schedule, _, _, info = convergence_schedule(case, ctx)
-        planned = bool(info.get("planned"))
-    rm = schedule.robbins_monro()
-    msg = rm.reason
-    if planned and not rm.holds:
-        msg += ("; this is the decisive run's schedule (numerics.plan_recovery), so the recovery it shows is "
-                "evidence at a finite step, outside the theorem's Robbins-Monro hypothesis")
-    return [CheckRecord(
-        id="stepsize.robbins_monro", kind="condition", status="holds" if rm.holds else "fails",
-        value=schedule.power, threshold=None, certified=False, message=msg,
-        details={"schedule": schedule.as_dict(), **rm.as_dict(),
-                 "note": "decided by sympy Sum.is_convergent on the exact rational schedule"},
-        model=case.model.as_dict(), seconds=time.perf_counter() - t0)]
 
 
 def _schedule_seed(case: Case, ctx: CheckContext) -> int:

@@ -1,8 +1,8 @@
 """Checks that compare the stochastic recursion with the limit theory (docs/design.md section 3):
-``sga.convergence`` (+ the condition ``sga.convergence.recovery``) and ``sga.filtering`` (+ the
-condition ``sga.filtering.vanishes``). ``ode.lyapunov`` lives in :mod:`._lyapunov`, the schedule
-and ``stepsize.robbins_monro`` in :mod:`._schedule`, ``sga.tracking`` in :mod:`._tracking`, the
-finite-size checks in :mod:`._finite`.
+``sga.convergence`` (+ the condition ``sga.convergence.recovery``), ``sga.filtering`` (+ the
+condition ``sga.filtering.vanishes``) and ``stepsize.robbins_monro`` (of the schedule those runs use).
+``ode.lyapunov`` lives in :mod:`._lyapunov`, the default schedule in :mod:`._schedule`,
+``sga.tracking`` in :mod:`._tracking`, the finite-size checks in :mod:`._finite`.
 
 Every check has the signature ``check_xxx(case, ctx) -> list[CheckRecord]``
 (:class:`Case`, :class:`CheckContext`). The limit model is ``case.model``; the simulated
@@ -83,6 +83,32 @@ def convergence_schedule(case: Case, ctx: CheckContext) -> tuple[Schedule, int, 
         runs = preset.sga_runs
         info = {**info, "planned": False, "plan": plan.as_dict(), "plan_text": plan.describe()}
     return sched, steps, runs, info
+
+
+def check_robbins_monro(case: Case, ctx: CheckContext, *, schedule: Schedule | None = None) -> list[CheckRecord]:
+    """``stepsize.robbins_monro`` (condition): sympy series tests for the schedule in use.
+
+    ``schedule`` defaults to the schedule ``sga.convergence`` runs on the case's instance (its
+    decisive plan where that fits the budget, else :func:`default_schedule`;
+    :func:`convergence_schedule`, cached and shared with that check).
+    """
+    t0 = time.perf_counter()
+    planned = False
+    if schedule is None:
+        schedule, _, _, info = convergence_schedule(case, ctx)
+        planned = bool(info.get("planned"))
+    rm = schedule.robbins_monro()
+    msg = rm.reason
+    if planned and not rm.holds:
+        msg += ("; this is the decisive run's schedule (numerics.plan_recovery), so the recovery it shows is "
+                "evidence at a finite step, outside the theorem's Robbins-Monro hypothesis")
+    return [CheckRecord(
+        id="stepsize.robbins_monro", kind="condition", status="holds" if rm.holds else "fails",
+        value=schedule.power, threshold=None, certified=False, message=msg,
+        details={"schedule": schedule.as_dict(), **rm.as_dict(),
+                 "note": "decided by sympy Sum.is_convergent on the exact rational schedule"},
+        model=case.model.as_dict(), seconds=time.perf_counter() - t0)]
+
 
 
 @lru_cache(maxsize=8)

@@ -55,6 +55,20 @@ THEOREMS = (("proposition", "Proposition"), ("lemma", "Lemma"))
 GROUP_RULE = ("---",)
 
 
+#: the column separation of the tables (``\tabcolsep``, set in each table), in points
+TABCOLSEP_PT = 3
+
+
+def _fixed_columns(widths) -> str:
+    r"""``p{...}`` columns in the proportions of ``widths`` (cm at the standalone text width) that
+    fill ``\linewidth`` less the column separations, so a table fits any host paper's text width
+    (fixed cm widths overflowed a 10pt article by up to 15pt)."""
+    total = sum(float(w) for w in widths)
+    sep = 2 * TABCOLSEP_PT * len(widths)
+    return "".join(rf"p{{\dimexpr(\linewidth-{sep}pt)*{round(1000 * float(w))}/{round(1000 * total)}\relax}}"
+                   for w in widths)
+
+
 def _math_alt(s: str) -> str:
     """Caption text without ``$`` and backslash commands, for a Markdown image's alt text."""
     s = re.sub(r"\\[A-Za-z]+", "", s.replace("$", ""))
@@ -164,12 +178,12 @@ class Document:
                 out += [r"\end{proof}", ""]
             elif kind == "table":
                 header, rows, caption, widths, align = v
-                cols = ("".join(f"p{{{w}cm}}" for w in widths) if widths else (align or "l" * len(header)))
+                cols = _fixed_columns(widths) if widths else (align or "l" * len(header))
                 # fixed-width columns are set ragged right (justified narrow columns stretch into underfull
                 # lines and hyphenate words), rows then end with \tabularnewline (\\ is \raggedright's)
                 rag, end = (r"\raggedright ", r" \tabularnewline") if widths else ("", r" \\")
-                out += [r"\begin{table}[!htbp]", r"\centering", r"\footnotesize", r"\setlength{\tabcolsep}{3pt}",
-                        rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
+                out += [r"\begin{table}[!htbp]", r"\centering", r"\footnotesize",
+                        rf"\setlength{{\tabcolsep}}{{{TABCOLSEP_PT}pt}}", rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
                         " & ".join(rag + _escape_text(h) for h in header) + end, r"\midrule"]
                 out += [r"\midrule" if tuple(r) == GROUP_RULE else
                         " & ".join(rag + _escape_text(str(c)) for c in r) + end for r in rows]
