@@ -214,6 +214,7 @@ HEAVY = (
     "tests/theory/test_subspace_discrete.py::test_the_quadrature_detects_a_wrong_law",
     "tests/verify/checks/test_diffusion_routes.py::test_the_measured_route_decides_band_and_passage_outside_the_validity_and_catches_a_wrong_law",
     "tests/verify/checks/test_diffusion_routes.py::test_the_measured_route_predicts_the_splitting_fraction_outside_the_validity",
+    "tests/verify/checks/test_diffusion_routes.py::test_the_measured_route_on_a_prior_and_noise_away_from_the_defaults",
     "tests/verify/checks/test_finite_ladder.py::test_no_false_failure_where_the_old_ladder_failed",
     "tests/verify/checks/test_quick_plan.py::test_the_default_runs_a_decisive_plan_on_the_papers_case",
     "tests/verify/checks/test_sga.py::test_a_run_held_back_is_not_a_disagreement_but_a_wrong_pole_is",

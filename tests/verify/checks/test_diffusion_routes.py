@@ -115,3 +115,17 @@ def test_the_measured_route_predicts_the_splitting_fraction_outside_the_validity
     # the prediction comes from the law's paths, not the scale function
     assert rec.threshold == rec.details["predicted_plus"]
     assert np.isfinite(rec.details["interval99"]).all()
+
+
+def test_the_measured_route_on_a_prior_and_noise_away_from_the_defaults():
+    """gaussian(mu=1, tau=0.3) signal strengths, sigma2 = 0.8, beta = 1.6 (A2/L = 0.085: far outside the
+    expansion's validity): band, passage and splitting of the exact chain agree with the measured law."""
+    case = Case("gaussian-outside", 2.0, 100 / 2100, beta=1.6, sigma2=0.8, prior="gaussian(mu=1, tau=0.3)",
+                R=100, L=2100, d=10)
+    ctx, budget = CheckContext(seed=13), Budget(100, 4000, 400)
+    _clear_caches()
+    records = [*fluctuations(case, ctx, budget_=budget), *hitting_time(case, ctx, budget_=budget),
+               *splitting(case, ctx, budget_=budget)]
+    for rec in records:
+        assert rec.details["route"] == "measured", (rec.id, rec.details)
+        assert rec.status == "pass", (rec.id, rec.message)
