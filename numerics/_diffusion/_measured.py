@@ -225,6 +225,18 @@ class MeasuredLaw:
         c, G, counts = self.samples
         return ResampledTables(self.problem, r, table, points=self.grid, c=c, G=G, counts=counts, shift=shift)
 
+    def summary(self) -> dict:
+        """What a prediction records of the law behind it: its step(s), grid points, draws, largest
+        drift error, status, reason and seed (``eta_low`` and ``target_se`` only where they apply)."""
+        out = {"eta": self.eta, "points": int(self.grid.size), "draws": int(self.runs.sum()),
+               "max_drift_se": float(np.max(self.drift_se)), "status": self.status, "reason": self.reason,
+               "seed": self.seed}
+        if self.low is not None:
+            out["eta_low"] = self.low.eta
+        if self.target_se is not None:
+            out["target_se"] = self.target_se
+        return out
+
     def as_dict(self) -> dict:
         return {"route": self.route, "status": self.status, "reason": self.reason, "target_se": self.target_se,
                 "problem": self.problem.as_dict(), "eta": self.eta, "runs": self.runs.tolist(),

@@ -82,18 +82,8 @@ class RoutedTables:
         points, draws and errors (keys absent, not null, where they do not apply)."""
         out = {"route": self.route, "method": self.method, "reason": self.reason, "validity": self.validity.as_dict()}
         if self.law is not None:
-            out["measured"] = _law_summary(self.law)
+            out["measured"] = self.law.summary()
         return out
-
-
-def _law_summary(law: MeasuredLaw) -> dict:
-    out = {"eta": law.eta, "points": int(law.grid.size), "draws": int(law.runs.sum()),
-           "max_drift_se": float(np.max(law.drift_se)), "status": law.status, "reason": law.reason, "seed": law.seed}
-    if law.low is not None:
-        out["eta_low"] = law.low.eta
-    if law.target_se is not None:
-        out["target_se"] = law.target_se
-    return out
 
 
 def schedule_steps(schedule: Schedule, steps: int) -> tuple[float, float | None]:

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...core.validate import choice, real
 from ...numerics import ROUTE_METHODS
-from ...theory import Certificate, Model, certify
+from ...theory import Certificate, Model, Validity, certify, validity
 from ._preset import QUICK, Preset
 
 
@@ -31,6 +31,28 @@ def derive_seed(root: int, *identity) -> int:
     """
     ss = np.random.SeedSequence(int(root), spawn_key=tuple(_key(p) for p in identity))
     return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+@lru_cache(maxsize=256)
+def _validity(model: Model, d: int, L: int, eta_max: float) -> Validity:
+    """``theory.validity`` (``batch = 1``, as the checks simulate), once per argument tuple."""
+    return validity(model, d, L, eta_max)
+
+
+def validity_walk(expansion, case, ctx: CheckContext) -> tuple[Validity, tuple[int, int, float]]:
+    """``(validity, (d, L, eta_max))``: :func:`theory.validity` at the first instance and largest
+    step that ``expansion(case, ctx, steps)`` gives which lies outside, else at the last one.
+
+    The step-independent part (``A2/L`` at each instance, ``steps=False``) is decided first, so
+    that a case outside it costs no schedule design.
+    """
+    for steps in (False, True):
+        for d, L, eta in expansion(case, ctx, steps=steps):
+            where = (int(d), int(L), float(eta) if steps else 0.0)
+            v = _validity(case.model, *where)
+            if not v.inside:
+                return v, where
+    return v, where
 
 
 @lru_cache(maxsize=64)

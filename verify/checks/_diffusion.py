@@ -71,7 +71,7 @@ from ...numerics import (
     splitting_probability,
 )
 from ...theory import validity
-from ._context import CheckContext
+from ._context import CheckContext, validity_walk
 from ._preset import Preset
 from ._record import CheckRecord
 
@@ -125,9 +125,6 @@ class Route:
     def measured(self) -> bool:
         return self.name == "measured"
 
-    def as_dict(self) -> dict:
-        return {"route": self.name, "route_reason": self.reason}
-
 
 #: the expansion's route (one value, so that the caches keyed by the route are shared with the
 #: validity gate's schedule design)
@@ -142,11 +139,9 @@ def route_for(case: Case, ctx: CheckContext, expansion) -> Route:
     seed, se = ctx.seed_for(case.name, "diffusion.law"), DRIFT_SE if ctx.drift_se is None else ctx.drift_se
     if ctx.method != "auto":
         return Route(ctx.method, "asked for (method)", seed, se) if ctx.method == "measured" else EXPANSION
-    for steps in (False, True):
-        for d, L, eta in expansion(case, ctx, steps=steps):
-            v = validity(case.model, d, L, eta)
-            if not v.inside:
-                return Route("measured", f"auto: the expansion is {v.message}", seed, se)
+    v, _ = validity_walk(expansion, case, ctx)
+    if not v.inside:
+        return Route("measured", f"auto: the expansion is {v.message}", seed, se)
     return Route("expansion", f"auto: the expansion is {v.message}")
 
 
@@ -367,9 +362,7 @@ def _route_details(route: Route, law: MeasuredLaw | None = None) -> dict:
     if route.reason:
         out["route_reason"] = route.reason
     if law is not None:
-        out["law"] = {"eta": law.eta, "eta_low": None if law.low is None else law.low.eta,
-                      "points": int(law.grid.size), "draws": int(law.runs.sum()),
-                      "max_drift_se": float(np.max(law.drift_se)), "status": law.status, "seed": route.seed}
+        out["law"] = law.summary()
     return out
 
 
@@ -393,7 +386,7 @@ def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
     route, schedule, horizon, _, hits_pred, sim = runs
     hits = first_hits(sim, TARGET)
     hp = _censored(hits_pred, horizon)
-    hs = np.where(hits < 0, horizon + 1, hits)
+    hs = _censored(hits, horizon)
     m_pred, m_sim = float(np.median(hp)), float(np.median(hs))
     if m_sim > horizon:
         return [_inconclusive("sga.hitting_time", case, horizon, t0, "the simulated median")]

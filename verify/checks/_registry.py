@@ -15,10 +15,8 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
-from ...theory import Model, validity
-from ._context import CheckContext, certificate
+from ._context import CheckContext, certificate, validity_walk
 from ._diffusion import (
     check_fluctuations,
     check_hitting_time,
@@ -53,30 +51,12 @@ MODELS = ("scalar", "subspace")
 NEEDS = ("unstable equilibrium", "expansion validity")
 
 
-@lru_cache(maxsize=256)
-def _validity(model: Model, d: int, L: int, eta_max: float):
-    """``theory.validity`` (``batch = 1``, as the checks simulate), once per argument tuple."""
-    return validity(model, d, L, eta_max)
-
-
 def expansion_validity(check: Check, case, ctx: CheckContext | None = None):
-    """``(validity, (d, L, eta_max))``: :func:`theory.validity` at the first instance and
-    largest step ``check`` uses on ``case`` that lies outside, else at the last one (``None``
-    when the check has no ``expansion``).
-
-    The step-independent part (``A2/L`` at each instance) is decided first, so that a case
-    outside it costs no schedule design.
-    """
+    """``(validity, (d, L, eta_max))`` of :func:`validity_walk` over the instances and largest steps
+    ``check`` uses on ``case`` (``None`` when the check has no ``expansion``)."""
     if check.expansion is None:
         return None
-    ctx = ctx or CheckContext()
-    for steps in (False, True):
-        for d, L, eta in check.expansion(case, ctx, steps=steps):
-            where = (int(d), int(L), float(eta) if steps else 0.0)
-            v = _validity(case.model, *where)
-            if not v.inside:
-                return v, where
-    return v, where
+    return validity_walk(check.expansion, case, ctx or CheckContext())
 
 
 @dataclass(frozen=True)

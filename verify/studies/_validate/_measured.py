@@ -17,8 +17,6 @@ from __future__ import annotations
 import dataclasses
 from functools import lru_cache
 
-import numpy as np
-
 from ....numerics import MeasuredLaw, Problem, Schedule, measured_law, route_tables
 
 
@@ -43,11 +41,6 @@ def constant_law(problem: Problem, eta: float, seed: int, drift_se: float | None
 
 
 def law_detail(law: MeasuredLaw) -> dict:
-    """What a comparison records of the law behind it."""
-    out = {"law_eta": law.eta, "law_points": int(law.grid.size), "law_draws": int(law.runs.sum()),
-           "law_max_drift_se": float(np.max(law.drift_se)), "law_status": law.status}
-    if law.low is not None:
-        out["law_eta_low"] = law.low.eta
-    if law.reason:
-        out["law_reason"] = law.reason
-    return out
+    """What a comparison records of the law behind it: :meth:`MeasuredLaw.summary`, keys prefixed
+    ``law_``."""
+    return {f"law_{k}": v for k, v in law.summary().items()}
