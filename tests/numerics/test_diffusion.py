@@ -129,9 +129,12 @@ def test_fluctuation_and_hitting_checks_pass_and_fail_on_a_variance_wrong_by_two
 def test_splitting_check_passes_and_fails_on_a_variance_wrong_by_two():
     case = Case.from_counts("small-bistable", 2.0, 50, 1000, 3)
     budget = Budget(100, 3000, 400)
-    ok = splitting(case, _CTX, budget_=budget)[0]
+    # A2/L = 0.0054 is just outside the validity, where `auto` reads the measured law (which
+    # variance_scale does not touch): the expansion's Sigma is the one under test here
+    ctx = CheckContext(seed=7, method="expansion")
+    ok = splitting(case, ctx, budget_=budget)[0]
     assert ok.status == "pass", ok.message
-    bad = splitting(case, _CTX, variance_scale=2.0, budget_=budget)[0]
+    bad = splitting(case, ctx, variance_scale=2.0, budget_=budget)[0]
     assert bad.status == "fail", bad.message
 
 

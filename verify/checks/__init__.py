@@ -2,7 +2,7 @@
 ``fn(case, ctx) -> list[CheckRecord]``, and a registry keyed by check id."""
 
 from ._case import Case
-from ._common import loglog_fit, one_step, one_step_increments, scaled_problem
+from ._common import loglog_fit, one_step, one_step_increments, order_se, scaled_problem
 from ._context import CheckContext, certificate, derive_seed, equilibria
 from ._figures import (
     EffectiveDriftFigure,
@@ -61,6 +61,7 @@ __all__ = [
     "loglog_fit",
     "nuisance_figure",
     "one_step",
+    "order_se",
     "one_step_increments",
     "preset_named",
     "rate_plan",

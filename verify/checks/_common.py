@@ -36,6 +36,16 @@ def loglog_fit(x, y, w=None) -> tuple[float, float, float]:
     return float(p), float(se), float(a)
 
 
+def order_se(x, q: float) -> float:
+    """Standard error of the ``q``-quantile of ``x`` from the order statistics one binomial
+    standard deviation either side of ``n q`` (half the width of that interval)."""
+    srt = np.sort(np.asarray(x, float))
+    n = srt.size
+    half = math.sqrt(n * q * (1.0 - q))
+    lo, hi = (int(np.clip(math.floor(n * q + s * half), 0, n - 1)) for s in (-1, 1))
+    return float(srt[hi] - srt[lo]) / 2.0
+
+
 def one_step(cfg: Problem, rho: float, n: int, seed: int, eta: float):
     """``n`` single steps of the exact reduced chain from alignment ``rho`` with step ``eta``.
 

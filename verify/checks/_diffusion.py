@@ -14,7 +14,9 @@ chain (section 2) on the case's finite instance.
   prediction's own Monte Carlo error). A variance too large or too small moves the coverage
   away from 0.8.
 * ``sga.hitting_time`` (same runs): the predicted median first step with
-  ``|rho| >= 0.99`` within 10% of the simulated median, and the two first-passage laws not
+  ``|rho| >= 0.99`` within 10% of the simulated median plus 3 of that median's standard errors
+  (order statistics of the runs: with 100 runs of a broad passage law the chain's own median
+  moves by more than 10%), and the two first-passage laws not
   rejected by a two-sample Kolmogorov–Smirnov test at level 0.01 (censored runs at the
   horizon on both sides).
 * ``sga.splitting`` (bistable models only): from ``rho0 = rho* + w`` with
@@ -71,6 +73,7 @@ from ...numerics import (
     splitting_probability,
 )
 from ...theory import validity
+from ._common import order_se
 from ._context import CheckContext, validity_walk
 from ._preset import Preset
 from ._record import CheckRecord
@@ -396,7 +399,9 @@ def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
     if route.measured:
         law_se = float(_law_spread(case.problem, route, schedule, horizon, _prediction_seed(case, ctx),
                                    lambda paths: [float(np.median(_censored(first_hits(paths, TARGET), horizon)))])[0])
-    tol = HIT_TOL + 3.0 * law_se / m_sim
+    # the chain's own median is a statistic of its runs: its order-statistic SE joins the law's
+    sim_se = order_se(hs, 0.5)
+    tol = HIT_TOL + 3.0 * math.hypot(law_se, sim_se) / m_sim
     pval = float(ks_2samp(hp, hs).pvalue)
     # order-statistic 95% interval of the simulated median
     n = hs.size
@@ -412,9 +417,11 @@ def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
         "relative_difference": rel, "ks_pvalue": pval, "variance_scale": variance_scale,
         **_route_details(route, _sample_law(case, route)),
     }
+    details["simulated_median_se"] = sim_se
     if route.measured:
         details["predicted_median_law_se"] = law_se
-    widened = f" + 3 x law SE {law_se:.3g} / median" if route.measured else ""
+    widened = (f" + 3 x hypot(law SE {law_se:.3g}, median SE {sim_se:.3g}) / median" if route.measured
+               else f" + 3 x median SE {sim_se:.3g} / median")
     msg = (f"{_route_prefix(route)}median first step with |rho| >= {TARGET}: predicted {m_pred:.0f}, simulated "
            f"{m_sim:.0f} (95% [{srt[lo_i]}, {srt[hi_i]}], {n} runs), relative difference {rel:.3f} (<= {HIT_TOL}"
            f"{widened}); KS p = {pval:.3g} (>= {KS_LEVEL})")

@@ -30,7 +30,7 @@ from ....numerics import (
     splitting_probability,
 )
 from ....theory import alignment_variance, effective_drift, gradient_second_moment, stationary_alignment
-from ...checks import one_step, one_step_increments
+from ...checks import one_step, one_step_increments, order_se
 from ._measured import MeasuredLaw, constant, constant_law, decaying_law, law_detail
 from ._models import DrawnModel
 from ._profile import SIGMAS, TOLERANCES, Profile
@@ -240,16 +240,6 @@ def _tables(problem):
     return diffusion_tables(problem)
 
 
-def _order_se(x: np.ndarray, q: float) -> float:
-    """Standard error of the ``q``-quantile of ``x`` from the order statistics one binomial
-    standard deviation either side of ``n q`` (half the width of that interval)."""
-    srt = np.sort(x)
-    n = srt.size
-    half = math.sqrt(n * q * (1.0 - q))
-    lo, hi = (int(np.clip(math.floor(n * q + s * half), 0, n - 1)) for s in (-1, 1))
-    return float(srt[hi] - srt[lo]) / 2.0
-
-
 def decaying(m: DrawnModel, profile: Profile) -> list[Comparison]:
     """(5)-(7) one decaying-step chain from ``trajectory_rho0`` (``trajectory_runs`` runs,
     ``eta_k = eta (20/(k + 20))^0.6``) against three predictions:
@@ -308,7 +298,7 @@ def _expansion_decaying(m: DrawnModel, profile: Profile, sched: Schedule, steps:
         j = int(np.flatnonzero(bd.step == k)[0])
         x = chain[:, k]
         for q, theory in ((0.1, bd.q10[j]), (0.9, bd.q90[j])):
-            out.append(judge("band", None, 1.0 - theory, 1.0 - float(np.quantile(x, q)), widen * _order_se(x, q),
+            out.append(judge("band", None, 1.0 - theory, 1.0 - float(np.quantile(x, q)), widen * order_se(x, q),
                              step=k, quantile=q, steps=steps, runs=runs, prediction_runs=profile.prediction_runs))
     target = _passage_target(profile, float(pred.rho_corrected[2]), recorded[2])
     if isinstance(target, Comparison):
@@ -316,7 +306,7 @@ def _expansion_decaying(m: DrawnModel, profile: Profile, sched: Schedule, steps:
     cx = complexity(p, sched, profile.trajectory_rho0, target, runs=profile.prediction_runs, horizon=steps,
                     seed=seed + 1, tables=tab)
     first = first_hits(chain, target, never=steps + 1).astype(float)
-    se = widen * _order_se(first, 0.5)
+    se = widen * order_se(first, 0.5)
     detail = {"theory_q10": cx.q10_steps, "theory_q90": cx.q90_steps, "prediction_runs": profile.prediction_runs}
     return [*out, _passage(cx.median_steps, first, target, steps, se, "expansion", detail)]
 
@@ -368,13 +358,13 @@ def _measured_decaying(m: DrawnModel, profile: Profile, law: MeasuredLaw, etas: 
 
     def read(x):
         vals = [1.0 - (x[:, k].mean() if q is None else np.quantile(x[:, k], q)) for k, q in points]
-        ses = [x[:, k].std(ddof=1) / math.sqrt(x.shape[0]) if q is None else _order_se(x[:, k], q)
+        ses = [x[:, k].std(ddof=1) / math.sqrt(x.shape[0]) if q is None else order_se(x[:, k], q)
                for k, q in points]
         if not level:
             level.append(float(x[:, recorded[2]].mean()))
         target = _passage_target(profile, level[0], recorded[2])
         first = first_hits(x, target if isinstance(target, float) else 2.0, never=steps + 1).astype(float)
-        return [*vals, float(np.median(first))], [*ses, _order_se(first, 0.5)]
+        return [*vals, float(np.median(first))], [*ses, order_se(first, 0.5)]
 
     pr = predict_paths(law, etas, profile.trajectory_rho0, profile.prediction_runs, _stream(m, profile, 5), read)
     info = {"steps": steps, "runs": runs, "prediction_runs": profile.prediction_runs, **law_detail(law)}
@@ -386,7 +376,7 @@ def _measured_decaying(m: DrawnModel, profile: Profile, law: MeasuredLaw, etas: 
             out.append(judge("trajectory", None, pr.value[j], mc, math.hypot(se, pr.se(j)), route="measured",
                              step=k, **info))
         else:
-            mc, se = 1.0 - float(np.quantile(x, q)), _order_se(x, q)
+            mc, se = 1.0 - float(np.quantile(x, q)), order_se(x, q)
             out.append(judge("band", None, pr.value[j], mc, math.hypot(se, pr.se(j)), route="measured", step=k,
                              quantile=q, **info))
     target = _passage_target(profile, level[0], recorded[2], "measured")
@@ -394,7 +384,7 @@ def _measured_decaying(m: DrawnModel, profile: Profile, law: MeasuredLaw, etas: 
         return [*out, target]
     first = first_hits(chain, target, never=steps + 1).astype(float)
     j = len(points)
-    return [*out, _passage(pr.value[j], first, target, steps, math.hypot(_order_se(first, 0.5), pr.se(j)),
+    return [*out, _passage(pr.value[j], first, target, steps, math.hypot(order_se(first, 0.5), pr.se(j)),
                            "measured", {"prediction_runs": profile.prediction_runs, **law_detail(law)})]
 
 
