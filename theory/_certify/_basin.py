@@ -27,6 +27,7 @@ from .._model import Model
 from ._field_ball import field_ball
 from ._roots import precision, sign
 from ._scalar import Bracket, Certificate, certify, pole_signs
+from ._seal import check_seal
 
 
 @dataclass(frozen=True)
@@ -105,8 +106,9 @@ def certified_basin(model: Model, rho0: float, prec: int = 128, *, certificate: 
     prec : int
         Working precision in bits of the certificate and of the sign at ``rho0``.
     certificate : Certificate, optional
-        ``certify(model, prec=prec)`` when the caller already has it (it is not recomputed;
-        the caller vouches that it is this model's).
+        ``certify(model, prec=prec)`` when the caller already has it (it is not recomputed);
+        ``ValueError`` when it was issued for another model or changed since
+        (:func:`theory._certify._seal.check_seal`).
 
     Raises
     ------
@@ -118,6 +120,7 @@ def certified_basin(model: Model, rho0: float, prec: int = 128, *, certificate: 
     if certificate is None:
         cert = certify(model, prec=prec)
     elif isinstance(certificate, Certificate) and certificate.prec == prec:
+        check_seal(certificate, model.as_dict())
         cert = certificate
     else:
         raise ValueError(f"`certificate` must be the Certificate of certify(model, prec={prec!r}), got {certificate!r}")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from .._model import Model
 from ._circle import CircleCertificate, DiskCertificate, certify_circle, certify_disk
+from ._seal import check_seal
 from ._subspace import SubspaceCertificate
 
 
@@ -64,6 +65,7 @@ def subspace_completeness(certificate: SubspaceCertificate, prec: int = 128) -> 
     if not isinstance(certificate, SubspaceCertificate):
         raise ValueError(f"`certificate` must be a SubspaceCertificate, got {type(certificate).__name__}")
     model: Model = certificate.model
+    check_seal(certificate, model.as_dict())
     if model.k != 2:
         return SubspaceCompleteness(complete=False, reason=f"completeness is certified for k = 2 only (k = {model.k})")
     if model.theta == 0:

@@ -17,6 +17,7 @@ from .._model import Model, engine_for
 from ._complete import subspace_completeness
 from ._scalar import Certificate
 from ._scalar import certify as certify_scalar
+from ._seal import sealed
 from ._subspace import SubspaceCertificate, certify_subspace
 
 
@@ -42,4 +43,4 @@ def certify(model: Model, *, engine: str = "auto", prec: int = 128, **options) -
         raise ValueError(f"`heads` must be 1 to certify (one query): the equilibria of {model.heads} heads are "
                          "found numerically only (theory.heads_equilibrium)")
     cert = certify_subspace(model, prec=prec, **options)
-    return replace(cert, completeness=subspace_completeness(cert, prec=prec))
+    return sealed(replace(cert, completeness=subspace_completeness(cert, prec=prec)))

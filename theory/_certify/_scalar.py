@@ -29,6 +29,7 @@ from flint import arb
 
 from .._model import Model
 from ._roots import isolate, precision, sign
+from ._seal import sealed
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,12 @@ class Certificate:
     notes : tuple of str
         Remarks for a reader: why the status is ``degenerate`` or ``undecided`` (e.g. the sign of
         ``F'(0)`` undecided); empty when there is nothing to add.
+    model : dict
+        The model certified (:meth:`theory.Model.as_dict`): a certificate handed back to
+        :func:`theory.certified_basin` or :func:`theory.certified_time` must be of their model.
+    checksum : str
+        SHA-256 of the rest of :meth:`as_dict`, set when :func:`certify` issues it
+        (:mod:`theory._certify._seal`): a certificate changed afterwards is refused.
     """
 
     status: str
@@ -97,6 +104,8 @@ class Certificate:
     prec: int = 0
     sign_function: str = ""
     notes: tuple = field(default=())
+    model: dict = field(default_factory=dict)
+    checksum: str = ""
 
     @property
     def midpoints(self) -> tuple:
@@ -114,6 +123,8 @@ class Certificate:
             "prec": self.prec,
             "sign_function": self.sign_function,
             "notes": list(self.notes),
+            "model": dict(self.model),
+            "checksum": self.checksum,
         }
 
 
@@ -316,9 +327,10 @@ def certify(model: Model, prec: int = 128, bracket_width: float = 1e-10, min_wid
         raise ValueError(f"`prec` must be <= {MAX_PREC} bits (ball arithmetic cost grows faster than linearly), "
                          f"got {prec!r}")
     if model.theta == 0:
-        return Certificate(status="degenerate", monotone=False, certified=True, prec=prec,
-                           sign_function="j' = 0 identically (theta = 0)",
-                           notes=("theta = 0: the objective is constant, every rho is an equilibrium",))
+        return sealed(Certificate(status="degenerate", monotone=False, certified=True, prec=prec,
+                                  sign_function="j' = 0 identically (theta = 0)",
+                                  notes=("theta = 0: the objective is constant, every rho is an equilibrium",),
+                                  model=model.as_dict()))
     with precision(prec):
         g, dg, desc, root_at_zero = _sign_functions(model)
         iso = isolate(g, dg, min_width=min_width, bracket_width=bracket_width)
@@ -355,7 +367,7 @@ def certify(model: Model, prec: int = 128, bracket_width: float = 1e-10, min_wid
             status = "undecided"
             certified = False
             notes.append("the sign factor is negative on all of [-1, 1]")
-        return Certificate(
+        return sealed(Certificate(
             status=status,
             monotone=status == "monotone",
             certified=certified,
@@ -365,7 +377,8 @@ def certify(model: Model, prec: int = 128, bracket_width: float = 1e-10, min_wid
             prec=prec,
             sign_function=desc,
             notes=tuple(notes),
-        )
+            model=model.as_dict(),
+        ))
 
 
 def pole_signs(model: Model, prec: int = 128) -> tuple[int, int]:

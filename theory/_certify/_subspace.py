@@ -41,6 +41,7 @@ from flint import arb, fmpq
 from .._field._equilibria import find_subspace_equilibria
 from .._model import Model
 from ._roots import precision, sign
+from ._seal import sealed
 from ._subspace_balls import ball_field, inertia, interior_system, krawczyk, newton_refine, sphere_system
 
 if TYPE_CHECKING:
@@ -169,6 +170,10 @@ class SubspaceCertificate:
     completeness : SubspaceCompleteness or None
         Whether the boxes hold every equilibrium (:func:`theory.certify` decides it); ``None`` when
         only :func:`certify_subspace` ran.
+    checksum : str
+        SHA-256 of the rest of :meth:`as_dict`, set when the certificate is issued
+        (:mod:`theory._certify._seal`): :func:`theory.subspace_completeness` refuses a certificate
+        changed afterwards.
     """
 
     model: Model
@@ -179,6 +184,7 @@ class SubspaceCertificate:
     #: whether the boxes hold every equilibrium (:func:`theory.certify` decides it; ``None`` when
     #: only :func:`certify_subspace` ran)
     completeness: SubspaceCompleteness | None = None
+    checksum: str = ""
 
     @property
     def stable(self) -> tuple:
@@ -193,6 +199,8 @@ class SubspaceCertificate:
                "prec": self.prec, "boxes": [b.as_dict() for b in self.boxes], "notes": list(self.notes)}
         if self.completeness is not None:
             out["completeness"] = self.completeness.as_dict()
+        out["model"] = self.model.as_dict()
+        out["checksum"] = self.checksum
         return out
 
 
@@ -286,8 +294,8 @@ def certify_subspace(model: Model, equilibria=None, prec: int = 128, n_random: i
                          + (f"{model.heads} heads" if isinstance(model, Model) else type(model).__name__))
     prec = _check_prec(prec)
     if model.theta == 0:
-        return SubspaceCertificate(model, (), False, prec,
-                                   ("theta = 0: the objective is constant, every r is an equilibrium",))
+        return sealed(SubspaceCertificate(model, (), False, prec,
+                                          ("theta = 0: the objective is constant, every r is an equilibrium",)))
     eqs = find_subspace_equilibria(model, n_random=n_random) if equilibria is None else equilibria
     with precision(prec):
         boxes = tuple(certify_point(model, e.r, e.kind, label=e.label, field_fn=field_fn) for e in eqs)
@@ -302,4 +310,4 @@ def certify_subspace(model: Model, equilibria=None, prec: int = 128, n_random: i
     if undecided:
         notes.append(f"{len(undecided)} of {len(boxes)} equilibria undecided")
     notes.append("completeness is not certified: the boxes start from numerical equilibria")
-    return SubspaceCertificate(model, boxes, not undecided and disjoint, prec, tuple(notes))
+    return sealed(SubspaceCertificate(model, boxes, not undecided and disjoint, prec, tuple(notes)))
