@@ -195,9 +195,14 @@ def finite_size(spec) -> str:
         sel = np.array([r["rho"] == rho for r in rows])
         errorbar_log(ax, Larr[sel], np.abs(err[sel]), 2 * se[sel], fmt="o", ms=4, color=f"C{i}", capsize=2,
                      label=rf"$|\bar g-F|$ at $\rho={rho}$")
-        C = spec.C_over_L[str(rho)]["C"]
+        fitted = spec.C_over_L[str(rho)]
+        C = fitted["C"]
         if C != 0:
             ax.plot(Larr[sel], abs(C) / Larr[sel], "--", lw=1, color=f"C{i}", label=rf"fitted $|C|/L$, $C={C:.3g}$")
+        if fitted.get("D_se", math.inf) < math.inf and abs(fitted["D"]) > 3 * fitted["D_se"]:  # next order resolved
+            grid = np.geomspace(Larr[sel].min(), Larr[sel].max(), 50)
+            ax.plot(grid, np.abs(fitted["C2"] / grid + fitted["D"] / grid**2), "-.", lw=1, color=f"C{i}",
+                    label=rf"fitted $|C/L + D/L^2|$, $C={fitted['C2']:.3g}$, $D={fitted['D']:.3g}$")
         Ct = (spec.C_theory or {}).get(str(rho))
         if Ct:
             ax.plot(Larr[sel], abs(Ct) / Larr[sel], ":", lw=1.5, color=f"C{i}",
