@@ -221,6 +221,8 @@ HEAVY = (
     "tests/verify/checks/test_sga.py::test_convergence_agrees_with_basins_bistable",
     "tests/verify/checks/test_sga.py::test_records_well_formed",
     "tests/verify/checks/test_sga.py::test_tracking_passes_and_fails_with_wrong_field",
+    "tests/verify/checks/test_tracking_null.py::test_the_noise_only_null_matches_the_exact_chain_and_the_bound_keeps_its_false_alarm_rate",
+    "tests/verify/checks/test_tracking_null.py::test_the_old_bound_failed_on_noise_alone_where_the_new_one_says_it_cannot_test",
     "tests/verify/checks/test_subspace_checks.py::test_convergence_specialised_side_passes",
     "tests/verify/checks/test_subspace_checks.py::test_equilibria_away_from_unit_beta_sigma2",
     "tests/verify/checks/test_subspace_checks.py::test_tracking_passes_on_both_sides",
