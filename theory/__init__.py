@@ -32,6 +32,7 @@ from ._certify._conditions import (
 )
 from ._certify._critical import Thresholds, thresholds
 from ._certify._entry import certify
+from ._certify._heads import HeadsBox, HeadsCertificate, certify_heads
 from ._certify._near import certify_equilibrium
 from ._certify._ode_time import TimeEnclosure, certified_time
 from ._certify._scalar import Bracket, Certificate, pole_signs
@@ -125,6 +126,9 @@ __all__ = [
     # interval certificates of the subspace flow (docs/subspace-certificates.md)
     "SubspaceCertificate",
     "SubspaceBox",
+    "certify_heads",
+    "HeadsCertificate",
+    "HeadsBox",
     "certify_transition",
     "TransitionBracket",
     "certify_circle",

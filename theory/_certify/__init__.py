@@ -7,5 +7,10 @@ a power series), :mod:`._conditions` (how far the sign goes symbolically), :mod:
 :mod:`._ode_time` (certified flow times). A k-dimensional signal: :mod:`._subspace_balls`
 (the derived field in ``arb``, Krawczyk), :mod:`._subspace` (certified equilibria),
 :mod:`._circle` (every equilibrium of ``k = 2``), :mod:`._complete` (is a list complete),
-:mod:`._near` (the equilibrium near a point), :mod:`._transition` (the mixture transition).
+:mod:`._near` (the equilibrium near a point), :mod:`._transition` (the mixture transition). Several
+orthonormal heads: :mod:`._heads` (certified equilibria of the reduced flow of ``M = U^T Q``).
 """
+
+from ._heads import HeadsBox, HeadsCertificate, certify_heads
+
+__all__ = ["HeadsBox", "HeadsCertificate", "certify_heads"]

@@ -5,7 +5,9 @@ One query on one signal direction (``k = 1``, ``H = 1``): the certified sign of 
 :class:`Certificate`). A k-dimensional signal: every numerical equilibrium of the flow in a
 Krawczyk box with its certified stability (:mod:`._subspace`), and whether the list is proved
 complete (:mod:`._complete`: for ``k = 2`` by the circle and disk certificates), in one
-:class:`SubspaceCertificate`. ``H > 1`` heads are not certified yet (``ValueError``).
+:class:`SubspaceCertificate`. ``H > 1`` heads: every equilibrium found from random frames in a
+Krawczyk box with its feasibility, stability and kind (:mod:`._heads`, a :class:`HeadsCertificate`;
+completeness not claimed).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Literal, overload
 
 from .._model import Model, engine_for
 from ._complete import subspace_completeness
+from ._heads import HeadsCertificate, certify_heads
 from ._scalar import Certificate
 from ._scalar import certify as certify_scalar
 from ._seal import sealed
@@ -26,21 +29,23 @@ def certify(model: Model, *, engine: Literal["scalar"], prec: int = 128, **optio
 @overload
 def certify(model: Model, *, engine: Literal["subspace"], prec: int = 128, **options) -> SubspaceCertificate: ...
 @overload
-def certify(model: Model, *, engine: str = "auto", prec: int = 128, **options) -> Certificate | SubspaceCertificate: ...
+def certify(model: Model, *, engine: str = "auto", prec: int = 128,
+            **options) -> Certificate | SubspaceCertificate | HeadsCertificate: ...
 
 
-def certify(model: Model, *, engine: str = "auto", prec: int = 128, **options) -> Certificate | SubspaceCertificate:
+def certify(model: Model, *, engine: str = "auto", prec: int = 128,
+            **options) -> Certificate | SubspaceCertificate | HeadsCertificate:
     """Certify the landscape of ``model`` in ball arithmetic at ``prec`` bits.
 
     ``options`` go to the engine: ``bracket_width``, ``min_width`` (scalar engine: see
     :func:`theory._certify._scalar.certify`); ``equilibria``, ``n_random``, ``field_fn``
-    (subspace engine: :func:`theory._certify._subspace.certify_subspace`). The subspace
-    certificate carries its :class:`SubspaceCompleteness` (``completeness``).
+    (subspace engine: :func:`theory._certify._subspace.certify_subspace`); ``starts``,
+    ``equilibria``, ``n_random``, ``seed`` (``H > 1`` heads: :func:`theory._certify._heads.certify_heads`).
+    The subspace certificate carries its :class:`SubspaceCompleteness` (``completeness``).
     """
     if engine_for(model, engine, "certify") == "scalar":
         return certify_scalar(model, prec=prec, **options)
     if model.heads != 1:
-        raise ValueError(f"`heads` must be 1 to certify (one query): the equilibria of {model.heads} heads are "
-                         "found numerically only (theory.heads_equilibrium)")
+        return certify_heads(model, prec=prec, **options)
     cert = certify_subspace(model, prec=prec, **options)
     return sealed(replace(cert, completeness=subspace_completeness(cert, prec=prec)))

@@ -209,3 +209,29 @@ def heads_equilibrium(model: Model, M0, tol: float = 1e-9) -> HeadsEquilibrium:
     neutral = int(np.sum(np.abs(ev) <= tol))
     return HeadsEquilibrium(M, ev, bool(np.all(ev.real < -tol)), neutral, principal_angles(M),
                             _columns(model, M)[2], float(np.linalg.norm(_flow(model, M))))
+
+
+def find_heads_equilibria(model: Model, starts=None, n_random: int = 8, seed: int = 0, t_max: float = 500.0,
+                          tol: float = 1e-9) -> list:
+    """Numerical equilibria of the reduced flow, distinct, in the order found: from each start
+    (default ``n_random`` uniformly random frames of :func:`random_frame` in ``d = k + H + 1``) the
+    end of :func:`integrate_heads` polished by :func:`heads_equilibrium`, and the start polished
+    directly (which also reaches saddles and sources). Kept: residual ``<= tol`` and largest
+    singular value ``<= 1 + 1e-7``. Numerical evidence; not a complete list."""
+    k, n = model.k, model.heads
+    if starts is None:
+        rng = np.random.default_rng(seed)
+        frames = [random_frame(k, n, k + n + 1, rng) for _ in range(n_random)]
+        starts = [U.T @ Q for Q, U in frames]
+    found: list = []
+    for M0 in starts:
+        M0 = _overlaps(model, M0)
+        for M1 in (integrate_heads(model, M0, t_max=t_max).M, M0):
+            try:
+                e = heads_equilibrium(model, M1)
+            except ValueError:  # the integration ended a hair outside the feasible set
+                continue
+            feasible = np.linalg.svd(e.M, compute_uv=False)[0] <= 1 + 1e-7
+            if e.residual <= tol and feasible and not any(np.max(np.abs(e.M - f)) < 1e-7 for f in found):
+                found.append(e.M)
+    return found

@@ -9,7 +9,9 @@ boxes coloured by status under the closed-form boundary. The subtrees of the box
 the executor (``--workers``, ``--scheduler``; :func:`numerics.certify_region_tasks`): the
 same certificate either way. With a k-dimensional law (``--prior 'onehot(k=2)'``) the same call
 certifies the equilibria of the subspace flow and whether their list is complete (a
-:class:`theory.SubspaceCertificate`; point values only).
+:class:`theory.SubspaceCertificate`; point values only). With ``--heads H > 1`` it certifies the
+equilibria of the heads' reduced flow found from random starts (a :class:`theory.HeadsCertificate`:
+each in a Krawczyk box with its feasibility, stability and kind; the list is not proved complete).
 """
 
 from __future__ import annotations
@@ -22,7 +24,16 @@ from rich.console import Console
 from rich.table import Table
 
 from ...numerics import certify_region_tasks
-from ...theory import Certificate, RangedPrior, certify, parse_law, parse_ranged_prior, pole_exponents_mp, pole_signs
+from ...theory import (
+    Certificate,
+    RangedPrior,
+    certify,
+    certify_heads,
+    parse_law,
+    parse_ranged_prior,
+    pole_exponents_mp,
+    pole_signs,
+)
 from ..render import draw_region, figure_path
 from ._args import (
     PRIOR_HELP,
@@ -52,7 +63,9 @@ def register(sub) -> None:
         description="Certify the sign of j' on [-1, 1] with python-flint ball arithmetic; "
         "isolate interior equilibria in certified brackets with their stability. With a k-dimensional "
         "law (--prior 'onehot(k=2)'): every equilibrium of the overlap flow in a certified box with its "
-        "stability, and for k = 2 whether the list is proved complete.",
+        "stability, and for k = 2 whether the list is proved complete. With --heads H > 1: the equilibria of the "
+        "heads' reduced flow found from random starts, each in a certified box with its stability (not a complete "
+        "list).",
         epilog=limits_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--theta", type=_point_or_range, required=True, help="signal strength (>= 0), or a range LO:HI")
@@ -105,6 +118,9 @@ def run(args) -> int:
         raise ValueError(f"ranges LO:HI (in --{ranges[0].replace('_', '-')}) are for scalar priors (the region "
                          "certificate of one signal direction); with a k-dimensional law give point values")
     ranged_prior = ":" in args.prior and isinstance(parse_ranged_prior(args.prior), RangedPrior)
+    if (ranges or ranged_prior) and args.heads > 1:
+        raise ValueError("`heads` > 1 certifies the equilibria of the heads' reduced flow at one model: give point "
+                         "values (ranges LO:HI are for one query on one signal direction)")
     check_time_flags(args, ranges + (["prior"] if ranged_prior else []))
     if ranges or ranged_prior:
         return _run_region(args)
@@ -115,6 +131,8 @@ def run(args) -> int:
     if args.workers != 1:
         raise ValueError("--workers needs a range LO:HI in --theta, --alpha, --beta, --sigma2 or --prior")
     model = model_from_args(args)
+    if model.heads > 1:
+        return _run_heads(args, model)
     cert = certify(model, prec=args.prec)
     if not isinstance(cert, Certificate):
         return _print_subspace(args, model, cert)
@@ -258,5 +276,52 @@ def _print_subspace(args, model, cert) -> int:
         print(f"  the list is NOT proved complete: {comp.reason}")
     for n in doc["notes"]:
         if not n.startswith("completeness not proved"):
+            print(f"  note: {n}")
+    return 0
+
+
+# ----------------------------------------------------------------------------------
+# several heads: the certified equilibria of the reduced flow of M = U^T Q
+
+
+def _matrix(values, shape) -> str:
+    k, n = shape
+    rows = ("[" + ", ".join(f"{values[i * n + h]:+.10f}" for h in range(n)) + "]" for i in range(k))
+    return "[" + ", ".join(rows) + "]"
+
+
+def _run_heads(args, model) -> int:
+    """The heads' certificate: every equilibrium found, its box, kind, stability and angles."""
+    if args.time_to is not None:
+        raise ValueError("--time-to and --rho0 certify the flow time of one query on one signal direction "
+                         "(a scalar prior, one head)")
+    cert = certify_heads(model, prec=args.prec)
+    doc = cert.as_dict()
+    if args.json:
+        emit_json(doc)
+        return 0
+    print(f"heads equilibria: {model_line(model)}, H = {model.heads}")
+    n_cert = sum(1 for b in cert.boxes if b.certified)
+    print(f"  {len(cert.boxes)} equilibria found numerically from random starts; {n_cert} certified, each in a box "
+          f"holding exactly one with its feasibility and stability ({cert.prec} bits, {cert.seconds:.1f} s)"
+          + ("" if cert.certified else "; NOT all certified"))
+    for b, eq in zip(cert.boxes, doc["boxes"], strict=True):
+        if eq["box"]:
+            mid = [(lo + hi) / 2 for lo, hi in eq["box"]]
+            where = f"M = {_matrix(mid, b.shape)} +- {max(float(x.rad()) for x in b.box):.0e}"
+        else:
+            where = f"M = {_matrix(list(b.start), b.shape)} (numerical, no certified box)"
+        print(f"  {b.status:<10} {b.kind or '-':<17} {where}")
+        if b.eigenvalues:
+            re = [e["real"] for e in eq["eigenvalues"]]
+            angles = ", ".join(f"{(lo + hi) / 2:.6f}" for lo, hi in eq["angles"])
+            print(f"      Re(eigenvalues) in [{min(r[0] for r in re):.6g}, {max(r[1] for r in re):.6g}], "
+                  f"inertia (neg, pos) {tuple(b.inertia) if b.inertia else None}; {b.feasibility} "
+                  f"(unit singular values: {b.unit_singular_values}); principal angles ({angles})")
+        if b.reason:
+            print(f"      undecided: {b.reason}")
+    print("  the list is NOT proved complete: it holds the equilibria found from the starts")
+    for n in doc["notes"]:
+        if not n.startswith("completeness is not certified"):
             print(f"  note: {n}")
     return 0

@@ -148,7 +148,7 @@ def test_certify_human_output_says_complete_or_not(capsys):
     (["--theta", "1", "--alpha", "0.1:0.2"], "ranges LO:HI (in --alpha)"),
     (["--theta", "1", "--figure", "x.png"], "--figure needs a range"),
     (["--theta", "1", "--time-to", "0.5", "--rho0", "0.1"], "--time-to and --rho0 certify the flow time of one query"),
-    (["--theta", "1", "--heads", "2"], "`heads` must be 1"),
+    (["--theta", "1:2", "--heads", "2"], "ranges LO:HI (in --theta)"),
 ])
 def test_certify_subspace_refusals(capsys, argv, word):
     argv = ["certify", "--prior", "onehot(k=2)", *argv]
