@@ -221,6 +221,8 @@ HEAVY = (
     "tests/verify/checks/test_sga.py::test_a_run_held_back_is_not_a_disagreement_but_a_wrong_pole_is",
     "tests/verify/checks/test_sga.py::test_convergence_agrees_with_basins_bistable",
     "tests/verify/checks/test_sga.py::test_records_well_formed",
+    "tests/theory/test_kinds.py::test_certified_kinds_agree_with_the_40_digit_equilibria",
+    "tests/theory/test_kinds.py::test_a_mixture_is_claimed_only_under_an_exact_symmetry",
     "tests/verify/checks/test_sga.py::test_tracking_passes_and_fails_with_wrong_field",
     "tests/verify/checks/test_tracking_null.py::test_the_noise_only_null_matches_the_exact_chain_and_the_bound_keeps_its_false_alarm_rate",
     "tests/verify/checks/test_tracking_null.py::test_the_old_bound_failed_on_noise_alone_where_the_new_one_says_it_cannot_test",

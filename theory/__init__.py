@@ -55,6 +55,7 @@ from ._field._heads import (
     heads_equilibrium,
     heads_flow,
     heads_jacobian,
+    heads_objective,
     integrate_heads,
     principal_angles,
 )
@@ -141,6 +142,7 @@ __all__ = [
     # several orthonormal heads on the signal subspace (docs/subspace-certificates.md)
     "heads_flow",
     "heads_jacobian",
+    "heads_objective",
     "integrate_heads",
     "heads_equilibrium",
     "HeadsEquilibrium",

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import mpmath
@@ -40,6 +40,7 @@ from flint import arb, fmpq
 
 from .._field._equilibria import find_subspace_equilibria
 from .._model import Model
+from ._kinds import certified_kind
 from ._roots import precision, sign
 from ._seal import sealed
 from ._subspace_balls import ball_field, inertia, interior_system, krawczyk, newton_refine, sphere_system
@@ -98,6 +99,10 @@ class SubspaceBox:
         ``k = 2`` on the sphere: a ball holding the tangent eigenvalue.
     reason : str
         Why it is undecided (empty otherwise).
+    classification : str
+        What the equilibrium is (``mixture+``, ``specialised(j)``, ``anti-specialised(j)``,
+        ``tilted``; :mod:`theory._field._kinds`), decided from the box
+        (:func:`theory._certify._kinds.certified_kind`); ``undecided`` without a box.
     """
 
     kind: str
@@ -111,6 +116,7 @@ class SubspaceBox:
     radial_sign: int | None = None
     tangent_eigenvalue: arb | None = None
     reason: str = ""
+    classification: str = "undecided"
 
     @property
     def certified(self) -> bool:
@@ -143,7 +149,7 @@ class SubspaceBox:
                 "radial_sign": self.radial_sign,
                 "tangent_eigenvalue": (None if self.tangent_eigenvalue is None
                                        else list(_outward(self.tangent_eigenvalue))),
-                "reason": self.reason}
+                "reason": self.reason, "classification": self.classification}
 
 
 @dataclass(frozen=True)
@@ -211,11 +217,17 @@ def _params(model: Model, theta=None) -> list:
 
 def certify_point(model: Model, r0, kind: str, *, label: str = "", params=None, field_fn=None,
                   rad: float = 1e-20, lam0=None) -> SubspaceBox:
-    """Certify the equilibrium of ``kind`` near ``r0`` at the current flint precision.
+    """Certify the equilibrium of ``kind`` near ``r0`` at the current flint precision, and what
+    it is (:attr:`SubspaceBox.classification`).
 
     ``params`` (balls ``theta, alpha, beta, sigma2``; default the model's numbers) may be wide:
     then the claims hold for every parameter value in them. ``field_fn`` replaces the derived
     ball field (tests use it to perturb the field)."""
+    b = _certify_point(model, r0, kind, label, params, field_fn, rad, lam0)
+    return replace(b, classification=certified_kind(model.law, b.box, b.enclosure))
+
+
+def _certify_point(model: Model, r0, kind: str, label: str, params, field_fn, rad: float, lam0) -> SubspaceBox:
     k = model.k
     fld = field_fn or ball_field(model.law)
     params = _params(model) if params is None else params

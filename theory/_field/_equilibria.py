@@ -28,6 +28,7 @@ import mpmath
 import numpy as np
 
 from .._model import Model
+from ._kinds import kind_of
 from ._subspace import evaluate_subspace, evaluate_subspace_mp
 
 
@@ -36,8 +37,8 @@ class Equilibrium:
     """One equilibrium of the subspace flow.
 
     ``kind`` is ``"sphere"`` or ``"interior"``; ``label`` its symmetry class
-    (``"mixture+"``, ``"mixture-"``, ``"specialised(j)"`` for ``r`` with one distinguished
-    coordinate ``j`` and the others equal, or the pattern of equal coordinates);
+    (``"mixture+"``, ``"mixture-"``, ``"specialised(j)"``, ``"anti-specialised(j)"``, ``"tilted"``:
+    :mod:`theory._field._kinds`);
     ``tangent`` the eigenvalues on the sphere's tangent space (interior: all of
     ``(I - r r^T) H``), ``radial`` the eigenvalue ``-2 lambda`` (``None`` inside);
     ``stable`` when every real part is negative.
@@ -137,7 +138,8 @@ def classify(model: Model, r, dps: int = 30) -> Equilibrium:
     eig_real = [z.real for z in tangent] + ([radial] if radial is not None else [])
     tangent = tuple(z.real if abs(z.imag) < 1e-20 else z for z in sorted(tangent, key=lambda z: z.real))
     return Equilibrium(r=tuple(float(x) for x in r), kind="sphere" if on_sphere else "interior",
-                       label=_label(np.array([float(x) for x in r])), lam=float(lam), tangent=tangent, radial=radial,
+                       label=_label(model, np.array([float(x) for x in r])), lam=float(lam), tangent=tangent,
+                       radial=radial,
                        stable=all(x < 0 for x in eig_real))
 
 
@@ -147,25 +149,11 @@ def _tangent_basis(r: np.ndarray) -> np.ndarray:
     return q[:, 1:len(r)]
 
 
-def _label(r: np.ndarray, tol: float = 1e-7) -> str:
-    k = len(r)
-    if k == 1:
+def _label(model: Model, r: np.ndarray) -> str:
+    """``pole+``/``pole-`` for ``k = 1``; else the kind of :func:`theory._field._kinds.kind_of`."""
+    if len(r) == 1:
         return "pole+" if r[0] > 0 else "pole-"
-    groups: list[list[int]] = []
-    for i in np.argsort(-r):
-        for grp in groups:
-            if abs(r[grp[0]] - r[i]) < tol:
-                grp.append(int(i))
-                break
-        else:
-            groups.append([int(i)])
-    if len(groups) == 1:
-        return "mixture+" if r[0] > 0 else "mixture-"
-    if len(groups) == 2 and len(groups[0]) == 1:
-        return f"specialised({groups[0][0] + 1})"
-    if len(groups) == 2 and len(groups[1]) == 1:
-        return f"anti-specialised({groups[1][0] + 1})"
-    return "classes " + " > ".join("{" + ",".join(str(i + 1) for i in sorted(g)) + "}" for g in groups)
+    return kind_of(model.law, r)
 
 
 def _starts(k: int, rng: np.random.Generator, n_random: int) -> list:

@@ -162,7 +162,7 @@ def _mid(box) -> list[float]:
 
 def _box_summary(b) -> dict:
     tangent = None if b.tangent_eigenvalue is None else float(b.tangent_eigenvalue.mid())
-    return {"label": b.label, "kind": b.kind, "status": b.status, "r": _mid(b),
+    return {"label": b.label, "classification": b.classification, "kind": b.kind, "status": b.status, "r": _mid(b),
             "radius": max((float(x.rad()) for x in b.enclosure), default=None) if b.enclosure else None,
             "tangent_eigenvalue": tangent, "tangent_inertia": list(b.tangent_inertia or ()),
             "radial_sign": b.radial_sign, "reason": b.reason}
@@ -195,10 +195,10 @@ def check_subspace_equilibria(case: Case, ctx: CheckContext) -> list[CheckRecord
     cert = subspace_certificate(m)
     complete, how = _completeness(cert)
     boxes = [_box_summary(b) for b in cert.boxes]
-    mixture = next((b for b in cert.boxes if b.label == "mixture+"), None)
-    special = [b for b in cert.boxes if b.label.startswith("specialised")]
-    attractors = sorted({b.label.split("(")[0] for b in cert.boxes if b.status == "stable"})
-    anti = any(b.label == "mixture-" and b.status == "stable" for b in cert.boxes)
+    mixture = next((b for b in cert.boxes if b.classification == "mixture+"), None)
+    special = [b for b in cert.boxes if b.classification.startswith("specialised")]
+    attractors = sorted({b.classification.split("(")[0] for b in cert.boxes if b.status == "stable"})
+    anti = any(b.classification == "mixture-" and b.status == "stable" for b in cert.boxes)
     status, why = "undecided", ""
     if mixture is None:
         why = f"the law {case.prior} has no certified symmetric mixture equilibrium (no mixture/specialised classes)"

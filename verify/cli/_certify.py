@@ -228,7 +228,8 @@ def _print_subspace(args, model, cert) -> int:
     comp = cert.completeness
     equilibria = []
     for b in cert.boxes:
-        eq = {"r": [list(x) for x in b.bounds()], "start": list(b.start), "kind": b.label, "location": b.kind,
+        eq = {"r": [list(x) for x in b.bounds()], "start": list(b.start), "kind": b.classification,
+              "label": b.label, "location": b.kind,
               "stability": b.status,
               "certified": b.certified}
         if b.kind == "sphere" and b.certified:
@@ -267,7 +268,7 @@ def _print_subspace(args, model, cert) -> int:
             extra = f"  inertia of H (neg, pos) {tuple(eq['hessian_inertia'])}"
         if "radial_sign" in eq:
             extra += f", radial {'-' if eq['radial_sign'] < 0 else '+'}"
-        print(f"  {eq['kind']:<16} {eq['location']:<9} {eq['stability']:<10} r = {box}{extra}")
+        print(f"  {eq['kind']:<19} {eq['location']:<9} {eq['stability']:<10} r = {box}{extra}")
         if "reason" in eq:
             print(f"      undecided: {eq['reason']}")
     if comp.complete:

@@ -3,15 +3,18 @@
 One call of :func:`theory.evaluate`: ``--rho`` gives alignments to the scalar engine (one query on
 one signal direction); ``--r`` gives overlap vectors (``--r 0.6,0.3 0.1,0.2``) to the subspace engine,
 the objective ``j(r)``, its gradient ``g`` and the flow ``g - <r, g> r`` for any law (with a scalar
-prior ``--r x`` is that engine at ``k = 1``, ``r = rho``).
+prior ``--r x`` is that engine at ``k = 1``, ``r = rho``). With ``--heads H`` the ``H`` vectors of
+``--r`` are the columns of one frame ``M = U^T Q`` (``k x H``): the summed objective, the reduced
+flow ``dM/dt = Gamma - M sym(M^T Gamma)`` (:func:`theory.heads_flow`) and the principal angles.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from ...theory import evaluate
+from ...theory import evaluate, heads_flow, heads_objective, principal_angles
 from ._args import add_json_flag, add_model_arguments, finite_float, model_from_args
 from ._output import emit_json
 from ._subspace import add_heads_argument, check_overlaps, model_line, overlap_vector
@@ -24,7 +27,9 @@ def register(sub) -> None:
         description="Evaluate the limit objective j, its slope j', the alignment field "
         "F = (1 - rho^2) j' and the limit nuisance attention mass at the given alignments (--rho). "
         "With a k-dimensional law (--prior 'onehot(k=2)') give overlap vectors r = U^T q instead "
-        "(--r 0.6,0.3 0.1,0.2): the objective j(r), its gradient g and the flow g - <r, g> r.",
+        "(--r 0.6,0.3 0.1,0.2): the objective j(r), its gradient g and the flow g - <r, g> r. With --heads H "
+        "the H vectors of --r are the columns m_h of one frame M = U^T Q: the summed objective, the reduced "
+        "flow dM/dt and the principal angles between span Q and the signal span.",
     )
     add_model_arguments(p)
     p.add_argument("--rho", type=finite_float, nargs="+", default=None, help="alignments in [-1, 1] (scalar prior)")
@@ -41,6 +46,8 @@ def run(args) -> int:
         raise ValueError("give the points as `rho` (alignments, scalar prior) or `r` (overlap vectors), "
                          "one of the two")
     model = model_from_args(args)
+    if model.heads > 1:
+        return _print_heads(args, model)
     if args.r is not None:
         rs = [check_overlaps("r", r, model.k)[:, 0] for r in args.r]
         return _print_overlaps(args, model, evaluate(model, rs, engine="subspace"))
@@ -92,3 +99,23 @@ def _print_overlaps(args, model, v) -> int:
 
 def _vec(x) -> str:
     return "(" + ", ".join(f"{v:.8g}" for v in x) + ")"
+
+
+def _print_heads(args, model) -> int:
+    """The reduced flow of ``H`` heads at the frame whose columns are the vectors of ``--r``."""
+    if args.r is None or len(args.r) != model.heads:
+        raise ValueError(f"with --heads {model.heads} give the frame M = U^T Q as its {model.heads} columns m_h "
+                         f"in `r` (--r, {model.heads} vectors of k = {model.k} entries)")
+    M = np.column_stack([check_overlaps("r", r, model.k)[:, 0] for r in args.r])
+    flow = heads_flow(model, M)
+    doc = {"model": model.as_dict(), "M": M.tolist(), "objective": heads_objective(model, M), "flow": flow.tolist(),
+           "principal_angles": principal_angles(M).tolist()}
+    if args.json:
+        emit_json(doc)
+        return 0
+    print(f"heads' reduced flow: {model_line(model)}, H = {model.heads}")
+    print("  M = U^T Q (columns m_h); J = sum_h j(m_h); dM/dt = Gamma - M sym(M^T Gamma)")
+    for h in range(model.heads):
+        print(f"  m_{h + 1} = {_vec(M[:, h])}  dm_{h + 1}/dt = {_vec(flow[:, h])}")
+    print(f"  J = {doc['objective']:.10g}; principal angles {_vec(doc['principal_angles'])}")
+    return 0

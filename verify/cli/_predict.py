@@ -134,7 +134,7 @@ def _run_subspace(args, problem, schedule) -> int:
         if pred.reason:
             limit["not_certified"] = pred.reason
         if isinstance(eq, SubspaceBox):
-            doc_eq = {"r": [list(x) for x in eq.bounds()], "kind": eq.label, "location": eq.kind,
+            doc_eq = {"r": [list(x) for x in eq.bounds()], "kind": eq.classification, "location": eq.kind,
                       "stability": eq.status, "certified": eq.certified, "distance": pred.distance()}
             if eq.reason:
                 doc_eq["reason"] = eq.reason

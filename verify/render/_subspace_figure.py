@@ -34,7 +34,7 @@ def plot_subspace_flow(panels, path: Path) -> None:
         for r in p.paths:
             ax.plot(r[:, 0], r[:, 1], color=PATH_COLOUR, lw=1.0)
             ax.plot(r[0, 0], r[0, 1], "o", color=PATH_COLOUR, ms=2.5)
-        for x, y, stable, where in p.equilibria:
+        for x, y, stable, where, _kind in p.equilibria:
             ax.plot([x], [y], "o" if where == "circle" else "s", ms=6.5, mec="k", mew=1.0,
                     mfc="k" if stable else "white", zorder=5, clip_on=False)
         ax.set_aspect("equal")

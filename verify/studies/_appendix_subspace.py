@@ -19,12 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
+from flint import arb
 
 from ...theory import (
     Model,
+    SubspaceCertificate,
     TransitionBracket,
-    certify_circle,
-    certify_disk,
+    certify,
     certify_transition,
     derive,
     evaluate,
@@ -70,8 +71,9 @@ SPAN_BOUND = -10
 class FlowPanel:
     """One panel of the flow figure: the projected field ``dr/dt = g - <r, g> r`` on a grid of
     the square (``nan`` outside the closed disk), every equilibrium as ``(r1, r2, stable,
-    where)`` with ``where`` ``"circle"`` or ``"interior"`` (certified; ``complete``: no angle
-    and no box undecided), and ODE paths ``(n, 2)``."""
+    where, kind)`` with ``where`` ``"circle"`` or ``"interior"`` and ``kind`` its certified kind
+    (:mod:`theory._field._kinds`; certified; ``complete``: no angle and no box undecided), and ODE
+    paths ``(n, 2)``."""
 
     theta: float
     alpha: float
@@ -207,16 +209,41 @@ def _flow_panel(theta_: float, alpha_: float) -> FlowPanel:
         for j, x in enumerate(grid):
             if x * x + y * y <= 1.0:
                 u[i, j], v[i, j] = evaluate(model, (x, y), engine="subspace").flow
-    circle, disk = certify_circle(model), certify_disk(model)
+    cert = certify(model)
+    assert isinstance(cert, SubspaceCertificate) and cert.completeness is not None  # k = 2: circle and disk ran
+    assert cert.completeness.circle is not None and cert.completeness.disk is not None
+    circle, disk = cert.completeness.circle, cert.completeness.disk
     eqs = []
     for e in circle.equilibria:
         phi = (e.lo + e.hi) / 2
-        eqs.append((math.cos(phi), math.sin(phi), bool(e.stable), "circle"))
+        eqs.append((math.cos(phi), math.sin(phi), bool(e.stable), "circle", _kind_on_circle(cert, e.lo, e.hi)))
     for box, inertia in disk.equilibria:
         stable = inertia is not None and inertia[1] == 0 and inertia[0] == 2
-        eqs.append((float(box[0].mid()), float(box[1].mid()), stable, "interior"))
+        eqs.append((float(box[0].mid()), float(box[1].mid()), stable, "interior", _kind_in_box(cert, box)))
     paths = tuple(_path(model, r0) for r0 in FLOW_STARTS)
     return FlowPanel(theta_, alpha_, grid, u, v, tuple(eqs), circle.complete and disk.complete, paths)
+
+
+def _kind_on_circle(cert, lo: float, hi: float) -> str:
+    """The certified kind (:attr:`theory.SubspaceBox.classification`) of the circle's one zero in
+    the angle bracket ``[lo, hi]``: that of the Krawczyk box whose enclosure's angle lies inside
+    the bracket (then both hold the same zero), else ``"undecided"``."""
+    for b in cert.boxes:
+        if b.kind == "sphere" and b.enclosure:
+            angle = arb.atan2(b.enclosure[1], b.enclosure[0])
+            for shift in (0.0, 2 * math.pi, -2 * math.pi):
+                if lo <= float(angle.lower()) + shift and float(angle.upper()) + shift <= hi:
+                    return b.classification
+    return "undecided"
+
+
+def _kind_in_box(cert, box) -> str:
+    """The certified kind of the disk's one interior zero in ``box``: that of the Krawczyk box whose
+    enclosure lies inside it, else ``"undecided"``."""
+    for b in cert.boxes:
+        if b.kind == "interior" and b.enclosure and all(x.contains(y) for x, y in zip(box, b.enclosure, strict=True)):
+            return b.classification
+    return "undecided"
 
 
 def _path(model: Model, r0) -> np.ndarray:

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from sigrec.theory import Model, evaluate, subspace_quadrature
+from sigrec.theory import Model, evaluate, heads_flow, subspace_quadrature
 from sigrec.verify.cli._main import main
 
 
@@ -79,11 +79,26 @@ def test_field_onehot2_against_the_evaluator_and_the_quadrature(capsys):
     (["--r", "1.5"], "`r` must satisfy"),
     (["--rho", "0.5", "--r", "0.5"], "one of the two"),
     ([], "one of the two"),
-    (["--r", "0.5", "--heads", "2"], "`heads` must be 1"),
+    (["--r", "0.5", "--heads", "2"], "2 columns m_h"),
+    (["--prior", "onehot(k=2)", "--r", "0.9,0", "0.9,0", "--heads", "2"], "singular values <= 1"),
 ])
 def test_field_refusals_name_the_flag(capsys, argv, word):
     line = _error(capsys, ["field", "--theta", "1", "--alpha", "0.3", *argv])
     assert word in line
+
+
+def test_field_of_heads_is_the_library_flow_at_the_frame(capsys):
+    """``field --heads 2``: the columns of --r are the frame M; the flow is theory.heads_flow's and
+    vanishes (to the 4 digits given) at the certified shared-direction state of theta 3, alpha 0.3."""
+    argv = ["field", "--prior", "onehot(k=2)", "--theta", "3", "--alpha", "0.3", "--heads", "2", "--json", "--r"]
+    assert main([*argv, "0.7048,-0.0569", "0.7048,-0.0569"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    model = Model(3.0, 0.3, prior="onehot(k=2)", heads=2)
+    M = np.array([[0.7048, 0.7048], [-0.0569, -0.0569]])
+    assert np.allclose(doc["flow"], heads_flow(model, M), rtol=1e-12, atol=1e-15)
+    assert np.abs(doc["flow"]).max() < 2e-3 and doc["principal_angles"][1] == pytest.approx(np.pi / 2)
+    assert main([*argv, "0.6,0.2", "-0.1,0.5"]) == 0
+    assert np.abs(json.loads(capsys.readouterr().out)["flow"]).max() > 0.1
 
 
 # ------------------------------------------------------------------------------------------

@@ -162,7 +162,7 @@ def test_flow_figure_marks_the_certified_equilibria(rendered, tmp_path, monkeypa
     marks = _marks(data.flow, tmp_path, monkeypatch)
     for panel, drawn in zip(data.flow, marks, strict=True):
         assert panel.complete
-        want = sorted((x, y, stable, "o" if where == "circle" else "s") for x, y, stable, where in panel.equilibria)
+        want = sorted((x, y, stable, "o" if where == "circle" else "s") for x, y, stable, where, _ in panel.equilibria)
         assert drawn == want
         # an independent numerical search (float Newton + mpmath, eigenvalues) finds the same set
         found = find_subspace_equilibria(Model(panel.theta, panel.alpha, prior="onehot(k=2)"), n_random=8)
@@ -171,14 +171,16 @@ def test_flow_figure_marks_the_certified_equilibria(rendered, tmp_path, monkeypa
             r = np.array([float(x) for x in e.r])
             match = [p for p in panel.equilibria if math.hypot(p[0] - r[0], p[1] - r[1]) < 1e-8]
             assert len(match) == 1 and match[0][2] == e.stable
+            # the certified kind is the float one of the independently found point
+            assert match[0][4] == e.label, (r, match[0][4], e.label)
 
 
 def test_flow_panels_straddle_the_transition(rendered):
     data = rendered[0]
     (below, above), tc = data.flow, data.transitions[0]
-    mixture = [(x, y, st) for x, y, st, _ in below.equilibria if x > 0 and abs(x - y) < 1e-9]
+    mixture = [(x, y, st) for x, y, st, _, kind in below.equilibria if kind == "mixture+" and abs(x - y) < 1e-9]
     assert mixture and mixture[0][2] and sum(e[2] for e in below.equilibria) == 1
-    mixture = [(x, y, st) for x, y, st, _ in above.equilibria if x > 0 and abs(x - y) < 1e-9]
+    mixture = [(x, y, st) for x, y, st, _, kind in above.equilibria if kind == "mixture+" and abs(x - y) < 1e-9]
     assert mixture and not mixture[0][2] and sum(e[2] for e in above.equilibria) == 2
     assert below.theta < 0.8556559364730 < 0.8556559365449 < above.theta  # theta_c of k = 2, alpha = 0.05
     assert tc.alpha == 0.3  # the reduced data's case

@@ -149,16 +149,26 @@ def _flow_text(doc, s) -> None:
         where = "on the circle" if all(e[3] == "circle" for e in p.equilibria) else "on the disk"
         parts.append(
             f"at $\\theta={_g(p.theta)}$ {'exactly ' if p.complete else ''}{len(p.equilibria)} equilibria {where}, "
-            + (", ".join(f"${_pair(e[0], e[1])}$" for e in stable) + " stable" if stable else "none stable")
-            + ("; " + ", ".join(f"${_pair(e[0], e[1])}$" for e in unstable) + " unstable" if unstable else ""))
+            + (", ".join(f"${_pair(e[0], e[1])}$ ({_kind(e)})" for e in stable) + " stable" if stable
+               else "none stable")
+            + ("; " + ", ".join(f"${_pair(e[0], e[1])}$ ({_kind(e)})" for e in unstable) + " unstable"
+               if unstable else ""))
     complete = all(p.complete for p in s.flow)
     doc.para(
         "For $k=2$ the whole disk is certified (`certify_circle` isolates every zero of the tangential field on the "
         "circle, `certify_disk` every zero of $g$ inside). "
         + ("Every angle and box was decided: " if complete else "Some angles or boxes are undecided: ")
         + "; ".join(parts) + ". So on the two sides of $\\theta_c$ the stable states are the mixture alone, then "
-        "two specialised states with the mixture between them, now unstable."
+        "two specialised states with the mixture between them, now unstable. Each kind is decided from the "
+        "equilibrium's Krawczyk box: a mixture is fixed by the swap of $\\xi_1,\\xi_2$ (proved: the swapped "
+        "enclosure lies in the box, where the equilibrium is the only one), a specialised state leans to one "
+        "$\\xi_j$ positively more than to the other, a tilted one does neither."
     )
+
+
+def _kind(e) -> str:
+    """The certified kind of a flow panel's equilibrium, in words for the text."""
+    return e[4].replace("mixture+", "mixture").replace("mixture-", "anti-mixture")
 
 
 def _heads(doc, s, out: Path) -> None:
