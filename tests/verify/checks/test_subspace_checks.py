@@ -196,7 +196,8 @@ def test_heads_recover_the_subspace_at_strong_signal():
 @pytest.mark.slow
 @pytest.mark.parametrize("theta", [0.5, 1.3])
 def test_heads_on_both_sides_of_theta_c(theta):
-    r = _run("heads.angles", _case(theta, heads=2), budget=3e8)
+    # below theta_c (0.5) the flow is slow: its ODE time of 192 needs 1.8e9 token-steps
+    r = _run("heads.angles", _case(theta, heads=2), budget=2e9)
     assert r.status == "holds", r.message
 
 
