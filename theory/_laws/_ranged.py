@@ -17,8 +17,9 @@ Rangeable: ``rademacher(p)``, ``bernoulli(p)``, ``gaussian(mu, tau)``; the lists
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 
 from . import _tilted
 from ._law import Prior
@@ -110,6 +111,62 @@ class BallPrior:
         p = b["p"]
         low = Fraction(-1) if self.family == "rademacher" else Fraction(0)
         return _tilted.finite_ball([(low, 1 - p), (Fraction(1), p)], t)
+
+
+@dataclass(frozen=True)
+class WidePrior:
+    """A point :class:`Prior` of three or more atoms as a region certificate reads it: the same
+    law (``spec``, ``family``, ``mean``), with :meth:`tilted_ball` enclosing the tilted law
+    tightly over every point of a wide ``t`` (:func:`theory._laws._tilted.finite_range`).
+
+    Attributes
+    ----------
+    prior : Prior
+        The law.
+    """
+
+    prior: Prior
+    # the grid law of each working precision (its kept cells are what make it fast)
+    _grids: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
+
+    @cached_property
+    def spec(self) -> str:
+        """The prior's canonical spec."""
+        return self.prior.spec
+
+    @cached_property
+    def mean(self) -> Fraction:
+        """``E s``, exactly."""
+        return self.prior.mean
+
+    @property
+    def family(self) -> str:
+        """The prior's family."""
+        return self.prior.family
+
+    def __str__(self) -> str:
+        return self.spec
+
+    def tilted_ball(self, t):
+        """``log M``, ``mu1``, ``v``, ``k3`` of the tilted law holding their values at every point
+        of the ``arb`` ball ``t`` (an ``arb_series`` ``t``: :meth:`Prior.tilted_ball`)."""
+        from flint import arb, ctx
+
+        if not isinstance(t, arb):
+            return self.prior.tilted_ball(t)
+        grid = self._grids.get(ctx.prec)
+        if grid is None:
+            grid = self._grids[ctx.prec] = _tilted.grid_law(self.prior.support, ctx.prec)
+        return grid.enclose(t)
+
+
+def region_law(prior: Prior):
+    """The law a region certificate reads for the point prior ``prior``: a :class:`WidePrior`
+    for a finite law of three or more atoms (the point formulas over a wide ball are far too
+    wide there), else ``prior`` itself (the two-point laws' logistic form and the Gaussian's
+    polynomials hold ``t`` once and are tight already)."""
+    support = prior.support
+    return WidePrior(prior) if support is not None and len(support) >= 3 else prior
 
 
 def parse_ranged_prior(spec) -> RangedPrior | Prior:

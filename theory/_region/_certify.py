@@ -49,6 +49,7 @@ from ...core.validate import integer, real
 from .._certify._roots import precision
 from .._certify._scalar import MAX_PREC, _sign_functions
 from .._laws import Prior, RangedPrior, parse_ranged_prior
+from .._laws._ranged import WidePrior, region_law
 from .._model import Model
 from ._proof import BallModel, audit, prove_box
 
@@ -274,7 +275,7 @@ class _Context:
     ranges: dict
     scale: dict
     fixed: dict
-    prior: RangedPrior | Prior
+    prior: RangedPrior | WidePrior | Prior
     sparse: bool
     min_width: float
     prec: int
@@ -313,7 +314,9 @@ def _context(theta, alpha, beta, sigma2, prior, min_width, prec, log_alpha, sign
     scale = {k: ("log" if k == "alpha" and log else "linear") for k in ranges}
     region = {"ranges": {k: list(v) for k, v in ranges.items()}, "fixed": fixed, "prior": str(law.spec),
               "scale": scale, "min_width": min_width, "prec": prec}
-    return _Context(ranges=ranges, scale=scale, fixed=fixed, prior=law if isinstance(law, RangedPrior) else probe.prior,
+    # a point prior of three or more atoms is read through the tight enclosures over a wide t
+    law = law if isinstance(law, RangedPrior) else region_law(probe.prior)
+    return _Context(ranges=ranges, scale=scale, fixed=fixed, prior=law,
                     sparse=probe.sparse, min_width=min_width, prec=prec,
                     sign_functions=sign_functions or _sign_functions, region=region)
 
