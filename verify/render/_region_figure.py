@@ -78,7 +78,9 @@ def draw_region(cert, path: Path, lines=None, title: str | None = None) -> dict:
     if len(names) == 1:
         ax.set_yticks([])
     fixed = dict(region["fixed"])
-    default = (f"certified boxes, {region['prior']} prior" + (", " + style.params_text(**fixed) if fixed else ""))
+    # a long prior spec (a discrete law's lists) goes on a line of its own so the title fits the axes
+    sep = "\n" if len(str(region["prior"])) > 30 else ", "
+    default = (f"certified boxes, {region['prior']} prior" + (sep + style.params_text(**fixed) if fixed else ""))
     ax.set_title(default if title is None else title, fontsize=8)
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False, fontsize=6)
     style.save(fig, path)
