@@ -8,7 +8,9 @@ checked box by box against the closed-form criterion (:func:`theory.region_propo
 ``--grid`` (or giving ``--n-theta`` / ``--n-alpha``) certifies a grid of points instead
 (:func:`verify.studies.phase_diagram`, a CSV), as before. With a k-dimensional law
 (``--prior 'onehot(k=2)'``) it certifies the mixture/specialisation transition
-``theta_c(alpha)`` of one query instead (:func:`verify.studies.transition_diagram`).
+``theta_c(alpha)`` of one query instead (:func:`verify.studies.transition_diagram`); with
+``--heads H`` (H >= 2, a k-dimensional law) it maps where each certified state of the H heads exists
+on a ``(theta, alpha)`` grid (:func:`verify.studies.heads_diagram`).
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ import argparse
 import json
 import math
 
+import numpy as np
 from rich.console import Console
 
 from ...numerics import certify_region_tasks
 from ...theory import Model, region_proposition, sparse_threshold_prior
-from ..render import draw_region, plot_subspace_phase
+from ..render import draw_region, plot_heads_phase, plot_subspace_phase
 from ..render import plot_phase as plot
-from ..studies import phase_diagram, transition_diagram
+from ..studies import heads_diagram, phase_diagram, transition_diagram
 from ..studies import write_phase_csv as write_csv
 from ._args import (
     PRIOR_HELP,
@@ -47,21 +50,27 @@ def register(sub) -> None:
         description="Certify the landscape on a (theta, alpha) grid (alpha log-spaced down to "
         "--alpha-min) and draw it with the closed-form boundary and the sparse threshold. With "
         "--prior 'onehot(k=2)': the certified transition theta_c(alpha) of one query from the mixture "
-        "to a specialised state, on --n-alpha values of alpha (default 8) in [--alpha-min, 1].",
+        "to a specialised state, on --n-alpha values of alpha (default 8) in [--alpha-min, 1]. With --heads H "
+        "(H >= 2) and a k-dimensional --prior: the certified stable states of the H heads at each point of a "
+        "--n-theta x --n-alpha grid (default 6 x 4, theta up to --theta-max, default 4; alpha down to 0.05).",
         epilog=limits_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--beta", type=bounded("beta"), default=1.0)
     p.add_argument("--sigma2", type=bounded("sigma2"), default=1.0)
     p.add_argument("--prior", type=prior_arg, default="fixed", metavar="PRIOR", help=PRIOR_HELP)
     p.add_argument("--theta-max", type=bounded("theta-max"), default=None,
-                   help="largest theta (default 5 for the region, 4 for --grid)")
-    p.add_argument("--alpha-min", type=bounded("alpha-min"), default=1e-4)
+                   help="largest theta (default 5 for the region, 4 for --grid and --heads >= 2)")
+    p.add_argument("--alpha-min", type=bounded("alpha-min"), default=None,
+                   help=f"smallest alpha (default {ALPHA_MIN:g}; {HEADS_ALPHA_MIN:g} with --heads >= 2: at smaller "
+                   "alpha the heads' flow is so slow that the search from the starts ends short of most equilibria)")
     p.add_argument("--grid", action="store_true",
                    help="certify a grid of points (--n-theta x --n-alpha, written as phase.csv) instead of the "
                    "region certificate; giving --n-theta or --n-alpha selects it")
-    p.add_argument("--n-theta", type=count("n-theta"), default=None, help="grid only: theta columns (default 48)")
+    p.add_argument("--n-theta", type=count("n-theta"), default=None,
+                   help="grid only: theta columns (default 48; 6 with --heads >= 2)")
     p.add_argument("--n-alpha", type=count("n-alpha"), default=None,
-                   help="grid only: alpha rows (default 48); onehot(k): alphas of the transition (default 8)")
+                   help="grid only: alpha rows (default 48); onehot(k): alphas of the transition (default 8); "
+                   "--heads >= 2: alpha rows (default 4)")
     p.add_argument("--min-width", type=finite_float, default=MIN_WIDTH,
                    help="region only: boxes narrower than this fraction of both ranges are not split further "
                    "(default 2^-10)")
@@ -74,12 +83,18 @@ def register(sub) -> None:
 
 #: region mode: the largest beta * theta_max (boxes at large beta theta need ever finer splits)
 MAX_BETA_THETA = 50.0
+#: the default smallest alpha; with --heads >= 2 the heads' flow at alpha = 1e-4 is so slow that the search's
+#: integrations (to t = 500) end far from the equilibria (speed ~1e-3 at theta = 2, H = k = 2): few are found
+ALPHA_MIN, HEADS_ALPHA_MIN = 1e-4, 0.05
+#: --heads >= 2: the default grid (each point: a search from 8 + 2k starts and its certificates, 3 to 15 s of a core)
+HEADS_N_THETA, HEADS_N_ALPHA, HEADS_THETA_MAX = 6, 4, 4.0
 
 
 def run(args) -> int:
     model = Model(1.0, 0.5, args.beta, args.sigma2, args.prior, args.heads)  # the flags, validated together
     if model.heads != 1:
-        raise ValueError(f"`heads` must be 1 in `sigrec phase` (one query), got {model.heads}")
+        return _run_heads(args, model)
+    args.alpha_min = ALPHA_MIN if args.alpha_min is None else args.alpha_min
     if not model.scalar:
         return _run_transition(args)
     if not (args.grid or args.n_theta is not None or args.n_alpha is not None):
@@ -204,3 +219,64 @@ def _run_transition(args) -> int:
             print(f"{b['alpha']:>12.6g}   {'-':>38}  NO {b.get('reason', '')}")
     print(f"Wrote {json_path} and {png_path}.")
     return 0
+
+
+def _run_heads(args, model: Model) -> int:
+    """The certified states of H >= 2 heads on a (theta, alpha) grid (:func:`verify.studies.heads_diagram`)."""
+    if model.scalar:
+        raise ValueError(f"`--heads {model.heads}` in `sigrec phase` maps the states of heads on a k-dimensional "
+                         f"signal: give a law such as --prior 'onehot(k=2)' (the prior {args.prior!r} has k = 1)")
+    n_theta = HEADS_N_THETA if args.n_theta is None else args.n_theta
+    n_alpha = HEADS_N_ALPHA if args.n_alpha is None else args.n_alpha
+    theta_max = HEADS_THETA_MAX if args.theta_max is None else args.theta_max
+    alpha_min = HEADS_ALPHA_MIN if args.alpha_min is None else args.alpha_min
+    check_grid(n_theta, n_alpha)
+    if not alpha_min < 1:
+        raise ValueError(f"`alpha-min` must be < 1 for the grid alpha in [alpha-min, 1], got {alpha_min!r}")
+    thetas = np.linspace(theta_max / n_theta, theta_max, n_theta)
+    alphas = np.logspace(math.log10(alpha_min), 0.0, n_alpha) if n_alpha > 1 else np.array([alpha_min])
+    with executor_from_args(args) as ex, stderr_progress() as bar:
+        task = bar.add_task(f"certifying the states of {model.heads} heads", total=None)
+        diagram = heads_diagram(args.prior, model.heads, thetas, alphas, args.beta, args.sigma2, executor=ex,
+                                progress=lambda done, total: bar.update(task, completed=done, total=total))
+    doc = diagram.as_dict()
+    json_path, png_path = args.out / "heads_phase.json", args.out / "heads_phase.png"
+    with atomic_folder(args.out) as tmp:
+        (tmp / json_path.name).write_text(json.dumps(doc) + "\n")
+        plot_heads_phase(doc, tmp / png_path.name)
+    doc.update({"diagram_file": str(json_path), "figure": str(png_path)})
+    if args.json:
+        emit_json(doc)
+    else:
+        print("\n".join(_heads_table(diagram)))
+        print(f"Wrote {json_path} and {png_path}.")
+    return 0
+
+
+#: the kinds as the table prints them
+SHORT_KINDS = {"specialised": "spec", "mixture": "mix", "shared-direction": "shared",
+               "recovered-shared": "rec-shared", "tilted": "tilted"}
+
+
+def _heads_table(diagram) -> list:
+    """The stable kinds per grid point: a row per theta, a column per alpha."""
+    lines = [f"stable states of {diagram.heads} heads, {diagram.law}, beta={diagram.beta:g}, "
+             f"sigma2={diagram.sigma2:g}: the kinds certified stable at each point (searched from "
+             f"{diagram.n_random} random frames and {2 * diagram.k} rank-one starts; not proved complete)"]
+    width = max([14] + [len(_heads_entry(c)) + 2 for c in diagram.cells])
+    corner = "theta \\ alpha"
+    lines.append(f"{corner:>14}" + "".join(f"{a:>{width}.4g}" for a in diagram.alphas))
+    for t in diagram.thetas:
+        lines.append(f"{t:>14.4g}" + "".join(f"{_heads_entry(diagram.cell(t, a)):>{width}}" for a in diagram.alphas))
+    lines.append("spec = specialised, mix = mixture, shared = shared-direction (heads share a direction, some "
+                 "direction is missed), rec-shared = recovered-shared (heads share a direction, every direction is "
+                 "covered);")
+    lines.append("'?n': n of the equilibria found there are undecided (neither stable, saddle nor unstable is proved)")
+    lines.append(f"{sum(c.undecided for c in diagram.cells)} undecided boxes over {len(diagram.cells)} points; "
+                 f"{diagram.seconds:.1f} s of certification")
+    return lines
+
+
+def _heads_entry(cell) -> str:
+    text = "+".join(SHORT_KINDS.get(k, k) for k in cell.stable_kinds) or "none"
+    return text + (f" ?{cell.undecided}" if cell.undecided else "")

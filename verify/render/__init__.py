@@ -5,6 +5,7 @@ appendix's data (``verify.studies.appendix_data``)."""
 
 from . import figures, style
 from ._document import Document
+from ._heads_phase_figure import plot_heads_phase
 from ._json import to_json
 from ._limit_figure import plot_limit_map
 from ._notes import compare as compare_notes
@@ -19,7 +20,7 @@ from ._sweep_figure import plot_sweep
 from ._validate_text import pass_table as validate_pass_table
 from ._validate_text import validate_markdown
 
-__all__ = ["Document", "compare_notes", "draw_region", "figure_path", "figures", "markdown", "plot_limit_map",
-           "plot_phase", "plot_reproduction", "plot_subspace_phase", "plot_sweep", "report_dict", "reproduce_markdown",
-           "reproduce_summary", "style", "to_json", "validate_markdown", "validate_pass_table", "write_notes",
-           "write_report"]
+__all__ = ["Document", "compare_notes", "draw_region", "figure_path", "figures", "markdown", "plot_heads_phase",
+           "plot_limit_map", "plot_phase", "plot_reproduction", "plot_subspace_phase", "plot_sweep", "report_dict",
+           "reproduce_markdown", "reproduce_summary", "style", "to_json", "validate_markdown", "validate_pass_table",
+           "write_notes", "write_report"]

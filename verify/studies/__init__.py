@@ -4,6 +4,7 @@ data; ``verify.render`` draws and typesets it."""
 
 from ._appendix import AppendixData, Landscape, appendix_data
 from ._evidence import EVIDENCE_FILE, Evidence
+from ._heads_phase import HeadsCell, HeadsDiagram, heads_diagram
 from ._limit_map import LABEL as LIMIT_LABEL
 from ._limit_map import (
     FiniteField,
@@ -55,6 +56,9 @@ __all__ = [
     "EVIDENCE_FILE",
     "Evidence",
     "FiniteField",
+    "HeadsCell",
+    "HeadsDiagram",
+    "heads_diagram",
     "LIMIT_LABEL",
     "LimitDistance",
     "LimitMap",

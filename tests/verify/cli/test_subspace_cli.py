@@ -342,7 +342,7 @@ def test_phase_onehot2_brackets_the_closed_form_and_the_float_root(capsys, tmp_p
     (["--prior", "gaussian(k=2, tau=1)"], "onehot(k) with equal probabilities"),
     (["--prior", "onehot(k=2, probs=[0.6, 0.4])"], "onehot(k) with equal probabilities"),
     (["--prior", "onehot(k=2)", "--grid"], "--grid"),
-    (["--prior", "onehot(k=2)", "--heads", "2"], "`heads` must be 1"),
+    (["--prior", "fixed", "--heads", "2"], "k-dimensional"),
 ])
 def test_phase_subspace_refusals(capsys, tmp_path, argv, word):
     assert word in _error(capsys, ["phase", "--out", str(tmp_path / "x"), *argv])
