@@ -5,7 +5,6 @@ import json
 import math
 from dataclasses import replace
 from functools import cache
-from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -13,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sigrec.theory import Model, RegionCertificate, certify, certify_region, critical_alpha, pole_signs
+
+from ._region_signs import assert_box_matches_40_digit_signs
 
 THETA, ALPHA = (0.5, 4.0), (0.01, 0.9)
 
@@ -250,35 +251,13 @@ def test_full_region_certifies_99_percent():
             assert b["theta"][0] > 1.0 and _alpha_c(b["theta"][0]) > b["alpha"][1], b
 
 
-def _slope_signs_40_digits(model, points):
-    """Signs of j' at ``points`` from the derived expressions at 40 digits (mpmath, no balls)."""
-    from sigrec.theory import evaluate_mp
-
-    return [int(np.sign(float(evaluate_mp(model, p, dps=40)["slope"]))) for p in points]
-
-
 @settings(max_examples=25, deadline=None)
 @given(st.data())
 def test_random_points_of_certified_boxes_agree_with_a_40_digit_root_count(data):
     """An independent route: count the sign changes of j' on (-1, 1) at 40 digits, on a grid that
     also holds points just outside the box's certified equilibrium interval."""
-    import mpmath
-
     boxes = _certified(coarse())
     box = boxes[data.draw(st.integers(0, len(boxes) - 1))]
     u = [data.draw(st.floats(0, 1)) for _ in range(2)]
     model = Model(*_point(box, u))
-    grid = [mpmath.mpf(x) for x in np.linspace(-1, 1, 81)[1:-1]]
-    if box.status == "bistable":
-        lo, hi, _, _ = box.equilibrium
-        grid += [mpmath.mpf(lo) - mpmath.mpf(10) ** -30, mpmath.mpf(hi) + mpmath.mpf(10) ** -30]
-    grid = sorted(set(grid))
-    signs = _slope_signs_40_digits(model, grid)
-    changes = sum(a != b for a, b in pairwise(signs))
-    if box.status == "monotone":
-        assert changes == 0 and signs[0] > 0, (box, model)
-    else:
-        assert changes == 1 and signs[0] < 0 < signs[-1], (box, model)
-        # the one sign change happens inside the box's certified equilibrium interval
-        i = next(i for i, (a, b) in enumerate(pairwise(signs)) if a != b)
-        assert lo - 1e-29 <= float(grid[i + 1]) and float(grid[i]) <= hi + 1e-29
+    assert_box_matches_40_digit_signs(box, model)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import cache
-from itertools import pairwise
 
 import mpmath
 import numpy as np
@@ -21,7 +20,6 @@ from sigrec.theory import (
     Model,
     certify,
     certify_region,
-    evaluate_mp,
     parse_prior,
     pole_signs,
     region_proposition,
@@ -29,6 +27,8 @@ from sigrec.theory import (
 from sigrec.theory._certify._roots import precision
 from sigrec.theory._laws._ranged import WidePrior, region_law
 from sigrec.theory._laws._tilted import finite_ball, finite_range
+
+from ._region_signs import assert_box_matches_40_digit_signs
 
 THREE = "discrete(values=[-1, 0, 2], probs=[0.2, 0.3, 0.5])"
 FOUR = "discrete(values=[-1, 0, 1, 3], probs=[0.1, 0.2, 0.3, 0.4])"
@@ -224,19 +224,7 @@ def test_random_points_of_certified_boxes_agree_with_a_40_digit_sign_count(data)
     boxes = [b for b in _region(THREE, 2.0 ** -5).boxes if b.status != "undecided"]
     box = boxes[data.draw(st.integers(0, len(boxes) - 1))]
     model = Model(*_point(box, [data.draw(st.floats(0, 1)) for _ in range(2)]), prior=THREE)
-    grid = [mpmath.mpf(x) for x in np.linspace(-1, 1, 81)[1:-1]]
-    if box.status == "bistable":
-        lo, hi, _, _ = box.equilibrium
-        grid += [mpmath.mpf(lo) - mpmath.mpf(10) ** -30, mpmath.mpf(hi) + mpmath.mpf(10) ** -30]
-    grid = sorted(set(grid))
-    signs = [int(np.sign(float(evaluate_mp(model, p, dps=40)["slope"]))) for p in grid]
-    changes = sum(a != b for a, b in pairwise(signs))
-    if box.status == "monotone":
-        assert changes == 0 and signs[0] > 0, (box, model)
-    else:
-        assert changes == 1 and signs[0] < 0 < signs[-1], (box, model)
-        i = next(i for i, (a, b) in enumerate(pairwise(signs)) if a != b)
-        assert lo - 1e-29 <= float(grid[i + 1]) and float(grid[i]) <= hi + 1e-29
+    assert_box_matches_40_digit_signs(box, model)
     labels = {-1: "stable", 1: "unstable", 0: "?"}
     assert tuple(labels[s] for s in pole_signs(model)) == box.poles
     assert certify(model).status == box.status

@@ -78,7 +78,7 @@ from flint import acb_mat, arb, arb_mat
 from .._field._heads import find_heads_equilibria
 from .._model import Model
 from ._roots import precision, sign
-from ._subspace import MAX_PREC, _check_prec, _outward, _params, to_ball
+from ._subspace import MAX_PREC, BoxesByStatus, _check_prec, _outward, _params, to_ball
 from ._subspace_balls import ball_field, krawczyk, newton_refine
 
 #: the labels of a certified equilibrium
@@ -316,7 +316,7 @@ class HeadsBox:
 
 
 @dataclass(frozen=True)
-class HeadsCertificate:
+class HeadsCertificate(BoxesByStatus):
     """Outcome of :func:`certify_heads`: one :class:`HeadsBox` per numerical equilibrium.
 
     ``certified`` is True iff every box is decided (stability and feasibility) and the boxes are
@@ -344,14 +344,6 @@ class HeadsCertificate:
     prec: int
     notes: tuple = field(default=())
     seconds: float = 0.0
-
-    @property
-    def stable(self) -> tuple:
-        return tuple(b for b in self.boxes if b.status == "stable")
-
-    @property
-    def undecided(self) -> tuple:
-        return tuple(b for b in self.boxes if b.status == "undecided")
 
     def as_dict(self) -> dict:
         return {"model": self.model.as_dict(), "certified": self.certified, "complete": False, "prec": self.prec,

@@ -152,8 +152,22 @@ class SubspaceBox:
                 "reason": self.reason, "classification": self.classification}
 
 
+class BoxesByStatus:
+    """The boxes of a certificate (any class with ``boxes`` of items with a ``status``) by status."""
+
+    boxes: tuple
+
+    @property
+    def stable(self) -> tuple:
+        return tuple(b for b in self.boxes if b.status == "stable")
+
+    @property
+    def undecided(self) -> tuple:
+        return tuple(b for b in self.boxes if b.status == "undecided")
+
+
 @dataclass(frozen=True)
-class SubspaceCertificate:
+class SubspaceCertificate(BoxesByStatus):
     """Outcome of :func:`certify_subspace`: one :class:`SubspaceBox` per numerical equilibrium.
 
     ``certified`` is True iff every box is decided and the boxes are pairwise disjoint (so they
@@ -191,14 +205,6 @@ class SubspaceCertificate:
     #: only :func:`certify_subspace` ran)
     completeness: SubspaceCompleteness | None = None
     checksum: str = ""
-
-    @property
-    def stable(self) -> tuple:
-        return tuple(b for b in self.boxes if b.status == "stable")
-
-    @property
-    def undecided(self) -> tuple:
-        return tuple(b for b in self.boxes if b.status == "undecided")
 
     def as_dict(self) -> dict:
         out = {"law": str(self.model.law), "params": list(self.model.params()), "certified": self.certified,

@@ -11,26 +11,13 @@ import pytest
 
 from sigrec.theory import Model, certify_heads
 from sigrec.theory._field._heads import heads_equilibrium, integrate_heads, random_frame
-from sigrec.verify.cli._main import main
+
+from ._run import error_line, output
 
 ARGV = ["certify", "--prior", "onehot(k=2)", "--alpha", "0.3", "--heads", "2"]
 
 
-def _run(capsys, argv):
-    rc = main(argv)
-    out = capsys.readouterr()
-    assert rc == 0, out.err
-    assert out.err == ""
-    return out.out
-
-
-def _error(capsys, argv):
-    rc = main(argv)
-    out = capsys.readouterr()
-    assert rc == 2 and out.out == ""
-    lines = out.err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in out.err
-    return lines[0]
+_run, _error = output, error_line
 
 
 def _inside(M, box) -> bool:

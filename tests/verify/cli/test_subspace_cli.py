@@ -12,6 +12,8 @@ import pytest
 from sigrec.theory import Model, evaluate, heads_flow, subspace_quadrature
 from sigrec.verify.cli._main import main
 
+from ._run import error_line
+
 
 def _json(capsys, argv):
     rc = main([*argv, "--json"])
@@ -21,13 +23,7 @@ def _json(capsys, argv):
     return json.loads(out.out)
 
 
-def _error(capsys, argv):
-    rc = main(argv)
-    out = capsys.readouterr()
-    assert rc == 2 and out.out == ""
-    lines = out.err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in out.err
-    return lines[0]
+_error = error_line
 
 
 # ------------------------------------------------------------------------------------------
