@@ -65,6 +65,7 @@ from ._latex import Display, compact, display, same, tex, width
 from ._laws import FAMILIES, Prior, RangedPrior, SignalLaw, canonical_prior, parse_law, parse_prior, parse_ranged_prior
 from ._model import ENGINES, MAX_HEADS, Model, engine_for
 from ._region._certify import RegionBox, RegionCertificate, certify_region
+from ._region._circle import K2RegionCertificate, certify_region_k2
 from ._region._proposition import DEFAULT_REGION, RegionProposition, region_proposition
 
 __all__ = [
@@ -103,6 +104,8 @@ __all__ = [
     "certify_region",
     "RegionCertificate",
     "RegionBox",
+    "certify_region_k2",
+    "K2RegionCertificate",
     "critical_alpha",
     "sparse_threshold",
     "sparse_threshold_prior",

@@ -1,0 +1,151 @@
+"""Region certificates of a k = 2 law (theory.certify_region_k2): the structure proved on each leaf
+agrees with the point certificates and the float equilibria at random points, with the certified
+mixture transition, and a wrong field is caught."""
+
+import math
+from dataclasses import replace
+from functools import cache
+
+import numpy as np
+import pytest
+from flint import fmpq
+
+from sigrec.theory import (
+    K2RegionCertificate,
+    Model,
+    certify_circle,
+    certify_disk,
+    certify_region_k2,
+    certify_transition,
+    find_subspace_equilibria,
+)
+from sigrec.theory._region._circle import audit_circle, k2_field
+
+PRIOR = "onehot(k=2)"
+#: a small box across the mixture transition (theta_c(alpha) is 0.84 at alpha = 0.1)
+THETA, ALPHA = (0.7, 1.0), (0.1, 0.15)
+
+
+@cache
+def small() -> K2RegionCertificate:
+    return certify_region_k2(THETA, ALPHA, prior=PRIOR, min_width=2.0 ** -3)
+
+
+def _bounds(box):
+    return {name: (lo, hi) for name, lo, hi in box.bounds}
+
+
+def _point_counts(theta, alpha):
+    """(circle equilibria, stable ones, interior ones) by the point certificates and by the floats."""
+    m = Model(theta, alpha, prior=PRIOR)
+    circle, disk = certify_circle(m), certify_disk(m)
+    assert circle.complete and disk.complete
+    cert = (len(circle.equilibria), sum(e.stable for e in circle.equilibria), len(disk.equilibria))
+    eq = find_subspace_equilibria(m, n_random=8)
+    floats = (sum(e.kind == "sphere" for e in eq), sum(e.kind == "sphere" and e.stable for e in eq),
+              sum(e.kind == "interior" for e in eq))
+    return cert, floats
+
+
+def _proved_counts(box):
+    circ = [e for e in box.equilibria if e.kind == "circle"]
+    return len(circ), sum(e.stable for e in circ), sum(e.kind == "interior" for e in box.equilibria)
+
+
+def test_audit_rejects_broken_tilings():
+    one, half = fmpq(1), fmpq(1, 2)
+    good = [(-one, -half, "sign", -1), (-half, half, "root", 1, -1), (half, one, "root", -1, -1)]
+    assert audit_circle(good)
+    assert not audit_circle(good[:2])  # a gap
+    assert not audit_circle([good[0], good[1], (half, one, "sign", 1)])  # no root to close the turn
+    assert not audit_circle([(-one, one, "sign", 1), (-half, half, "root", 1, -1)])  # overlap
+
+
+def test_inputs_are_validated():
+    with pytest.raises(ValueError):
+        certify_region_k2(1.0, (0.1, 0.2))
+    with pytest.raises(ValueError):
+        certify_region_k2((1.0, 1.1), (0.1, 0.2), prior="fixed")
+    with pytest.raises(ValueError):
+        certify_region_k2((1.0, 1.1), (0.1, 1.5))
+
+
+@pytest.mark.heavy
+def test_leaves_tile_the_box_and_fractions_add_up():
+    cert = small()
+    assert math.isclose(sum(cert.fractions.values()), 1.0, rel_tol=1e-12)
+    assert cert.region["scale"] == {"theta": "linear", "alpha": "linear"}
+    total = (THETA[1] - THETA[0]) * (ALPHA[1] - ALPHA[0])
+    for status, fraction in cert.fractions.items():
+        measure = sum((b["theta"][1] - b["theta"][0]) * (b["alpha"][1] - b["alpha"][0])
+                      for b in map(_bounds, (x for x in cert.boxes if x.status == status)))
+        assert math.isclose(measure / total, fraction, rel_tol=1e-9, abs_tol=1e-15)
+    assert cert.fractions.get("mixture", 0) > 0.2 and cert.fractions.get("specialised", 0) > 0.2
+    assert cert.fractions["undecided"] < 0.4
+    d = cert.as_dict()
+    assert d["boxes_count"] == len(cert.boxes) and d["fractions"] == cert.fractions
+
+
+@pytest.mark.heavy
+def test_random_points_of_proved_leaves_agree_with_point_certificates_and_floats():
+    cert = small()
+    proved = [b for b in cert.boxes if b.status != "undecided"]
+    rng = np.random.default_rng(7)
+    # two points in leaves of each status, area-weighted inside the status
+    for status in sorted({b.status for b in proved}):
+        leaves = [b for b in proved if b.status == status]
+        for i in rng.choice(len(leaves), size=min(2, len(leaves)), replace=False):
+            (_, t0, t1), (_, a0, a1) = leaves[i].bounds
+            theta, alpha = rng.uniform(t0, t1), rng.uniform(a0, a1)
+            cert_counts, float_counts = _point_counts(theta, alpha)
+            assert cert_counts == _proved_counts(leaves[i]), (status, theta, alpha)
+            assert float_counts == _proved_counts(leaves[i]), (status, theta, alpha)
+
+
+@pytest.mark.heavy
+def test_statuses_agree_with_the_certified_transition():
+    cert = small()
+    checked = 0
+    for alpha in (0.11, 0.13, 0.145):
+        bracket = certify_transition(2, alpha)
+        assert bracket.certified
+        for box in cert.boxes:
+            b = _bounds(box)
+            if not b["alpha"][0] <= alpha <= b["alpha"][1]:
+                continue
+            # the mixture r* = (1, 1)/sqrt 2 is at phi = pi/4: its stability in the leaf
+            star = [e for e in box.equilibria if e.kind == "circle" and e.where[0] < math.pi / 4 < e.where[1]]
+            if box.status == "mixture" or (star and star[0].stable):
+                assert b["theta"][1] <= bracket.lo, (alpha, box.bounds)
+                checked += 1
+            if box.status == "specialised" or (star and not star[0].stable):
+                assert b["theta"][0] >= bracket.hi, (alpha, box.bounds)
+                checked += 1
+    assert checked >= 6
+
+
+def _shifted(shift):
+    """The derived field with ``T`` shifted by a constant on the circle (a wrong field)."""
+    f = k2_field(Model(1.0, 0.1, prior=PRIOR).law)
+
+    def values(*args):
+        T, T1, lam = f.circle_values(*args)
+        return T + shift, T1, lam
+
+    return replace(f, circle_values=values)
+
+
+@pytest.mark.heavy
+def test_a_wrong_field_is_caught_by_the_point_certificates():
+    # the box of small() with T shifted below its minimum on the circle: no zero of T left
+    wrong = certify_region_k2(THETA, ALPHA, prior=PRIOR, min_width=2.0 ** -3, field=_shifted(-0.5))
+    caught = 0
+    for box in wrong.boxes:
+        if box.status == "undecided":
+            continue
+        (_, t0, t1), (_, a0, a1) = box.bounds
+        (counts, _) = _point_counts(0.5 * (t0 + t1), math.sqrt(a0 * a1))
+        caught += counts != _proved_counts(box)
+    # the wrong field proves structures that the point certificates contradict, or nothing at all
+    assert caught > 0 or wrong.fractions["undecided"] == 1.0
+    assert wrong.fractions.get("mixture", 0) == 0 and wrong.fractions.get("specialised", 0) == 0
