@@ -226,6 +226,9 @@ def _run_heads(args, model: Model) -> int:
     if model.scalar:
         raise ValueError(f"`--heads {model.heads}` in `sigrec phase` maps the states of heads on a k-dimensional "
                          f"signal: give a law such as --prior 'onehot(k=2)' (the prior {args.prior!r} has k = 1)")
+    if args.grid or args.min_width != MIN_WIDTH:
+        raise ValueError("--grid and --min-width are for one query (the region certificate and its point grid); "
+                         "with --heads the grid is always certified point by point (--n-theta, --n-alpha)")
     n_theta = HEADS_N_THETA if args.n_theta is None else args.n_theta
     n_alpha = HEADS_N_ALPHA if args.n_alpha is None else args.n_alpha
     theta_max = HEADS_THETA_MAX if args.theta_max is None else args.theta_max

@@ -17,6 +17,8 @@ from sigrec.verify.cli._main import main
 from sigrec.verify.studies import heads_diagram
 from sigrec.verify.studies._heads_phase import random_starts, rank_one_starts
 
+from ._run import error_line
+
 LAW, H = "onehot(k=2)", 2
 #: the grid thetas (1.5, 3) x alphas (0.3, 1): theta = theta_max / n_theta .. theta_max, alpha log-spaced
 FLAGS = ["--prior", LAW, "--heads", str(H), "--n-theta", "2", "--theta-max", "3", "--n-alpha", "2",
@@ -205,4 +207,11 @@ def test_a_scalar_prior_is_refused_in_one_line(capsys, tmp_path):
     lines = out.err.strip().splitlines()
     assert rc == 2 and out.out == "" and len(lines) == 1 and "Traceback" not in out.err
     assert lines[0].startswith("error: ") and "k-dimensional" in lines[0] and "onehot(k=2)" in lines[0]
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("flag", [["--grid"], ["--min-width", "0.01"]])
+def test_the_region_flags_are_refused_with_heads(capsys, tmp_path, flag):
+    line = error_line(capsys, ["phase", "--heads", "2", "--prior", LAW, *flag, "--out", str(tmp_path / "x")])
+    assert "--grid and --min-width are for one query" in line
     assert not (tmp_path / "x").exists()
