@@ -56,6 +56,7 @@ from ._field._heads import (
     heads_flow,
     heads_jacobian,
     heads_objective,
+    heads_random_starts,
     integrate_heads,
     principal_angles,
 )
@@ -146,6 +147,7 @@ __all__ = [
     "heads_flow",
     "heads_jacobian",
     "heads_objective",
+    "heads_random_starts",
     "integrate_heads",
     "heads_equilibrium",
     "HeadsEquilibrium",

@@ -114,6 +114,15 @@ def random_frame(k: int, n_heads: int, d: int, rng: np.random.Generator) -> tupl
     return Q * np.sign(np.diag(R)), np.eye(d)[:, :k]
 
 
+def heads_random_starts(k: int, n_heads: int, n_random: int, seed: int) -> list:
+    """The default starts of :func:`find_heads_equilibria` (and so of :func:`theory.certify_heads`):
+    ``n_random`` frames of :func:`random_frame` in ``d = k + H + 1``, drawn in turn from
+    ``default_rng(seed)``, as ``k x H`` overlaps ``M = U^T Q``."""
+    rng = np.random.default_rng(seed)
+    frames = [random_frame(k, n_heads, k + n_heads + 1, rng) for _ in range(n_random)]
+    return [U.T @ Q for Q, U in frames]
+
+
 @dataclass(frozen=True)
 class HeadsRun:
     """End of an integration of the reduced flow: ``M``, ``speed = |dM/dt|`` there, the principal
@@ -218,11 +227,8 @@ def find_heads_equilibria(model: Model, starts=None, n_random: int = 8, seed: in
     end of :func:`integrate_heads` polished by :func:`heads_equilibrium`, and the start polished
     directly (which also reaches saddles and sources). Kept: residual ``<= tol`` and largest
     singular value ``<= 1 + 1e-7``. Numerical evidence; not a complete list."""
-    k, n = model.k, model.heads
     if starts is None:
-        rng = np.random.default_rng(seed)
-        frames = [random_frame(k, n, k + n + 1, rng) for _ in range(n_random)]
-        starts = [U.T @ Q for Q, U in frames]
+        starts = heads_random_starts(model.k, model.heads, n_random, seed)
     found: list = []
     for M0 in starts:
         M0 = _overlaps(model, M0)

@@ -137,17 +137,9 @@ class RegionCertificate:
         """The certificate of the leaves ``boxes`` of ``region`` (a :attr:`region` dict):
         fractions in the region's scales and the audit of every proof, recomputed here."""
         boxes = tuple(boxes)
-        ranges, scale = region["ranges"], region["scale"]
-
-        def rel(name, lo, hi):
-            a, b = ranges[name]
-            if scale[name] == "log":
-                return math.log(hi / lo) / math.log(b / a)
-            return (hi - lo) / (b - a)
-
         fractions = {"monotone": 0.0, "bistable": 0.0, "undecided": 0.0}
         for leaf in boxes:
-            fractions[leaf.status] += math.prod(rel(*b) for b in leaf.bounds)
+            fractions[leaf.status] += math.prod(relative_width(region, *b) for b in leaf.bounds)
         certified = all(audit(leaf.proof, leaf.equilibrium is not None and leaf.equilibrium[3]) == leaf.status
                         for leaf in boxes if leaf.status != "undecided")
         return cls(region, boxes, fractions, certified, seconds, tuple(pending))
@@ -168,6 +160,16 @@ class RegionCertificate:
 
 # ----------------------------------------------------------------------------------
 # the parameter box
+
+
+def relative_width(region: dict, name: str, lo: float, hi: float) -> float:
+    """The width of ``[lo, hi]`` in parameter ``name`` as a fraction of the region's range of it, in
+    the region's scale for it (``region["scale"][name]``: ``"log"`` or ``"linear"``); what the walks
+    split by and what the area fractions are summed in."""
+    a, b = region["ranges"][name]
+    if region["scale"][name] == "log":
+        return math.log(hi / lo) / math.log(b / a)
+    return (hi - lo) / (b - a)
 
 
 def _parse(name: str, value, domain) -> tuple[float, float] | float:
@@ -283,10 +285,7 @@ class _Context:
     region: dict
 
     def rel(self, name, lo, hi) -> float:
-        a, b = self.ranges[name]
-        if self.scale[name] == "log":
-            return math.log(hi / lo) / math.log(b / a)
-        return (hi - lo) / (b - a)
+        return relative_width(self.region, name, lo, hi)
 
 
 def _context(theta, alpha, beta, sigma2, prior, min_width, prec, log_alpha, sign_functions) -> _Context:

@@ -69,7 +69,7 @@ from .._certify._scalar import MAX_PREC
 from .._certify._subspace_balls import _NAMESPACE, _ArbPrinter, inertia
 from .._derivation._subspace import PARAM_SYMBOLS, _derive
 from .._model import Model
-from ._certify import _DOMAIN, _parse, _split_point
+from ._certify import _DOMAIN, _parse, _split_point, relative_width
 
 #: default relative width below which a leaf is not split further
 MIN_WIDTH = 2.0 ** -8
@@ -556,17 +556,10 @@ def certify_region_k2(theta, alpha, beta=1.0, sigma2=1.0, prior="onehot(k=2)", *
     return K2RegionCertificate(region, tuple(leaves), _fractions(region, leaves), time.perf_counter() - start)
 
 
-def _rel(region: dict, name: str, lo: float, hi: float) -> float:
-    a, b = region["ranges"][name]
-    if region["scale"][name] == "log":
-        return math.log(hi / lo) / math.log(b / a)
-    return (hi - lo) / (b - a)
-
-
 def _fractions(region: dict, leaves) -> dict:
     out = {"undecided": 0.0}
     for leaf in leaves:
-        out[leaf.status] = out.get(leaf.status, 0.0) + math.prod(_rel(region, *b) for b in leaf.bounds)
+        out[leaf.status] = out.get(leaf.status, 0.0) + math.prod(relative_width(region, *b) for b in leaf.bounds)
     return out
 
 
@@ -582,7 +575,7 @@ def _walk(f: K2Field, region: dict, max_boxes: int) -> list:
         if examined > max_boxes:
             leaves.extend(K2RegionBox(b, "undecided") for b in [bounds, *(b for b, _ in stack)])
             break
-        widths = [_rel(region, *b) for b in bounds]
+        widths = [relative_width(region, *b) for b in bounds]
         (_, t0, t1), (_, a0, a1) = bounds
         equilibria, state = _prove(f, _Leaf.of(t0, t1, a0, a1, beta, sigma2), state, max(widths))
         if equilibria is not None:

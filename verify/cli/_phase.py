@@ -140,6 +140,16 @@ def run(args) -> int:
     return 0
 
 
+def _save_json_and_figure(out, json_name: str, payload: dict, png_name: str, draw):
+    """Write ``payload`` as ``json_name`` and ``draw(path)``'s figure as ``png_name`` into ``out``
+    together (:func:`atomic_folder`); the two paths and what ``draw`` returned."""
+    json_path, png_path = out / json_name, out / png_name
+    with atomic_folder(out) as tmp:
+        (tmp / json_name).write_text(json.dumps(payload) + "\n")
+        drawn = draw(tmp / png_name)
+    return json_path, png_path, drawn
+
+
 def _finite_or_none(x: float):
     return x if math.isfinite(x) else None
 
@@ -161,10 +171,8 @@ def _run_region(args) -> int:
                                     log_alpha=True, progress=lambda d, t: bar.update(task, completed=d, total=t))
     prop = region_proposition(args.prior, certificate=cert, theta=theta, alpha=alpha, beta=args.beta,
                               sigma2=args.sigma2)
-    json_path, png_path = args.out / "phase-region.json", args.out / "phase.png"
-    with atomic_folder(args.out) as tmp:
-        (tmp / json_path.name).write_text(json.dumps(cert.as_dict()) + "\n")
-        drawn = draw_region(cert, tmp / png_path.name)
+    json_path, png_path, drawn = _save_json_and_figure(args.out, "phase-region.json", cert.as_dict(), "phase.png",
+                                                       lambda path: draw_region(cert, path))
     doc = {
         "mode": "region", "beta": args.beta, "sigma2": args.sigma2, "prior": args.prior,
         "region": cert.region, "fractions": cert.fractions, "boxes_count": cert.boxes_count,
@@ -200,10 +208,8 @@ def _run_transition(args) -> int:
                                      progress=lambda done, total: bar.update(task, completed=done, total=total))
     doc = diagram.as_dict()
     brackets = doc["brackets"]
-    json_path, png_path = args.out / "phase-subspace.json", args.out / "phase.png"
-    with atomic_folder(args.out) as tmp:
-        (tmp / json_path.name).write_text(json.dumps(doc) + "\n")
-        plot_subspace_phase(doc, tmp / png_path.name)
+    json_path, png_path, _ = _save_json_and_figure(args.out, "phase-subspace.json", doc, "phase.png",
+                                                   lambda path: plot_subspace_phase(doc, path))
     doc.update({"brackets_file": str(json_path), "figure": str(png_path)})
     if args.json:
         emit_json(doc)
@@ -243,10 +249,8 @@ def _run_heads(args, model: Model) -> int:
         diagram = heads_diagram(args.prior, model.heads, thetas, alphas, args.beta, args.sigma2, executor=ex,
                                 progress=lambda done, total: bar.update(task, completed=done, total=total))
     doc = diagram.as_dict()
-    json_path, png_path = args.out / "heads_phase.json", args.out / "heads_phase.png"
-    with atomic_folder(args.out) as tmp:
-        (tmp / json_path.name).write_text(json.dumps(doc) + "\n")
-        plot_heads_phase(doc, tmp / png_path.name)
+    json_path, png_path, _ = _save_json_and_figure(args.out, "heads_phase.json", doc, "heads_phase.png",
+                                                   lambda path: plot_heads_phase(doc, path))
     doc.update({"diagram_file": str(json_path), "figure": str(png_path)})
     if args.json:
         emit_json(doc)

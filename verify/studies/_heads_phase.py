@@ -25,6 +25,7 @@ import numpy as np
 
 from ...numerics import current_executor
 from ...theory import Model, certify_heads
+from ...theory import heads_random_starts as random_starts
 
 #: the statuses of a certified box (:data:`theory._certify._heads.STATUSES`)
 STATUSES = ("stable", "saddle", "unstable", "undecided")
@@ -34,18 +35,6 @@ SHARED_KINDS = ("shared-direction", "recovered-shared")
 RANK_ONE_SCALE = 0.9
 #: size of the perturbation of a rank-one start, relative to ``c``
 PERTURBATION = 0.05
-
-
-def random_starts(k: int, heads: int, n_random: int, seed: int) -> list:
-    """The ``n_random`` random frames :func:`theory.certify_heads` starts from by default, as ``k x H``
-    arrays ``M = U^T Q``: ``Q`` uniform on the orthonormal ``d x H`` frames (QR of a Gaussian matrix,
-    signs fixed by ``R``'s diagonal) in ``d = k + H + 1``, drawn in turn from ``default_rng(seed)``."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n_random):
-        Q, R = np.linalg.qr(rng.normal(size=(k + heads + 1, heads)))
-        out.append((Q * np.sign(np.diag(R)))[:k])
-    return out
 
 
 def rank_one_starts(k: int, heads: int) -> list:
