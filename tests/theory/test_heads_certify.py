@@ -220,3 +220,17 @@ def test_theta_zero_and_bad_arguments():
         certify_heads(model, equilibria=[np.eye(2)], prec=16)
     with pytest.raises(ValueError, match=r"theory\.Model"):
         certify_heads("model")
+
+
+@pytest.mark.heavy
+def test_heads_away_from_the_defaults_agree_with_every_route():
+    """beta 1.3, sigma2 0.8 and unequal probabilities (no swap symmetry): every box passes the same
+    independent routes (float Newton, a 40-digit zero at the centre, an mpmath root in the
+    enclosure, the flow from a perturbed start). Here the stable states share a direction and the
+    specialised ones are saddles."""
+    model = Model(3.0, 0.3, beta=1.3, sigma2=0.8, prior="onehot(k=2, probs=[0.6, 0.4])", heads=2)
+    cert = certify_heads(model, starts=_starts(2, 2, 3, seed=17))
+    assert cert.certified and {b.kind for b in cert.stable} == {"shared-direction"}
+    rng = np.random.default_rng(9)
+    for box in cert.boxes:
+        _check_box(model, box, rng)

@@ -185,6 +185,25 @@ def test_a_four_atom_law_certifies_the_default_region():
     _check_default_region(FOUR)
 
 
+@pytest.mark.heavy
+def test_a_three_atom_law_away_from_beta_sigma2_one_agrees_with_the_criterion_and_the_point_certificates():
+    """beta 1.3, sigma2 0.8: the default region with <= 1% undecided, every certified box agrees
+    with the closed-form pole criterion, and the point certificate at each box's centre has the
+    box's status (a route without the wide-ball enclosures)."""
+    theta, alpha = DEFAULT_REGION["theta"], DEFAULT_REGION["alpha"]
+    cert = certify_region(theta, alpha, 1.3, 0.8, prior=THREE, min_width=2.0 ** -10)
+    assert cert.certified and cert.fractions["undecided"] <= 0.01, cert.fractions
+    prop = region_proposition(THREE, certificate=cert, beta=1.3, sigma2=0.8)
+    assert prop.agrees and prop.contradictions == ()
+    rng = np.random.default_rng(3)
+    decided = [b for b in cert.boxes if b.status != "undecided"]
+    for i in rng.choice(len(decided), 30, replace=False):
+        box = decided[i]
+        b = {name: (lo, hi) for name, lo, hi in box.bounds}
+        centre = (0.5 * sum(b["theta"]), float(np.sqrt(b["alpha"][0] * b["alpha"][1])))
+        assert certify(Model(*centre, 1.3, 0.8, prior=THREE)).status == box.status, box
+
+
 def test_a_mean_zero_three_atom_law_is_bistable_at_zero_everywhere():
     cert = _region("discrete(values=[-1, 0, 1], probs=[0.25, 0.5, 0.25])", 2.0 ** -6)
     assert cert.certified and cert.fractions["bistable"] == 1.0

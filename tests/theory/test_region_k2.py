@@ -149,3 +149,20 @@ def test_a_wrong_field_is_caught_by_the_point_certificates():
     # the wrong field proves structures that the point certificates contradict, or nothing at all
     assert caught > 0 or wrong.fractions["undecided"] == 1.0
     assert wrong.fractions.get("mixture", 0) == 0 and wrong.fractions.get("specialised", 0) == 0
+
+
+@pytest.mark.heavy
+def test_leaves_away_from_beta_sigma2_one_agree_with_the_point_certificates():
+    """beta 1.2, sigma2 0.9 and unequal probabilities: at the centre of every proved leaf the point
+    certificates (circle and disk, at one parameter) count the leaf's equilibria and stable ones."""
+    law = "onehot(k=2, probs=[0.55, 0.45])"
+    cert = certify_region_k2((0.6, 0.9), (0.1, 0.15), 1.2, 0.9, prior=law, min_width=2.0 ** -3)
+    proved = [b for b in cert.boxes if b.status != "undecided"]
+    assert proved
+    for box in proved:
+        b = _bounds(box)
+        m = Model(0.5 * sum(b["theta"]), 0.5 * sum(b["alpha"]), 1.2, 0.9, prior=law)
+        circle, disk = certify_circle(m), certify_disk(m)
+        assert circle.complete and disk.complete
+        counts = (len(circle.equilibria), sum(e.stable for e in circle.equilibria), len(disk.equilibria))
+        assert counts == _proved_counts(box), (box.bounds, counts, _proved_counts(box))
