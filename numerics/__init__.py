@@ -10,7 +10,7 @@ map and basins, the finite-step corrected ODE, the step at a certified time),
 :mod:`._diffusion` (the diffusion approximation: band, first passage, splitting, schedule
 search), :mod:`._gradient` (the finite-``L`` gradient and its control variate),
 :mod:`._parallel` (the executor on ``dask.distributed``); :mod:`._schedule` (step sizes),
-:mod:`._planner` (decisive budgets), :mod:`._bench` (throughput).
+:mod:`._planner` (decisive budgets), :mod:`._bench` (throughput), :mod:`._cost` (token-steps drawn).
 
 The public names below are what ``verify``, the tests of other packages and the
 documents use (docs/design.md section 6, "Public API of ``sigrec.numerics``"). Result
@@ -19,6 +19,7 @@ classes and building blocks stay in their private modules (e.g.
 """
 
 from ._bench import benchmark
+from ._cost import TokenCount, count_token_steps
 from ._diffusion import (
     SPLIT_GROWTH,
     band,
@@ -109,6 +110,8 @@ __all__ = [
     "schedule_text",
     "measure_rate",
     "benchmark",
+    "count_token_steps",
+    "TokenCount",
     # the executor (docs/design.md section 8)
     "Executor",
     "executor",

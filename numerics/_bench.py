@@ -353,6 +353,7 @@ def benchmark(*, quick: bool = False, runs: int = 30, d: int = 100, d_large: int
                           repeats=2 if quick else 5)
     ratios["reduced_over_floor_paired_excluded"] = paired["excluded"]
     ratios["reduced_over_floor_paired_included"] = paired["included"]
+    ratios["reduced_over_floor_lockstep_cpu"] = paired["lockstep_cpu"]
     for key in ("excluded", "included"):
         targets.append({"target": f"reduced >= 90% of its random-number floor, paired, {workers} workers, "
                                   f"start-up {key}",

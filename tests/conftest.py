@@ -206,6 +206,7 @@ HEAVY = (
     "tests/numerics/test_search.py::test_a_start_the_grid_cannot_match_is_never_made_worse",
     "tests/numerics/test_search.py::test_the_issue_example_is_improved_on_the_same_paths_and_never_worse",
     "tests/numerics/test_step_features.py::test_the_control_variate_keeps_the_plain_mean",
+    "tests/numerics/test_token_steps.py::test_a_cluster_counts_what_in_process_counts",  # a local cluster: ~3.4 CPU-s
     "tests/theory/test_effective_tokens.py::test_without_self_normalisation_the_quadrature_is_the_closed_form",
     "tests/theory/test_heads_certify.py::test_two_heads_on_two_directions_agree_with_every_route",
     "tests/theory/test_priors.py::test_predict_tracks_the_simulated_mean",

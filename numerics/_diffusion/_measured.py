@@ -42,11 +42,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...core.validate import instance, integer, real
+from .._cost import add_token_steps
 from .._gradient._crossfit import MIN_FOLD_PER_FEATURE, CrossFitMean
 from .._gradient._influence import StepFeatures, feature_names, step_features
 from .._parallel._executor import current_executor
@@ -395,10 +397,13 @@ def refine_cells(grid: np.ndarray, drift: np.ndarray, tol: float) -> np.ndarray:
     return 0.5 * (grid[:-1] + grid[1:])[bad]
 
 
-def _draw_unit(unit) -> StepFeatures:
-    """Runs ``lo..hi-1`` of one grid point: their exact steps and features (a unit of work)."""
+def _draw_unit(unit) -> tuple[StepFeatures, float]:
+    """Runs ``lo..hi-1`` of one grid point: their exact steps and features (a unit of work), and the
+    CPU seconds of its thread (counted by the caller when the unit ran elsewhere)."""
     problem, rho, seed, lo, hi = unit
-    return step_features(problem, rho, spawn_generators(seed, hi, lo))  # run i's stream whatever the chunking
+    cpu0 = time.thread_time()
+    out = step_features(problem, rho, spawn_generators(seed, hi, lo))  # run i's stream whatever the chunking
+    return out, time.thread_time() - cpu0
 
 
 def _draw(problem: Problem, g: np.ndarray, seed: int, lo, hi, workers: int) -> list:
@@ -407,9 +412,13 @@ def _draw(problem: Problem, g: np.ndarray, seed: int, lo, hi, workers: int) -> l
     los, his = (np.broadcast_to(np.asarray(v, dtype=int), g.shape).tolist() for v in (lo, hi))
     units = [(i, (problem, float(r), seed, a, min(a + CHUNK_RUNS, h)))
              for i, (r, l0, h) in enumerate(zip(g.tolist(), los, his, strict=True)) for a in range(l0, h, CHUNK_RUNS)]
-    done = current_executor(workers).map(_draw_unit, [u for _, u in units])
+    ex = current_executor(workers)
+    done = ex.map(_draw_unit, [u for _, u in units])
+    # one exact step per draw; the units' CPU is the caller's own when they ran in its thread
+    add_token_steps("measured_law", sum(f.c.size for f, _ in done) * problem.L * problem.batch,
+                    cpu_elsewhere=0.0 if ex.backend == "inline" else sum(c for _, c in done))
     parts: list[list[StepFeatures]] = [[] for _ in range(g.size)]
-    for (i, _), f in zip(units, done, strict=True):
+    for (i, _), (f, _) in zip(units, done, strict=True):
         parts[i].append(f)
     return [_join(p) if p else None for p in parts]
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...theory import token_feature_means
+from .._cost import add_token_steps
 from .._simulate._driver import Problem
 from .._simulate._fused import FusedReducedKernel
 from .._simulate._reduced import ReducedKernel, step_update
@@ -88,6 +89,7 @@ def gradient_features(problem: Problem, rho: float, generators) -> tuple[np.ndar
         g1, g2, h = g1 + a1, g2 + a2, h + np.concatenate(parts, axis=1)
     B = p.batch
     x = rho_perp * (rho_perp * g1 / B - rho * g2 / B)
+    add_token_steps("gradient_features", runs * p.L * B)
     return x, h / B, names
 
 

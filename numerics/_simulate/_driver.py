@@ -23,7 +23,8 @@ generator, and provides ``overlaps`` (``M = U^T Q``, shape ``(runs, k, H)``), ``
 (batch averages of the sample at ``Q_t``); the scalar ones also ``rho`` and ``retire`` (runs
 that stopped, :func:`simulate`'s ``stop_outside``). This module validates the inputs once,
 builds the starts and the kernels, runs the loop (in blocks of runs on the executor,
-bit-identical for any split) and records a :class:`Simulation`.
+bit-identical for any split) and records a :class:`Simulation`. Each block reports the run-steps it
+drew and its CPU seconds, which the caller counts (:func:`numerics.count_token_steps`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import numpy as np
 
 from ...core.validate import choice, instance, integer, real
 from ...theory import engine_for
+from .._cost import add_token_steps
 from .._parallel._executor import current_executor
 from .._schedule import Schedule
 from ._full import FullKernel
@@ -119,8 +121,13 @@ class _ScalarKernel:
         nm, ob = self.kernel.step(eta)
         return nm[:, None], ob
 
+    @property
+    def retires(self) -> bool:
+        """Whether a retired run draws nothing more (the reduced kernels; the full one steps it)."""
+        return hasattr(self.kernel, "retire")
+
     def retire(self, runs) -> None:
-        if hasattr(self.kernel, "retire"):  # the reduced kernels: no more draws for them
+        if self.retires:
             self.kernel.retire(runs)
 
 
@@ -193,7 +200,9 @@ class _Block:
 
 def _run_block(b: _Block, progress=None):
     """The recorded states, samples and loop time of the runs of ``b`` (``b.stop = (a, b)``: see
-    ``simulate(stop_outside=...)``)."""
+    ``simulate(stop_outside=...)``), the run-steps it drew (a run the kernel retired draws no more)
+    and the CPU seconds of its thread (:mod:`.._cost`)."""
+    cpu0 = time.thread_time()
     gens = spawn_generators(b.seed, b.hi, b.lo)
     kernel = KERNELS[b.engine](b.problem, b.simulator, gens, b.start)
     record, steps = b.record, b.etas.size
@@ -204,6 +213,8 @@ def _run_block(b: _Block, progress=None):
     nuisance = np.empty((n, samples.size, H))
     obj = np.empty((n, samples.size))
     stops = None if b.stop is None else _Stops(b.stop, kernel)
+    retiring = stops is not None and kernel.retires
+    drawn = 0
 
     def store(i: int, rho) -> None:
         if rho is None:
@@ -224,6 +235,7 @@ def _run_block(b: _Block, progress=None):
                     progress(steps)
                 break
             alive = None if stops is None else stops.alive.copy()
+            drawn += int(alive.sum()) if retiring and alive is not None else n
             nm, ob = kernel.step(float(b.etas[t]))
             if samp_i < samples.size and samples[samp_i] == t:
                 if alive is not None:  # a stopped run has no sample
@@ -237,7 +249,7 @@ def _run_block(b: _Block, progress=None):
             if progress is not None:
                 progress(t + 1)
         wall = time.perf_counter() - t0
-    return over, gram, nuisance, obj, wall
+    return over, gram, nuisance, obj, wall, drawn, time.thread_time() - cpu0
 
 
 def _run_unit(b: _Block):
@@ -363,8 +375,11 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
         parts = ex.map(_run_unit, units, progress=done)
         over, gram, nuisance, obj = (np.concatenate([p_[i] for p_ in parts]) for i in range(4))
         wall = max(p_[4] for p_ in parts)
-    else:
-        over, gram, nuisance, obj, wall = _run_block(block(0, runs), progress)
+        drawn, elsewhere = sum(p_[5] for p_ in parts), sum(p_[6] for p_ in parts)
+    else:  # in this thread: its CPU time is the caller's own
+        over, gram, nuisance, obj, wall, drawn, _ = _run_block(block(0, runs), progress)
+        elsewhere = 0.0
+    add_token_steps("simulate", drawn * problem.L * problem.batch, simulations=1, cpu_elsewhere=elsewhere)
     samples = record[record < steps]
     times = schedule.times(steps)[record]
     return Simulation(simulator, engine, problem, schedule, seed, steps, record, times, over, gram, samples,

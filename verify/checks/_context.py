@@ -88,6 +88,10 @@ class CheckContext:
         chain's measured one-step law outside, so that those checks run on every case.
     drift_se : float or None
         The measured law's requested drift error (``None``: its default).
+    sequential : bool
+        Whether the checks that count or average runs stop as soon as their verdict is decided
+        (:mod:`verify.checks._sequential`, default) or run their preset's full counts (the fixed
+        designs, kept to measure what stopping saves: ``sigrec bench --preset-cost``).
     """
 
     seed: int = 0
@@ -98,6 +102,7 @@ class CheckContext:
     budget: float | None = None
     method: str = "auto"
     drift_se: float | None = None
+    sequential: bool = True
 
     def __post_init__(self):
         choice("method", self.method, ROUTE_METHODS)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from ...numerics import benchmark
 from ..checks import PAPER, QUICK
 from ..studies import measure_scaling
+from ..suite import PRESETS, SuiteConfig, preset_cost
 from ._args import add_json_flag
-from ._output import emit_json
+from ._output import emit_json, stderr_progress
 
 
 def register(sub) -> None:
@@ -26,6 +27,11 @@ def register(sub) -> None:
                    help="instead: sweep throughput (cells per minute) at 1 and --workers dask workers, and the "
                    "per-task scheduling overhead against the work of one cell (docs/design.md section 8)")
     p.add_argument("--workers", type=int, default=2, help="largest worker count for --executor, default 2")
+    p.add_argument("--preset-cost", choices=PRESETS, default=None, metavar="NAME",
+                   help="instead: what `sigrec verify --preset NAME` (quick or paper) costs, run twice in this "
+                   "process without a cluster, with the fixed designs (before) and with the checks stopping once "
+                   "decided (after): CPU seconds and token-steps per check and case and in total, their ratios, "
+                   "and whether the records and claim verdicts agree")
     add_json_flag(p)
     p.set_defaults(run=run)
 
@@ -48,6 +54,14 @@ def expectation_line(report) -> str:
     return (f"  reduced/full {measured:.1f} = {rng:.1f} (expected when both simulators are random-number "
             f"bound: rng_bound_reduced / rng_bound_full, measured) x {eff:.3f} (reduced_over_rng_bound / "
             f"full_over_rng_bound); an expectation, not a cap (draw counts alone: L*d/(3L+2) = {draws:.1f})")
+
+
+def sampler_floor_line(pf: dict) -> str:
+    """The sampler's ratio to its random-number floor by both measures, one line: the median of the
+    paired rounds (start-up excluded and included) and the lockstep CPU measure."""
+    lockstep = f"{pf['lockstep_cpu']:.1%}" if "lockstep_cpu" in pf else "not measured"
+    return (f"  sampler / its floor: by the median of paired rounds {pf['excluded']:.1%} (start-up excluded), "
+            f"{pf['included']:.1%} (included); by the lockstep measure (CPU) {lockstep}")
 
 
 def format_report(report) -> str:
@@ -78,6 +92,7 @@ def format_report(report) -> str:
             lines.append("    lockstep, CPU time (floor's draws and a step in turn) "
                          f"{pf['lockstep_cpu_floor_s']:7.2f} s / "
                          f"{pf['lockstep_cpu_sim_s']:7.2f} s = {pf['lockstep_cpu']:.1%}")
+        lines.append(sampler_floor_line(pf))
     lc = report.long_context
     if lc:
         lines.append(f"  long context (reduced, {lc['runs']} runs, d={lc['d']}, alpha={lc['alpha']}): "
@@ -118,7 +133,61 @@ def format_scaling(report) -> str:
     ])
 
 
+def _num(x, spec: str) -> str:
+    return "—" if x is None else format(x, spec)
+
+
+#: CPU seconds below which a check's before/after ratio is not printed (clock resolution and noise)
+MIN_CPU_FOR_RATIO = 0.05
+
+
+def format_preset_cost(cost: dict) -> str:
+    """The human-readable report of ``sigrec bench --preset-cost NAME`` (:func:`verify.suite.preset_cost`)."""
+    lines = [f"bench --preset-cost {cost['preset']} (seed {cost['seed']}, in-process, one run each): "
+             "before = the fixed designs, after = the checks stop once decided; ratio = after / before",
+             f"  {'check':<26} {'case':<26} {'CPU s before':>12} {'after':>9} {'ratio':>6} "
+             f"{'token-steps before':>19} {'after':>10} {'ratio':>6}"]
+    for c in cost["checks"]:
+        cpu_ratio = c["cpu_seconds_ratio"] if c["cpu_seconds_before"] >= MIN_CPU_FOR_RATIO else None
+        lines.append(f"  {c['check']:<26} {c['case'] or '(built-in)':<26} {c['cpu_seconds_before']:12.2f} "
+                     f"{c['cpu_seconds_after']:9.2f} {_num(cpu_ratio, '6.3f'):>6} "
+                     f"{c['token_steps_before']:19.4g} {c['token_steps_after']:10.4g} "
+                     f"{_num(c['token_steps_ratio'], '6.3f'):>6}")
+    t = cost["totals"]
+    lines.append(f"  {'total of the checks':<53} {t['cpu_seconds_before']:12.2f} {t['cpu_seconds_after']:9.2f} "
+                 f"{_num(t['cpu_seconds_ratio'], '6.3f'):>6} {t['token_steps_before']:19.4g} "
+                 f"{t['token_steps_after']:10.4g} {_num(t['token_steps_ratio'], '6.3f'):>6}")
+    lines.append(f"  whole run: CPU {t['process_cpu_seconds_before']:.1f} s -> {t['process_cpu_seconds_after']:.1f} s "
+                 f"(x{_num(t['process_cpu_seconds_ratio'], '.3f')}), wall {t['seconds_before']:.1f} s -> "
+                 f"{t['seconds_after']:.1f} s (x{_num(t['seconds_ratio'], '.3f')})")
+    if cost["identical"]:
+        lines.append("  records (ids, cases, statuses) and claim verdicts: identical before and after")
+    else:
+        lines.append("  RECORDS OR CLAIM VERDICTS DIFFER between before and after:")
+        lines += [f"    {d}" for d in cost["differences"]]
+    return "\n".join(lines)
+
+
+def _run_preset_cost(args) -> int:
+    if getattr(args, "executor", False) or args.quick:
+        raise ValueError("`--preset-cost` runs a preset's suite; give it without `--executor` and `--quick`")
+    with stderr_progress() as bar:
+        task = bar.add_task("suite", total=None)
+
+        def progress(run, label, done, total):
+            bar.update(task, description=f"{run}: {label}", completed=done, total=total)
+
+        cost = preset_cost(SuiteConfig.preset_config(args.preset_cost), progress=progress)
+    if args.json:
+        emit_json(cost)
+    else:
+        print(format_preset_cost(cost))
+    return 0
+
+
 def run(args) -> int:
+    if getattr(args, "preset_cost", None) is not None:
+        return _run_preset_cost(args)
     preset = QUICK if args.quick else PAPER  # --quick: the quick preset's sizes
     if getattr(args, "executor", False):  # callers may pass a Namespace of the older flags
 

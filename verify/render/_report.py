@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import quote
 
-from ..suite import environment
+from ..suite import check_costs, environment
 from ._json import to_json
 from .figures import draw_records
 
@@ -42,6 +42,26 @@ def _record_table(records: list[dict]) -> list[str]:
     return lines
 
 
+def _cost_table(report: dict) -> list[str]:
+    """The section of what each check run cost (CPU seconds and token-steps, :func:`verify.suite.check_costs`),
+    with the totals; nothing for a report written before records had a cost."""
+    costs = check_costs(report["checks"])
+    if not costs:
+        return []
+    s = report["summary"]
+    lines = ["", "## Cost", "",
+             "What each check run cost: CPU seconds (this process, and the workers its blocks of runs ran on) and "
+             "token-steps (tokens drawn, summed over steps and runs). Checks that share a simulation count it once, "
+             "on the first of them to run.", "",
+             "| check | case | records | CPU s | token-steps |", "|---|---|---|---|---|"]
+    lines += [f"| `{c['check']}` | {_cell(c['case'] or '')} | {c['records']} | {c['cpu_seconds']:.2f} | "
+              f"{c['token_steps']:.4g} |" for c in costs]
+    total = s.get("token_steps", sum(c["token_steps"] for c in costs))
+    cpu = s.get("cpu_seconds", sum(c["cpu_seconds"] for c in costs))
+    lines.append(f"| **total** | | {sum(c['records'] for c in costs)} | {cpu:.2f} | {total:.4g} |")
+    return lines
+
+
 def report_dict(result) -> dict:
     """The JSON report of a :class:`verify.suite.SuiteResult`."""
     return {
@@ -59,7 +79,8 @@ def markdown(report: dict) -> str:
 
     A header (preset, seed, number of checks, time, whether any consistency check fails, the
     inconclusive counts and the checks not run on a case), the table of records (on a run of your
-    own cases the built-in checks in a table of their own), the paper's claims with their
+    own cases the built-in checks in a table of their own), what each check run cost (CPU seconds and
+    token-steps), the paper's claims with their
     verdicts and caveats, the cases, links to the figures (relative to ``report["out"]`` when it
     is set) and the environment.
 
@@ -81,8 +102,10 @@ def markdown(report: dict) -> str:
         "",
         f"Preset `{report['config']['preset']}`, seed {report['config']['seed']}, "
         + (f"{s['checks']} checks on your cases and {s['builtin']['checks']} built-in"
-           if "builtin" in s else f"{s['checks']} checks") + f" in {s['seconds']:.1f} s. "
-        f"**{'No consistency check fails.' if s['ok'] else 'Some consistency checks FAIL.'}**"
+           if "builtin" in s else f"{s['checks']} checks") + f" in {s['seconds']:.1f} s"
+        + (f" ({s['cpu_seconds']:.1f} CPU-s in the checks, {s['token_steps']:.3g} token-steps). "
+           if "token_steps" in s and "cpu_seconds" in s else ". ")
+        + f"**{'No consistency check fails.' if s['ok'] else 'Some consistency checks FAIL.'}**"
         + (f" Inconclusive (nothing decisive measured; each message says what budget would decide it): "
            f"{s.get('consistency_inconclusive', 0)} consistency, {s.get('conditions_inconclusive', 0)} conditions."
            if s.get("consistency_inconclusive") or s.get("conditions_inconclusive") else "")
@@ -102,6 +125,7 @@ def markdown(report: dict) -> str:
                   "Model-independent checks on the toolkit's own instances (each row says which): they test "
                   "the derivation and the simulators, not your cases, and are not counted with them.", "",
                   *_record_table([r for r in report["checks"] if not r["details"].get("case")])]
+    lines += _cost_table(report)
     if report.get("claims"):
         lines += ["", "## The paper's claims", "",
                   "| claim | status | verdict | regime | evidence |", "|---|---|---|---|---|"]

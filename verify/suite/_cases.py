@@ -134,6 +134,9 @@ class SuiteConfig:
         expansion inside its validity and the exact chain's measured one-step law outside.
     drift_se : float or None
         The measured law's requested drift error; ``None``: its default.
+    sequential : bool
+        Whether checks that count or average runs stop once their verdict is decided
+        (``CheckContext.sequential``; default) or run the preset's full counts.
     """
 
     #: the budgets and run counts (recorded by name)
@@ -149,6 +152,8 @@ class SuiteConfig:
     method: str = "auto"
     #: the measured law's requested drift error (None: its default)
     drift_se: float | None = None
+    #: stop counted or averaged runs once decided (``CheckContext.sequential``)
+    sequential: bool = True
 
     @classmethod
     def preset_config(cls, preset: str) -> SuiteConfig:

@@ -8,7 +8,7 @@ from contextlib import closing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ...numerics import current_executor, report
+from ...numerics import count_token_steps, current_executor, report
 from ..checks import REGISTRY, Case, Check, CheckContext, CheckRecord, select
 from ._cases import SuiteConfig, left_out
 from ._claims import Claim, claims
@@ -30,7 +30,9 @@ class SuiteResult:
     summary : dict
         Counts of the records by kind and status and ``"ok"`` (:func:`summarize`; on a run of the
         user's own cases the built-in checks' records are counted apart under ``"builtin"``),
-        ``"applied"`` (the checks run on each case) and, when some were left out,
+        ``"applied"`` (the checks run on each case), the run's cost: ``"token_steps"`` (every token
+        the samplers drew, in the checks and in planning them: :func:`numerics.count_token_steps`)
+        and ``"cpu_seconds"`` (the checks', :func:`check_costs`), and, when some were left out,
         ``"not_applicable"`` (``{"check", "case", "reason"}`` each).
     figures : tuple of str
         The paths of the records' figures (``details["figures"]``, each once), drawn by the report
@@ -67,18 +69,53 @@ def ran_on(check: Check, case: Case | None) -> str:
 
 def _run_check(check, case, ctx) -> list[CheckRecord]:
     """The records of ``check`` on ``case`` (``None`` for a model-independent check), each naming
-    its case and what it ran on (:func:`ran_on`)."""
+    its case, what it ran on (:func:`ran_on`), the check that ran (``details["check"]``) and the
+    run's cost, the same on each of its records: ``details["token_steps"]``, the tokens its own
+    samplers drew (:func:`numerics.count_token_steps`), and ``details["cpu_seconds"]``.
+
+    A simulation that two checks share from a cache (``sga.convergence`` and ``sga.filtering``;
+    ``sga.fluctuations`` and ``sga.hitting_time``) counts once, on whichever check ran it first: the
+    other draws nothing. The CPU seconds are this process's clock when the executor is in-process
+    (the whole process does this check), else this thread's (other units may share the worker
+    process), plus the CPU seconds the check's blocks of runs report from the workers they ran on.
+    """
     where = ran_on(check, case)
     named = {} if case is None else {"case": case.name}
-    return [replace(r, details={**r.details, **named, "ran_on": r.details.get("ran_on", where)})
-            for r in check.run(case, ctx)]
+    clock = time.process_time if current_executor().backend == "inline" else time.thread_time
+    cpu0 = clock()
+    with count_token_steps() as cost:
+        records = check.run(case, ctx)
+    spent = {"check": check.id, "token_steps": cost.token_steps,
+             "cpu_seconds": round(clock() - cpu0 + cost.cpu_elsewhere, 3)}
+    return [replace(r, details={**r.details, **named, "ran_on": r.details.get("ran_on", where), **spent})
+            for r in records]
+
+
+def check_costs(records) -> list[dict]:
+    """One entry per check run in ``records`` (a :class:`SuiteResult`'s, or their JSON form), in
+    order: ``{"check", "case", "records", "token_steps", "cpu_seconds"}`` (the case ``None`` for a
+    model-independent check; records without a cost, from a report written before they had one,
+    are left out)."""
+    out: list[dict] = []
+    for r in records:
+        d = r["details"] if isinstance(r, dict) else r.details
+        if "token_steps" not in d:
+            continue
+        key = (d.get("check"), d.get("case"))
+        if out and (out[-1]["check"], out[-1]["case"]) == key:
+            out[-1]["records"] += 1
+            continue
+        out.append({"check": key[0], "case": key[1], "records": 1, "token_steps": d["token_steps"],
+                    "cpu_seconds": d.get("cpu_seconds", 0.0)})
+    return out
 
 
 def context(config: SuiteConfig, figure_dir: Path | None = None) -> CheckContext:
     """The :class:`CheckContext` every check of a run of ``config`` receives."""
     return CheckContext(seed=config.seed, preset=config.preset, figure_dir=figure_dir,
                         quadrature_points=config.quadrature_points, quadrature_dps=config.quadrature_dps,
-                        budget=config.budget, method=config.method, drift_se=config.drift_se)
+                        budget=config.budget, method=config.method, drift_se=config.drift_se,
+                        sequential=config.sequential)
 
 
 def plan(config: SuiteConfig) -> list[tuple[str, Check, Case | None]]:
@@ -291,7 +328,8 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
     if figure_dir is not None:
         figure_dir.mkdir(parents=True, exist_ok=True)
     ctx = context(config, figure_dir)
-    steps = plan(config)
+    with count_token_steps() as planning:  # what deciding which checks apply draws, outside every check
+        steps = plan(config)
     records: list[CheckRecord] = []
     ex = current_executor()
     if ex.backend == "inline" or not steps:  # an empty plan (every selected check left out) has no unit
@@ -306,9 +344,13 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
     # one path once: checks that share a simulation (sga.convergence, sga.filtering) name its figure each
     figures = tuple(dict.fromkeys(f for r in records for f in r.details.get("figures", [])))
     summary = summarize(records, builtin_apart(config))
-    skipped = not_applicable(config) + left_out(config)
-    per_case = applied(config, steps)
+    with count_token_steps() as reasons:
+        skipped = not_applicable(config) + left_out(config)
+        per_case = applied(config, steps)
     summary["applied"] = per_case
+    costs = check_costs(records)
+    summary["token_steps"] = sum(c["token_steps"] for c in costs) + planning.token_steps + reasons.token_steps
+    summary["cpu_seconds"] = round(sum(c["cpu_seconds"] for c in costs), 3)
     if any(c["model"].startswith("subspace") for c in per_case):
         # say it where the report and the command already list what was not run
         skipped = skipped + [{"check": "the checks of the other model", "case": c["case"],
