@@ -27,6 +27,13 @@ chain (section 2) on the case's finite instance.
   stops at its first exit from ``(a, b)`` (``simulate(stop_outside=(a, b))``), up to
   ``8 / (F'(rho*) eta)`` steps.
 
+**Stopping once decided** (``CheckContext.sequential``, the default; expansion route): the runs of
+``sga.fluctuations`` and ``sga.hitting_time`` (shared) and of ``sga.splitting`` are simulated in the
+looks of :mod:`._sequential` (50%, 75%, 100% of the preset's count), and a look that decides every
+statistic stops them (:func:`_band_and_passage`, :func:`_splitting_rule`). The first look's runs are
+the fixed design's first runs; the KS test joins an early pass only through its own rule at the look.
+The measured route keeps the fixed count (its law's error would have to be re-estimated at every look).
+
 ``variance_scale`` (keyword of :func:`fluctuations`, :func:`hitting_time`,
 :func:`splitting`) multiplies ``Sigma`` in the prediction; 1 is the derived value, and the
 tests show that 2 fails (the expansion route only).
@@ -74,9 +81,10 @@ from ...numerics import (
 )
 from ...theory import validity
 from ._common import order_se
-from ._context import CheckContext, validity_walk
+from ._context import CheckContext, derive_seed, validity_walk
 from ._preset import Preset
 from ._record import CheckRecord
+from ._sequential import Statistic, Stopping, interim_verdict, look_counts, stats_table
 
 if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
     from ._case import Case
@@ -246,6 +254,28 @@ def _exact(problem: Problem, schedule: Schedule, rho0: float, horizon: int, runs
     return sim.rho
 
 
+def _sequential_exact(problem: Problem, schedule: Schedule, rho0: float, horizon: int, runs: int, seed: int,
+                      decide, stop: tuple | None = None) -> tuple[np.ndarray, Stopping]:
+    """The exact chain's paths in the looks of :mod:`._sequential`: ``decide(paths, total)`` gives
+    the interim verdict (``"pass"``, ``"fail"`` or ``None``) and the statistics it read. The first
+    look's runs are the fixed design's first runs (children ``0..n-1`` of ``SeedSequence(seed)``);
+    each later block draws from its own seed (``derive_seed(seed, "look", j)``)."""
+    counts = look_counts(runs)
+    parts: list[np.ndarray] = []
+    done = 0
+    for j, n in enumerate(counts):
+        block_seed = seed if j == 0 else derive_seed(seed, "look", j)
+        parts.append(_exact(problem, schedule, rho0, horizon, n - done, block_seed, stop))
+        done = n
+        if n == runs:
+            break
+        paths = np.concatenate(parts)
+        verdict, stats = decide(paths, runs)
+        if verdict is not None:
+            return paths, Stopping(n, runs, counts, verdict, stats_table(stats, n, runs))
+    return np.concatenate(parts), Stopping(runs, runs, counts, None)
+
+
 def _horizon(problem, schedule, rho0, cap, seed, variance_scale, route: Route = EXPANSION):
     """Predicted 90% passage step (from a short diffusion pilot) x 1.3, or ``None`` beyond ``cap``."""
     _, hits = _prediction(problem, schedule, rho0, cap, seed, variance_scale, route)
@@ -283,8 +313,46 @@ def _runs(case: Case, ctx: CheckContext, variance_scale: float, budget_: Budget 
     if horizon is None:
         return None
     pred, hits_pred = _prediction(p, schedule, RHO0, b.max_steps, pseed, float(variance_scale), route)
-    sim = _exact(p, schedule, RHO0, horizon, b.runs, ctx.seed_for(case.name, "diffusion.exact", horizon))
-    return route, schedule, horizon, pred, hits_pred, sim
+    seed = ctx.seed_for(case.name, "diffusion.exact", horizon)
+    if not ctx.sequential or route.measured:
+        return route, schedule, horizon, pred, hits_pred, _exact(p, schedule, RHO0, horizon, b.runs, seed), None
+    sim, stopping = _sequential_exact(p, schedule, RHO0, horizon, b.runs, seed, _band_and_passage(pred, hits_pred,
+                                                                                                   horizon))
+    return route, schedule, horizon, pred, hits_pred, sim, stopping
+
+
+def _checkpoints(horizon: int) -> np.ndarray:
+    """The steps at which ``sga.fluctuations`` compares the band: :data:`CHECKPOINTS` spread to ``horizon``."""
+    return np.unique(np.linspace(0, horizon, CHECKPOINTS + 1)[1:].astype(int))
+
+
+def _band_and_passage(pred: np.ndarray, hits_pred: np.ndarray, horizon: int):
+    """The interim rule of the runs ``sga.fluctuations`` and ``sga.hitting_time`` share (expansion
+    route): their three interval statistics (coverage, below-median, median passage;
+    :class:`._sequential.Statistic`), and an early pass also needs the KS test's own rule at the look."""
+    ks = _checkpoints(horizon)
+    f_cov, f_med = math.sqrt(0.16 / PRED_RUNS), math.sqrt(0.25 / PRED_RUNS)
+    hp = _censored(hits_pred, horizon)
+
+    def decide(paths: np.ndarray, total: int):
+        n = paths.shape[0]
+        inside, below, _ = _coverage(pred, paths[:, ks], ks)
+        hs = _censored(first_hits(paths, TARGET), horizon)
+        m_sim = float(np.median(hs))
+        if m_sim > horizon:  # the median passage is not yet measured: go on
+            return None, ()
+        stats = (Statistic("coverage", float(inside.mean()) - 0.8, math.hypot(inside.std(ddof=1) / math.sqrt(n), f_cov),
+                           Z, floor=f_cov),
+                 Statistic("below_median", float(below.mean()) - 0.5,
+                           math.hypot(below.std(ddof=1) / math.sqrt(n), f_med), Z, floor=f_med),
+                 Statistic("median_passage", abs(float(np.median(hp)) - m_sim) / m_sim, order_se(hs, 0.5) / m_sim,
+                           3.0, allowance=HIT_TOL))
+        verdict = interim_verdict(stats, n, total, len(look_counts(total)) - 1)
+        if verdict == "pass" and float(ks_2samp(hp, hs).pvalue) < KS_LEVEL:
+            verdict = None
+        return verdict, stats
+
+    return decide
 
 
 def _law_spread(problem: Problem, route: Route, schedule: Schedule, horizon: int, seed: int, stats) -> np.ndarray:
@@ -314,8 +382,8 @@ def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
     runs = _runs(case, ctx, variance_scale, budget_, schedule)
     if runs is None:
         return [_inconclusive("sga.fluctuations", case, _cap(ctx, budget_), t0, "the band comparison")]
-    route, schedule, horizon, pred, _, sim = runs
-    ks = np.unique(np.linspace(0, horizon, CHECKPOINTS + 1)[1:].astype(int))
+    route, schedule, horizon, pred, _, sim, stopping = runs
+    ks = _checkpoints(horizon)
     x = sim[:, ks]
     inside, below, q = _coverage(pred, x, ks)
     n = x.shape[0]
@@ -347,11 +415,18 @@ def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
     if route.measured:
         details.update(method="paths of the measured one-step law (exact steps by its draws) vs exact reduced chain",
                        coverage_law_se=law_cov, below_median_law_se=law_med)
+    if stopping is not None:
+        details["sequential"] = stopping.as_dict()
     msg = (f"{_route_prefix(route)}{n} runs, {ks.size} checkpoints to step {horizon}: inside predicted 10-90% band "
            f"{cov:.3f} (expected 0.8, z = {z_cov:+.2f}), below predicted median {med:.3f} (expected 0.5, "
-           f"z = {z_med:+.2f})")
+           f"z = {z_med:+.2f})" + _stopped(stopping))
     return [_record("sga.fluctuations", "pass" if ok else "fail", max(abs(z_cov), abs(z_med)), Z, msg, details,
                     case, t0)]
+
+
+def _stopped(stopping: Stopping | None) -> str:
+    """What a message says of a sequential run that stopped early (nothing for the fixed design's count)."""
+    return "" if stopping is None or stopping.verdict is None else f"; {stopping.describe()}"
 
 
 def _route_prefix(route: Route) -> str:
@@ -386,7 +461,7 @@ def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
     runs = _runs(case, ctx, variance_scale, budget_, schedule)
     if runs is None:
         return [_inconclusive("sga.hitting_time", case, _cap(ctx, budget_), t0, "the first-passage comparison")]
-    route, schedule, horizon, _, hits_pred, sim = runs
+    route, schedule, horizon, _, hits_pred, sim, stopping = runs
     hits = first_hits(sim, TARGET)
     hp = _censored(hits_pred, horizon)
     hs = _censored(hits, horizon)
@@ -420,11 +495,13 @@ def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
     details["simulated_median_se"] = sim_se
     if route.measured:
         details["predicted_median_law_se"] = law_se
+    if stopping is not None:
+        details["sequential"] = stopping.as_dict()
     widened = (f" + 3 x hypot(law SE {law_se:.3g}, median SE {sim_se:.3g}) / median" if route.measured
                else f" + 3 x median SE {sim_se:.3g} / median")
     msg = (f"{_route_prefix(route)}median first step with |rho| >= {TARGET}: predicted {m_pred:.0f}, simulated "
            f"{m_sim:.0f} (95% [{srt[lo_i]}, {srt[hi_i]}], {n} runs), relative difference {rel:.3f} (<= {HIT_TOL}"
-           f"{widened}); KS p = {pval:.3g} (>= {KS_LEVEL})")
+           f"{widened}); KS p = {pval:.3g} (>= {KS_LEVEL})" + _stopped(stopping))
     return [_record("sga.hitting_time", "pass" if ok else "fail", rel, tol, msg, details, case, t0)]
 
 
@@ -449,41 +526,28 @@ def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, bud
     b = budget_ or budget(ctx.preset)
     p = case.problem
     route = route_for(case, ctx, splitting_expansion)
+    eta, ref, w, rho0, refusal = _splitting_setup(p, eta)
+    if refusal:
+        details = _route_details(route) if ref is None else {"noise_width": w}
+        return [_record("sga.splitting", "inconclusive", None, None, refusal, details, case, t0)]
     sched = Schedule.constant(eta)
-    # the protocol (rho*, F'(rho*), eta, w, a, b) is the expansion's on either route, as in the validation
-    # study: the limit's rho* need not be an unstable zero of the measured drift (theta 2, beta 1.6,
-    # L 2,100: measured F'(rho*) < 0), whose own zeros are not located here
-    tab = diffusion_tables(p)
-    try:
-        ref = splitting_probability(p, sched, 0.0, tables=tab)
-    except ValueError as exc:
-        return [_record("sga.splitting", "inconclusive", None, None, f"not applicable: {exc}",
-                        _route_details(route), case, t0)]
-    # the scale function is the small-step limit of the escape from rho*: keep eta F'(rho*) at most
-    # numerics.SPLIT_GROWTH (one step's growth 1 + eta F' then matches the diffusion's exp(eta F'))
-    if eta * ref.rate > SPLIT_GROWTH:
-        eta = SPLIT_GROWTH / ref.rate
-        sched = Schedule.constant(eta)
-    w = math.sqrt(eta * float(tab.variance(np.array(ref.unstable))) / (2 * ref.rate))
-    rho0 = float(ref.unstable + w)
-    if not rho0 < 1.0:  # w grows like sqrt(eta): the start must lie inside the sphere's range
-        return [_record("sga.splitting", "inconclusive", None, None,
-                        f"the start rho* + w = {ref.unstable:.4g} + {w:.3g} lies beyond 1 at eta = {eta}: the noise "
-                        f"width w = sqrt(eta Sigma(rho*) / (2 F'(rho*))) needs steps more than "
-                        f"{(w / (1.0 - ref.unstable)) ** 2:.3g} times smaller", {"noise_width": w}, case, t0)]
     pred = splitting_probability(p, sched, rho0, variance_scale=variance_scale)
     steps = math.ceil(8.0 / (ref.rate * eta))
     # a run is decided at its first exit from (a, b): it stops there (the first exit, all that is
     # compared, is the unstopped run's; the mean exit is about a quarter of the step cap)
-    rho = _exact(p, sched, rho0, steps, b.split_runs, ctx.seed_for(case.name, "sga.splitting", steps),
-                 (pred.a, pred.b))
-    n, k = exits(rho, pred.a, pred.b)
-    undecided = b.split_runs - n
-    if n < 0.95 * b.split_runs:
-        return [_record("sga.splitting", "inconclusive", None, None,
-                        f"{undecided} of {b.split_runs} runs undecided after {steps} steps", {"steps": steps}, case,
-                        t0)]
+    seed, ab = ctx.seed_for(case.name, "sga.splitting", steps), (pred.a, pred.b)
     zc = float(norm.isf(0.005))
+    stopping = None
+    if ctx.sequential and not route.measured:
+        rho, stopping = _sequential_exact(p, sched, rho0, steps, b.split_runs, seed,
+                                          _splitting_rule(pred.probability, ab, zc), ab)
+    else:
+        rho = _exact(p, sched, rho0, steps, b.split_runs, seed, ab)
+    runs = rho.shape[0]
+    n, k = exits(rho, pred.a, pred.b)
+    if n < 0.95 * runs:
+        return [_record("sga.splitting", "inconclusive", None, None,
+                        f"{runs - n} of {runs} runs undecided after {steps} steps", {"steps": steps}, case, t0)]
     lo, hi = _wilson(k, n, zc)
     predicted, se_pred, extra = pred.probability, 0.0, _route_details(route)
     if route.measured:
@@ -491,15 +555,85 @@ def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, bud
     ok = lo - zc * se_pred <= predicted <= hi + zc * se_pred
     details = {
         "eta": eta, "rho_star": ref.unstable, "rate": ref.rate, "noise_width": w, "rho0": rho0, "a": pred.a,
-        "b": pred.b, "predicted_plus": predicted, "gaussian_plus": pred.gaussian, "runs": b.split_runs,
+        "b": pred.b, "predicted_plus": predicted, "gaussian_plus": pred.gaussian, "runs": runs,
         "decided": n, "plus": k, "interval99": [lo, hi], "steps": steps, "variance_scale": variance_scale,
         **extra,
     }
+    if stopping is not None:
+        details["sequential"] = stopping.as_dict()
     what = (f"measured one-step law {predicted:.3f} +- {se_pred:.3f} (scale function {pred.probability:.3f})"
             if route.measured else f"scale function {pred.probability:.3f}")
     msg = (f"from rho0 = rho* + {w:.3g} = {rho0:.4f} at eta = {eta}: +xi first in {k}/{n} runs "
-           f"(99% [{lo:.3f}, {hi:.3f}]), {what}; -xi fraction {1 - k / n:.3f} vs {1 - predicted:.3f}")
+           f"(99% [{lo:.3f}, {hi:.3f}]), {what}; -xi fraction {1 - k / n:.3f} vs {1 - predicted:.3f}"
+           + _stopped(stopping))
     return [_record("sga.splitting", "pass" if ok else "fail", k / n, predicted, msg, details, case, t0)]
+
+
+def _splitting_setup(p: Problem, eta: float) -> tuple:
+    """``(eta, reference, w, rho0, refusal)`` of ``sga.splitting`` on ``p`` at the asked step;
+    ``refusal`` says why it is inconclusive (empty when it is not; ``reference`` is ``None`` when
+    the model has no unstable equilibrium).
+
+    The protocol (``rho*``, ``F'(rho*)``, ``eta``, ``w``, ``a``, ``b``) is the expansion's on either
+    route, as in the validation study: the limit's ``rho*`` need not be an unstable zero of the
+    measured drift (theta 2, beta 1.6, L 2,100: measured ``F'(rho*) < 0``), whose own zeros are not
+    located here."""
+    tab = diffusion_tables(p)
+    try:
+        ref = splitting_probability(p, Schedule.constant(eta), 0.0, tables=tab)
+    except ValueError as exc:
+        return eta, None, math.nan, math.nan, f"not applicable: {exc}"
+    # the scale function is the small-step limit of the escape from rho*: keep eta F'(rho*) at most
+    # numerics.SPLIT_GROWTH (one step's growth 1 + eta F' then matches the diffusion's exp(eta F'))
+    if eta * ref.rate > SPLIT_GROWTH:
+        eta = SPLIT_GROWTH / ref.rate
+    w = math.sqrt(eta * float(tab.variance(np.array(ref.unstable))) / (2 * ref.rate))
+    rho0 = float(ref.unstable + w)
+    if not rho0 < 1.0:  # w grows like sqrt(eta): the start must lie inside the sphere's range
+        return eta, ref, w, rho0, (f"the start rho* + w = {ref.unstable:.4g} + {w:.3g} lies beyond 1 at eta = "
+                                   f"{eta}: the noise width w = sqrt(eta Sigma(rho*) / (2 F'(rho*))) needs steps "
+                                   f"more than {(w / (1.0 - ref.unstable)) ** 2:.3g} times smaller")
+    return eta, ref, w, rho0, ""
+
+
+def splitting_design(case: Case, ctx: CheckContext) -> dict | None:
+    """What ``sga.splitting`` will simulate on ``case`` (``None`` when it is inconclusive before any
+    run): ``{"eta", "steps", "runs", "sequential"}`` (the step cap; each run stops at its exit)."""
+    eta, ref, _, _, refusal = _splitting_setup(case.problem, SPLIT_ETA)
+    if refusal:
+        return None
+    route = route_for(case, ctx, splitting_expansion)
+    return {"eta": eta, "steps": math.ceil(8.0 / (ref.rate * eta)), "runs": budget(ctx.preset).split_runs,
+            "sequential": ctx.sequential and not route.measured}
+
+
+def diffusion_design(case: Case, ctx: CheckContext) -> dict:
+    """What ``sga.fluctuations`` and ``sga.hitting_time`` will simulate on ``case``: ``{"route",
+    "schedule", "horizon" (None beyond the step cap), "runs", "paths", "sequential"}`` (the designs
+    they run, cached)."""
+    b = budget(ctx.preset)
+    p, pseed = case.problem, _prediction_seed(case, ctx)
+    route = route_for(case, ctx, diffusion_expansion)
+    schedule = schedule_for(p, pseed, route)
+    horizon = _horizon(p, schedule, RHO0, b.max_steps, pseed, 1.0, route)
+    return {"route": route.name, "schedule": schedule, "horizon": horizon, "runs": b.runs, "paths": PRED_RUNS,
+            "sequential": ctx.sequential and not route.measured}
+
+
+def _splitting_rule(predicted: float, ab: tuple, zc: float):
+    """The interim rule of ``sga.splitting`` (expansion route): the fraction of decided runs reaching
+    ``b`` first against ``predicted``, the final rule's Wilson interval read as ``|k/n - p| <= zc
+    SE`` with the SE of the observed fraction (:class:`._sequential.Statistic`); a look with more
+    than 5% of its runs undecided goes on."""
+    def decide(paths: np.ndarray, total: int):
+        n, k = exits(paths, *ab)
+        if n < 0.95 * paths.shape[0]:
+            return None, ()
+        shrunk = (k + 2) / (n + 4)  # Agresti and Coull's: an observed 0 or n gives no zero SE
+        stat = Statistic("plus_fraction", k / n - predicted, math.sqrt(shrunk * (1 - shrunk) / n), zc)
+        return interim_verdict((stat,), n, total, len(look_counts(total)) - 1), (stat,)
+
+    return decide
 
 
 def _measured_splitting(case: Case, ctx: CheckContext, route: Route, eta: float, steps: int, rho0: float,

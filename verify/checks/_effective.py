@@ -34,10 +34,11 @@ import numpy as np
 
 from ...numerics import Problem, Schedule, predict, simulate
 from ...theory import effective_drift, gradient_second_moment, stationary_alignment
-from ._context import CheckContext
+from ._context import CheckContext, derive_seed
 from ._figures import FigureSpec, effective_drift_figure
 from ._preset import QUICK, Preset
 from ._record import CheckRecord
+from ._sequential import Stopping, concat, curtail_margin, look_counts
 
 if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
     from ._case import Case
@@ -81,17 +82,52 @@ def cases(preset: Preset = QUICK) -> tuple[EffectiveCase, ...]:
     )
 
 
-def _run_case(case: EffectiveCase, runs: int, seed: int, stride: int, drag_scale: float):
-    sim = simulate(case.problem, case.schedule, steps=case.steps, runs=runs, rho0=case.rho0, seed=seed, stride=stride,
-                   workers=2)
+def _run_case(case: EffectiveCase, runs: int, seed: int, stride: int, drag_scale: float, sequential: bool = False):
+    """The simulation of one configuration (``runs`` runs; with ``sequential``, in the looks of
+    :mod:`._sequential`, stopping at the first that decides a pass: :func:`_decided`), its
+    prediction, the mean and the three sup errors, and where it stopped (``None``: the fixed count)."""
     pred = predict(case.problem, case.schedule, case.steps, case.rho0, stride, engine="scalar",
                    drag_scale=drag_scale)
+    counts = look_counts(runs) if sequential else (runs,)
+    sims, done, stopping = [], 0, None
+    for j, n in enumerate(counts):
+        sims.append(simulate(case.problem, case.schedule, steps=case.steps, runs=n - done, rho0=case.rho0,
+                             seed=seed if j == 0 else derive_seed(seed, "look", j), stride=stride, workers=2))
+        done = n
+        if n < runs and _decided(case, concat(sims), pred, runs, drag_scale):
+            stopping = Stopping(n, runs, counts, "pass")
+            break
+    if sequential and stopping is None:
+        stopping = Stopping(runs, runs, counts, None)
+    sim = concat(sims)
+    runs = sim.runs
     mean = sim.rho.mean(axis=0)
     e_plain = float(np.max(np.abs(mean - pred.rho_plain)))
     e_corr = float(np.max(np.abs(mean - pred.rho_corrected)))
     se = sim.rho.std(axis=0, ddof=1) / math.sqrt(runs)
     e_excess = float(np.max(np.abs(mean - pred.rho_corrected) - 3.0 * se))
-    return sim, pred, mean, e_plain, e_corr, e_excess
+    return sim, pred, mean, e_plain, e_corr, e_excess, stopping
+
+
+def _decided(case: EffectiveCase, sim, pred, total: int, drag_scale: float) -> bool:
+    """Whether the full count of ``total`` runs would pass, with probability ``1 - FALSE_PASS``
+    (:func:`._sequential.curtail_margin`: every mean of the full count within ``Delta`` of this
+    look's): the sup errors and the plateau pass their rules at the worst means in that band."""
+    rho = sim.rho
+    mean, margin = rho.mean(axis=0), curtail_margin(rho, total)
+    corr, plain = np.abs(mean - pred.rho_corrected), np.abs(mean - pred.rho_plain)
+    se_full = rho.std(axis=0, ddof=1) / math.sqrt(total)
+    ok = (float(np.max(corr + margin)) <= float(np.max(plain - margin)) / RATIO
+          and float(np.max(corr + margin - 3.0 * se_full)) <= ABS_TOL)
+    if ok and case.plateau:
+        pl = _plateau(case, sim, pred, drag_scale)
+        if not pl["ok"] or "tail" not in pl:
+            return False
+        per_run = rho[:, pl["tail"]].mean(axis=1)
+        reach = float(curtail_margin(per_run, total)[0])
+        ok = abs(pl["measured"] - pl["predicted"]) + reach <= (PLATEAU_SIGMAS * per_run.std(ddof=1) / math.sqrt(total)
+                                                                  + pl["next_order"])
+    return ok
 
 
 def _plateau(case: EffectiveCase, sim, pred, drag_scale: float) -> dict:
@@ -134,6 +170,7 @@ def _plateau(case: EffectiveCase, sim, pred, drag_scale: float) -> dict:
         "next_order": next_order,
         "tolerance": PLATEAU_SIGMAS * se + next_order,
         "ok": abs(measured - predicted) <= PLATEAU_SIGMAS * se + next_order,
+        "tail": tail,
     }
 
 
@@ -182,8 +219,9 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
     first = None
     for i, config in enumerate(cases(preset)):
         runs = fixed if fixed is not None else max(preset.effective_runs, config.min_runs)
-        sim, pred, _, e_plain, e_corr, e_excess = _run_case(config, runs, ctx.seed_for(CHECK_ID, i), stride,
-                                                              drag_scale)
+        sim, pred, _, e_plain, e_corr, e_excess, stopping = _run_case(config, runs, ctx.seed_for(CHECK_ID, i),
+                                                                        stride, drag_scale, ctx.sequential)
+        runs = sim.runs
         first = first or (config, sim, pred)
         ok = e_corr <= e_plain / RATIO and e_excess <= ABS_TOL
         entry = {"case": config.name, "problem": config.problem.as_dict(), "schedule": config.schedule.as_dict(),
@@ -191,8 +229,11 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
                  "sup_error_plain": e_plain, "sup_error_corrected": e_corr,
                  "sup_error_corrected_beyond_3se": e_excess,
                  "ratio": e_plain / e_corr if e_corr > 0 else math.inf, "ok": ok}
+        if stopping is not None:
+            entry["sequential"] = stopping.as_dict()
         if config.plateau:
             entry["plateau"] = _plateau(config, sim, pred, drag_scale)
+            entry["plateau"].pop("tail", None)
             ok = ok and entry["plateau"]["ok"]
         results.append(entry)
         ok_all &= ok
@@ -215,7 +256,10 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
                        f" = {PLATEAU_SIGMAS:g} SE + next-order-in-eta "
                        f"{r['plateau'].get('next_order', float('nan')):.4f})"
                        for r in results if "plateau" in r)
-           + f"; drag correction ~ eta^{vanish['loglog_slope']:.2f}")
+           + f"; drag correction ~ eta^{vanish['loglog_slope']:.2f}"
+           + "".join(f"; {r['case'].split(':')[0]}: {r['sequential']['runs']} of {r['sequential']['planned']} runs "
+                     "(a look decided it)" for r in results
+                     if r.get("sequential", {}).get("stopped_on")))
     return [CheckRecord(
         id=CHECK_ID, kind="consistency", status="pass" if ok_all else "fail",
         value=worst_ratio, threshold=1.0 / RATIO, certified=False, message=msg,

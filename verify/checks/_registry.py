@@ -16,6 +16,7 @@ import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import _cost
 from ._context import CheckContext, certificate, validity_walk
 from ._diffusion import (
     check_fluctuations,
@@ -91,6 +92,9 @@ class Check:
     routes : bool
         With ``"expansion validity"``: the check can also predict from the exact chain's measured
         one-step law, so validity gates it only when ``ctx.method`` is ``"expansion"``.
+    cost : callable or None
+        ``cost(case, ctx) -> tuple of Work``: what the check computes (:mod:`._cost`), read by the
+        run's plan (``sigrec verify --dry-run``); ``None``: not estimated.
     """
 
     id: str
@@ -112,6 +116,8 @@ class Check:
     #: with ``"expansion validity"``: the check can also predict from the exact chain's measured
     #: one-step law (:attr:`CheckContext.method`), so validity gates it only under ``"expansion"``
     routes: bool = False
+    #: ``cost(case, ctx) -> tuple of Work`` (:mod:`._cost`) for the run's plan; ``None``: not estimated
+    cost: Callable | None = None
 
     def __post_init__(self):
         if self.scope not in SCOPES:
@@ -184,43 +190,48 @@ def _entries(*checks: Check) -> dict[str, Check]:
 REGISTRY: dict[str, Check] = _entries(
     Check("derivation.quadrature", check_quadrature, "once", ("derivation.quadrature",),
           "symbolic lemmas vs 50-digit mpmath quadrature",
-          builtin="the derivation's lemmas at random parameter points of every prior family"),
+          builtin="the derivation's lemmas at random parameter points of every prior family", cost=_cost.quadrature),
     Check("field.endpoints", check_endpoints, "once", ("field.endpoints",), "F(+-1) = 0 symbolically",
-          builtin="the symbolic field of every prior family"),
-    Check("field.monotone", check_monotone, "model", ("field.monotone",), "sign of j' certified by ball arithmetic"),
-    Check("field.stability", check_stability, "model", ("field.stability",), "F'(+-1) and interior exponents"),
+          builtin="the symbolic field of every prior family", cost=_cost.derivations),
+    Check("field.monotone", check_monotone, "model", ("field.monotone",), "sign of j' certified by ball arithmetic",
+          cost=_cost.landscape),
+    Check("field.stability", check_stability, "model", ("field.stability",), "F'(+-1) and interior exponents",
+          cost=_cost.landscape),
     Check("field.phase_boundary", check_phase_boundary, "model", ("field.phase_boundary",),
-          "certified landscape vs the closed-form boundaries"),
-    Check("ode.lyapunov", check_lyapunov, "model", ("ode.lyapunov",), "J non-decreasing along the ODE"),
+          "certified landscape vs the closed-form boundaries", cost=_cost.landscape),
+    Check("ode.lyapunov", check_lyapunov, "model", ("ode.lyapunov",), "J non-decreasing along the ODE",
+          cost=_cost.landscape),
     Check("sga.convergence", check_convergence, "instance", ("sga.convergence.recovery", "sga.convergence"),
-          "recovery up to sign and agreement with the ODE basins"),
+          "recovery up to sign and agreement with the ODE basins", cost=_cost.convergence),
     Check("sga.filtering", check_filtering, "instance", ("sga.filtering", "sga.filtering.vanishes"),
-          "measured vs limit nuisance attention mass", ("expansion validity",), filtering_expansion),
+          "measured vs limit nuisance attention mass", ("expansion validity",), filtering_expansion,
+          cost=_cost.convergence),
     Check("stepsize.robbins_monro", check_robbins_monro, "instance", ("stepsize.robbins_monro",),
-          "Robbins-Monro conditions of the schedule in use"),
+          "Robbins-Monro conditions of the schedule in use", cost=_cost.robbins_monro),
     Check("sga.tracking", check_tracking, "instance", ("sga.tracking",),
-          "asymptotic-pseudotrajectory error against the restarted flow", ("expansion validity",), tracking_expansion),
+          "asymptotic-pseudotrajectory error against the restarted flow", ("expansion validity",), tracking_expansion,
+          cost=_cost.tracking),
     # not gated by validity: the bias is resolvable only at small L (its ladder starts at R ~ 10
     # tokens, A2/L = 0.013 and 0.19 on the built-in cases), where the rate is still decided
     Check("finite_size.rate", check_finite_size, "instance", ("finite_size.rate",),
-          "O(1/L) rate of the finite-size gradient bias"),
+          "O(1/L) rate of the finite-size gradient bias", cost=_cost.finite_size),
     Check("simulator.reduced_exact", check_reduced_exact, "instance", ("simulator.reduced_exact",),
-          "KS: exact reduced vs full simulator"),
+          "KS: exact reduced vs full simulator", cost=_cost.reduced_exact),
     Check("sga.effective_drift", check_effective_drift, "once", ("sga.effective_drift",),
           "the finite-step corrected ODE tracks the mean iterates",
           builtin="its own instances: " + "; ".join(
               f"theta {c.problem.theta:g}, R {c.problem.R}, L {c.problem.L}, d {c.problem.d} "
               f"({'constant' if c.schedule.kind == 'constant' else 'decaying'} step)"
-              for c in effective_cases())),
+              for c in effective_cases()), cost=_cost.effective),
     Check("sga.fluctuations", check_fluctuations, "instance", ("sga.fluctuations",),
           "diffusion 10-90% band of rho_k vs the exact chain", ("expansion validity",), diffusion_expansion,
-          routes=True),
+          routes=True, cost=_cost.diffusion),
     Check("sga.hitting_time", check_hitting_time, "instance", ("sga.hitting_time",),
           "diffusion vs exact median first step with |rho| >= 0.99", ("expansion validity",), diffusion_expansion,
-          routes=True),
+          routes=True, cost=_cost.diffusion),
     Check("sga.splitting", check_splitting, "instance", ("sga.splitting",),
           "scale-function splitting probability vs the exact chain (bistable models)",
-          ("unstable equilibrium", "expansion validity"), splitting_expansion, routes=True),
+          ("unstable equilibrium", "expansion validity"), splitting_expansion, routes=True, cost=_cost.splitting),
     # the subspace model (a k-dimensional law and/or H heads): docs/subspace*.md
     Check("subspace.quadrature", check_subspace_quadrature, "model", ("subspace.quadrature",),
           "float evaluator of the subspace limit vs quadrature at random overlaps", model="subspace"),

@@ -50,6 +50,8 @@ RECOVERY_FRACTION = 0.9
 #: a planned run's chance of a false "fails" (fewer than RECOVERY_FRACTION recovered while the plan's
 #: recovery rate holds) that its run count (``numerics.decisive_runs``) keeps below
 FALSE_FAILS = 0.05
+#: one-step draws of the exact chain at each unstable equilibrium that measure the noise band's variance
+NOISE_BAND_DRAWS = 200
 #: runs, token-step (runs x steps x L) budgets of the simulations and of a planned, decisive
 #: recovery run: ``Preset.sga_runs``, ``Preset.sga_sim_budget``, ``Preset.sga_plan_budget``
 
@@ -173,7 +175,7 @@ def noise_band(m, eq, problem, sched, seed) -> NoiseBand:
         lam = float(central_difference(lambda u: float(evaluate(m, u, engine="scalar").field), r, 1e-6))
         if not lam > 0:  # a stable interior point separates no basins
             continue
-        x, _ = one_step_increments(problem, r, 200, seed)
+        x, _ = one_step_increments(problem, r, NOISE_BAND_DRAWS, seed)
         v = float(x.var(ddof=1))
         eta_eff = effective_step(sched, lam)
         spread = math.sqrt(eta_eff * v / (2 * lam))

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from ..checks import select
 from ..render import write_report
-from ..suite import PRESETS, SuiteConfig, cases_from_toml, check_selection, make_case, run_suite
+from ..suite import PRESETS, SuiteConfig, cases_from_toml, check_selection, make_case, run_plan, run_suite
 from ._args import (
     PRIOR_HELP,
     add_executor_arguments,
@@ -73,6 +73,15 @@ def register(sub) -> None:
     add_out_argument(p, "sigrec-report", "output folder")
     p.add_argument("--seed", type=count("seed"), default=None, help="override the preset's seed")
     add_method_arguments(p, "the diffusion checks' predictions (sga.fluctuations, sga.hitting_time, sga.splitting)")
+    p.add_argument("--fixed-counts", action="store_true",
+                   help="run every counted check's full run count (the preset's fixed design) instead of stopping "
+                   "at the first look that decides its verdict (false pass <= 2%% against a deviation the full count "
+                   "detects, false fail + 0.1%%)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the run's plan instead of running it: each check on each case, what it computes "
+                   "(designs, certificates, tables, simulations with their token-steps) and what it shares with "
+                   "earlier steps; computes the designs (recovery plans, diffusion horizons), simulates nothing "
+                   "but their small pilots, writes nothing")
     add_executor_arguments(p)
     add_json_flag(p)
     p.set_defaults(run=run)
@@ -98,7 +107,7 @@ def _config(args) -> SuiteConfig:
         if not args.budget > 0:
             raise ValueError(f"`budget` must be > 0 token-steps, got {args.budget!r}")
         config = replace(config, budget=float(args.budget))
-    config = replace(config, method=args.method, drift_se=args.drift_se)
+    config = replace(config, method=args.method, drift_se=args.drift_se, sequential=not args.fixed_counts)
     if args.checks is not None:
         checks = check_selection(args.checks.split(","))
         select(checks)  # refuses unknown ids before anything runs
@@ -108,6 +117,8 @@ def _config(args) -> SuiteConfig:
 
 def run(args) -> int:
     config = _config(args)
+    if args.dry_run:
+        return _dry_run(args, config)
     with atomic_folder(args.out) as tmp, executor_from_args(args), stderr_progress() as bar:
         task = bar.add_task("checks", total=None)
 
@@ -152,6 +163,18 @@ def run(args) -> int:
             + f". Report: {escape(str(args.out / 'report.md'))} ({result.seconds:.1f} s)"
         )
     return 0 if result.ok else 1
+
+
+def _dry_run(args, config: SuiteConfig) -> int:
+    """Print the run's plan (:func:`verify.suite.run_plan`): nothing is run or written."""
+    with executor_from_args(args):
+        the_plan = run_plan(config)
+    if args.json:
+        emit_json({"preset": config.preset.name, "seed": config.seed, **the_plan.as_dict()})
+    else:
+        head = f"sigrec verify --preset {config.preset.name} --dry-run (seed {config.seed})\n"
+        Console(width=160, soft_wrap=True).print(escape(head + the_plan.describe()))
+    return 0
 
 
 def _table(title: str, records) -> Table:
