@@ -233,6 +233,13 @@ HEAVY = (
     "tests/theory/test_heads_certify.py::test_heads_away_from_the_defaults_agree_with_every_route",
     "tests/theory/test_region_discrete.py::test_a_three_atom_law_away_from_beta_sigma2_one_agrees_with_the_criterion_and_the_point_certificates",
     "tests/theory/test_region_k2.py::test_leaves_away_from_beta_sigma2_one_agree_with_the_point_certificates",
+    "tests/theory/test_region_k2.py::test_random_points_of_proved_leaves_agree_with_a_40_digit_count",
+    "tests/theory/test_region_k2.py::test_leaves_touching_theta_zero_are_proved_and_agree_with_the_40_digit_count",
+    "tests/theory/test_region_k2.py::test_away_from_beta_sigma2_one_random_points_agree_with_a_40_digit_count",
+    "tests/theory/test_region_k2.py::test_the_independent_count_sees_the_phases",
+    "tests/numerics/test_region_k2_tasks.py::test_subtrees_give_the_serial_leaves",
+    "tests/numerics/test_region_k2_tasks.py::test_a_cut_walk_leaves_pending_boxes_in_order",  # the sympy setup
+    "tests/verify/cli/test_phase_region.py::test_a_k2_law_draws_its_region_certificate_with_region",
     "tests/theory/test_kinds.py::test_certified_kinds_agree_with_the_40_digit_equilibria",
     "tests/theory/test_kinds.py::test_a_mixture_is_claimed_only_under_an_exact_symmetry",
     "tests/verify/checks/test_sga.py::test_tracking_passes_and_fails_with_wrong_field",

@@ -6,8 +6,10 @@ import math
 from dataclasses import replace
 from functools import cache
 
+import mpmath
 import numpy as np
 import pytest
+import sympy as sp
 from flint import fmpq
 
 from sigrec.theory import (
@@ -19,6 +21,7 @@ from sigrec.theory import (
     certify_transition,
     find_subspace_equilibria,
 )
+from sigrec.theory._derivation._subspace import derive_subspace
 from sigrec.theory._region._circle import audit_circle, k2_field
 
 PRIOR = "onehot(k=2)"
@@ -166,3 +169,87 @@ def test_leaves_away_from_beta_sigma2_one_agree_with_the_point_certificates():
         assert circle.complete and disk.complete
         counts = (len(circle.equilibria), sum(e.stable for e in circle.equilibria), len(disk.equilibria))
         assert counts == _proved_counts(box), (box.bounds, counts, _proved_counts(box))
+
+
+# ----------------------------------------------------------------------------------
+# an independent count: the original field g (not the reduced one the leaves are proved on) in
+# mpmath at 40 digits, from the derivation's own expressions
+
+
+@cache
+def _mp_field(law_spec):
+    d = derive_subspace(law_spec)
+    names = {s.name: s for s in d.gradient[0].free_symbols | d.gradient[1].free_symbols}
+    args = (*d.r, *(names.get(n, sp.Symbol(n)) for n in ("theta", "alpha", "beta", "sigma2")))
+    return sp.lambdify(args, d.gradient, "mpmath"), sp.lambdify(args, d.gradient, "numpy")
+
+
+def _independent_counts(law_spec, theta, alpha, beta=1.0, sigma2=1.0):
+    """(circle zeros, stable ones, interior zeros) of the original field: sign changes of the
+    tangential field on 3600 angles (stable: T decreasing through 0 and <r, g> > 0 there), and the
+    distinct zeros of g inside the disk that mpmath's 40-digit findroot reaches from a grid of starts."""
+    mp_g, np_g = _mp_field(law_spec)
+    phi = np.linspace(-np.pi, np.pi, 3600, endpoint=False) + 0.000321
+    c, s = np.cos(phi), np.sin(phi)
+    g1, g2 = np_g(c, s, theta, alpha, beta, sigma2)
+    T, lam = -s * g1 + c * g2, c * g1 + s * g2
+    after = np.roll(T, -1)
+    idx = np.nonzero(np.sign(T) != np.sign(after))[0]
+    stable = sum(1 for i in idx if after[i] < 0 and lam[i] > 0)
+    roots: list = []
+    with mpmath.workdps(40):
+        for x0 in np.linspace(-0.9, 0.9, 7):
+            for y0 in np.linspace(-0.9, 0.9, 7):
+                if x0 * x0 + y0 * y0 >= 0.95:
+                    continue
+                try:
+                    z = mpmath.findroot(lambda x, y: mp_g(x, y, theta, alpha, beta, sigma2), (x0, y0))
+                except (ValueError, ZeroDivisionError):
+                    continue
+                x, y = float(z[0]), float(z[1])
+                if x * x + y * y < 1 - 1e-9 and all(math.hypot(x - u, y - v) > 1e-8 for u, v in roots):
+                    roots.append((x, y))
+    return len(idx), stable, len(roots)
+
+
+def _check_random_points(cert, law_spec, n, seed, beta=1.0, sigma2=1.0):
+    proved = [b for b in cert.boxes if b.status != "undecided"]
+    assert proved
+    rng = np.random.default_rng(seed)
+    for i in rng.choice(len(proved), size=min(n, len(proved)), replace=False):
+        (_, t0, t1), (_, a0, a1) = proved[i].bounds
+        theta, alpha = rng.uniform(max(t0, 1e-3), t1), rng.uniform(a0, a1)
+        assert _independent_counts(law_spec, theta, alpha, beta, sigma2) == _proved_counts(proved[i]), \
+            (proved[i].bounds, theta, alpha)
+
+
+@pytest.mark.heavy
+def test_random_points_of_proved_leaves_agree_with_a_40_digit_count():
+    _check_random_points(small(), PRIOR, 6, 11)
+
+
+@pytest.mark.heavy
+def test_leaves_touching_theta_zero_are_proved_and_agree_with_the_40_digit_count():
+    """The walk proves the field divided by theta alpha, so leaves at theta = 0 are decided (for theta > 0)."""
+    cert = certify_region_k2((0.0, 0.6), (0.01, 1.0), prior=PRIOR, min_width=2.0 ** -3)
+    at_zero = [b for b in cert.boxes if b.bounds[0][1] == 0.0 and b.status != "undecided"]
+    # two on the circle, one of them stable, none inside: the mixture (its label also asks for the stable
+    # one's bracket inside the first quadrant, which a wide root tile may overhang)
+    assert at_zero and all(_proved_counts(b) == (2, 1, 0) for b in at_zero)
+    _check_random_points(cert, PRIOR, 4, 3)
+
+
+@pytest.mark.heavy
+def test_away_from_beta_sigma2_one_random_points_agree_with_a_40_digit_count():
+    law = "onehot(k=2, probs=[0.55, 0.45])"
+    cert = certify_region_k2((0.6, 0.9), (0.1, 0.15), 1.2, 0.9, prior=law, min_width=2.0 ** -3)
+    _check_random_points(cert, law, 4, 5, 1.2, 0.9)
+
+
+@pytest.mark.heavy
+def test_the_independent_count_sees_the_phases():
+    """The check itself: the 40-digit count tells the mixture (2 on the circle) from the specialised
+    phase (4) and the phase with an interior saddle, so agreeing with it is not vacuous."""
+    assert _independent_counts(PRIOR, 0.5, 0.05) == (2, 1, 0)
+    assert _independent_counts(PRIOR, 1.2, 0.05) == (4, 2, 0)
+    assert _independent_counts(PRIOR, 2.0, 0.05)[0::2] == (4, 1)

@@ -7,6 +7,13 @@ the zeros of ``g`` in the open disk. :func:`certify_region_k2` proves the same o
 ``[theta_lo, theta_hi] x [alpha_lo, alpha_hi]`` (``beta``, ``sigma2`` fixed): the parameters are
 ``arb`` balls covering the leaf.
 
+**The reduced field.** With ``j = c^2 + theta^2 |m|^2 + 2 c theta <r, m>`` (``c = beta sigma2``,
+``m = alpha n(r)``, :mod:`theory._derivation._subspace`), every function here is that of
+``(j - c^2) / (theta alpha) = theta alpha |n|^2 + 2 c <r, n>``: the field divided by
+``theta alpha > 0``, with the same zeros, tangent and radial signs and inertia. It does not vanish
+at ``theta = 0`` (for a law with a nonzero mean it is ``2 c E[s]`` there) and is smooth down to
+``alpha = 0``, so a leaf touching ``theta = 0`` can be proved (its claim is for ``theta > 0``).
+
 **Centred forms.** The plain ball field of a wide parameter ball overestimates badly (the
 dependency problem; a one-percent ball gives an enclosure of ``T`` wider than ``T``), so every
 enclosure here is a mean-value form in the angle *and* the parameters:
@@ -36,16 +43,26 @@ undecided pieces (merged).
 
 The walk is that of :func:`theory._region._certify.certify_region`: split the side with the
 largest width relative to its range (``alpha`` in log scale when its range spans a decade), down
-to ``min_width``, then ``undecided``. ``theta = 0`` may start a range: the field vanishes there,
-and the claim is for ``theta > 0`` in a leaf that touches it (a leaf is proved on the closed box,
-so such a leaf is in practice undecided).
+to ``min_width``, then ``undecided``; ``box=``/``depth=`` cut it into subtrees as there (each
+pending box carries what its parent proved, so a subtree walked elsewhere is walked as here:
+:func:`numerics.certify_region_k2_tasks`). Before a proof attempt, the float signatures of the
+circle equilibria at the leaf's corners and centre (:mod:`theory._region._circle_floats`) are
+compared: when they differ no proof can succeed, and the leaf is split across the side whose ends
+differ without trying. A root tile is also proved on a tile wider than the fine width when ``T``
+has opposite certified signs at its ends and ``T'``, ``lam`` one certified sign on a few pieces
+covering it. Each attempt has a budget (:data:`_MAX_TILES`, :data:`_MAX_SQUARES`).
 
-**Cost (not yet for wide regions).** A leaf about 0.03 wide in ``theta`` proves in 10-30 ms, and
-a small box (``theta`` 0.7-1, ``alpha`` 0.1-0.15) certifies in about 18 s with 27% of its area
-undecided (the bands along the phase boundaries). A wide region is out of reach for now:
-``theta`` 0.1-3 by ``alpha`` 0.01-1 left 88% undecided after 500 leaves (50 s); most of the time
-goes into failed attempts on wide leaves. Four phases meet there (2 equilibria on the circle; 4;
-4 and an interior saddle; 6 and 1), each boundary an undecided band.
+**Cost (not yet for wide regions).** Measured on 2 cores shared with other work: a small box
+(``theta`` 0.7-1, ``alpha`` 0.1-0.15, ``min_width = 2^-3``) certifies in about 4 s (26% undecided;
+15 s and 27% before the signatures, the wide root tiles and the budgets); ``theta`` 0.1-3 by
+``alpha`` 0.01-1 leaves 87% undecided after 500 leaves in 12 s (88% in 50 s before). The wide region
+stays out of reach: at ``min_width = 2^-5`` it left 69% undecided in 340 s, and only one attempt in
+ten succeeded even on leaves 1/64 of the ranges wide. What limits it is the enclosure, not the walk:
+the ball derivatives ``T_theta(X, P)``, ``T'_theta(X, P)`` of the centred forms overestimate their
+range about tenfold on such leaves (the expressions are long sums with cancellations, and
+``cos``/``sin`` of the angle enter as independent balls), so leaves must be far smaller than the
+phase bands. Four phases meet (2 equilibria on the circle; 4; 4 and an interior saddle; 6 and 1),
+each boundary an undecided band.
 """
 
 from __future__ import annotations
@@ -69,7 +86,8 @@ from .._certify._scalar import MAX_PREC
 from .._certify._subspace_balls import _NAMESPACE, _ArbPrinter, inertia
 from .._derivation._subspace import PARAM_SYMBOLS, _derive
 from .._model import Model
-from ._certify import _DOMAIN, _parse, _split_point, relative_width
+from ._certify import _DOMAIN, _parse, _split_point, _sub_box, relative_width
+from ._circle_floats import SignatureCache
 
 #: default relative width below which a leaf is not split further
 MIN_WIDTH = 2.0 ** -8
@@ -85,12 +103,15 @@ _SPLIT = fmpq(29, 59)
 
 @dataclass(frozen=True)
 class K2Field:
-    """The ball functions a leaf reads, each ``f(r1, r2, theta, alpha, beta, sigma2) -> tuple``:
+    """The ball functions a leaf reads, each ``f(r1, r2, theta, alpha, beta, sigma2) -> tuple``, of the
+    reduced field (module doc):
 
     ``circle_values`` -> ``(T, T', lam)``; ``circle_slopes`` -> ``(T', T_theta, T_alpha, T'',
     T'_theta, T'_alpha, lam_phi, lam_theta, lam_alpha)``; ``circle_params`` -> ``(T_theta, T_alpha)``
     (``r`` on the unit circle); ``disk_values``
-    -> ``(g1, g2)``; ``disk_slopes`` -> ``(H11, H12, H22, g1_theta, g1_alpha, g2_theta, g2_alpha)``.
+    -> ``(g1, g2)``; ``disk_slopes`` -> ``(H11, H12, H22, g1_theta, g1_alpha, g2_theta, g2_alpha)``;
+    ``floats`` -> ``(T, T', lam)`` in numpy floats (where the walk tries proofs,
+    :mod:`theory._region._circle_floats`; ``None``: everywhere).
     A test hook replaces them (:func:`certify_region_k2` ``field=``)."""
 
     circle_values: Callable[..., Any]
@@ -98,15 +119,21 @@ class K2Field:
     circle_params: Callable[..., Any]
     disk_values: Callable[..., Any]
     disk_slopes: Callable[..., Any]
+    floats: Callable[..., Any] | None = None
 
 
 @cache
 def k2_field(law) -> K2Field:
-    """The :class:`K2Field` of a ``k = 2`` law, derived symbolically and lambdified to balls."""
+    """The :class:`K2Field` of a ``k = 2`` law, derived symbolically and lambdified to balls: the
+    gradient of ``(j - c^2) / (theta alpha)`` (module doc)."""
     d = _derive(law)
     r1, r2 = d.r
     th, al = PARAM_SYMBOLS[0], PARAM_SYMBOLS[1]
-    (g1, g2), h = d.gradient, d.hessian
+    c, m = d.pooled
+    n = [mi / al for mi in m]  # m is alpha times a function smooth down to alpha = 0
+    reduced = th * al * (n[0] ** 2 + n[1] ** 2) + 2 * c * (r1 * n[0] + r2 * n[1])
+    g1, g2 = sp.diff(reduced, r1), sp.diff(reduced, r2)
+    h = [[sp.diff(g1, r1), sp.diff(g1, r2)], [sp.diff(g2, r1), sp.diff(g2, r2)]]
     lam = r1 * g1 + r2 * g2
     T = -r2 * g1 + r1 * g2
     T1 = r2 * r2 * h[0][0] - 2 * r1 * r2 * h[0][1] + r1 * r1 * h[1][1] - lam  # dT/dphi on the circle
@@ -125,7 +152,8 @@ def k2_field(law) -> K2Field:
         circle_params=fn((sp.diff(T, th), sp.diff(T, al))),
         disk_values=fn((g1, g2)),
         disk_slopes=fn((h[0][0], h[0][1], h[1][1], sp.diff(g1, th), sp.diff(g1, al), sp.diff(g2, th),
-                        sp.diff(g2, al))))
+                        sp.diff(g2, al))),
+        floats=sp.lambdify((r1, r2, *PARAM_SYMBOLS), (T, T1, lam), "numpy", cse=True))
 
 
 @dataclass(frozen=True)
@@ -202,6 +230,29 @@ class _Circle:
         return (sign(T1 + sl[3] * dX + sl[4] * lf.dth + sl[5] * lf.dal),
                 -sign(lam + sl[6] * dX + sl[7] * lf.dth + sl[8] * lf.dal))
 
+    def monotone(self, a: fmpq, b: fmpq, budget: int):
+        """``(("root", tangent sign, radial sign) or None, evaluations)``: a root tile when ``T`` has
+        opposite certified signs at the ends of ``[a, b]`` and ``T'`` and ``lam`` one certified sign
+        each on pieces (at most ``budget``, by bisection) covering it (as :meth:`cluster`)."""
+        sa, sb = self.end_sign(a), self.end_sign(b)
+        if not sa or sa == sb:
+            return None, 0
+        stack, count, signs = [(a, b)], 0, set()
+        while stack and count < budget:
+            x, y = stack.pop()
+            count += 1
+            ds, radial = self.slope_signs(x, y)
+            if ds and radial:
+                signs.add((ds, radial))
+                if len(signs) > 1 or ds != sb:
+                    return None, count
+            else:
+                p = x + (y - x) * _SPLIT
+                stack += [(p, y), (x, p)]
+        if stack:
+            return None, count
+        return ("root", *signs.pop()), count
+
     def cluster(self, a: fmpq, b: fmpq, pieces):
         """``("root", tangent sign, radial sign)`` when the pieces covering ``[a, b]`` prove one simple
         zero of ``T`` in it (:func:`_tile`), else ``None``."""
@@ -214,6 +265,11 @@ class _Circle:
         return ("root", ds, radial)
 
 
+#: budgets of one proof attempt: angle tiles and disk squares (a leaf that runs out is split, and its
+#: halves rework only what is left)
+_MAX_TILES, _MAX_SQUARES = 80, 800
+#: pieces a tile whose ends bracket a zero of ``T`` may be cut into to certify ``T'`` monotone on it
+_MONOTONE_PIECES = 8
 #: where a tile is split, in order of preference (the first where ``T`` has a certified sign)
 _FRACTIONS = (_SPLIT, fmpq(1, 3), fmpq(2, 3), fmpq(1, 5), fmpq(4, 5))
 
@@ -237,7 +293,11 @@ def _tile(circle: _Circle, pending, u_min: fmpq, max_tiles: int):
             rest.append((a, b))
         elif b - a < u_min:
             fine.append((a, b))
+        elif (root := circle.monotone(a, b, _MONOTONE_PIECES))[0] is not None:
+            tiles.append((a, b, *root[0]))
+            count += root[1]
         else:
+            count += root[1]
             p = next((a + (b - a) * q for q in _FRACTIONS if circle.end_sign(a + (b - a) * q)),
                      a + (b - a) * _SPLIT)
             stack += [(p, b), (a, p)]
@@ -391,14 +451,14 @@ def _prove(f: K2Field, leaf: _Leaf, state: tuple, width: float):
     tiles, pending, squares, left = state
     u_min = fmpq(*max(2.0 ** -24, width / 32).as_integer_ratio())
     circle = _Circle(f, leaf)
-    new, pending = _tile(circle, pending, u_min, max_tiles=300)
+    new, pending = _tile(circle, pending, u_min, max_tiles=_MAX_TILES)
     tiles = (*tiles, *new)
     if pending:  # the disk only once the circle is proved (a wider leaf is harder)
         return None, (tiles, tuple(pending), squares, left)
     if not audit_circle(tiles):
         raise AssertionError("a complete tiling of the circle failed its audit")  # a bug, not a leaf's fate
     w_min = fmpq(*max(2.0 ** -12, width / 32).as_integer_ratio())
-    done, left = _cover(lambda box: _disk_decide(f, leaf, box), left, w_min, max_boxes=3000)
+    done, left = _cover(lambda box: _disk_decide(f, leaf, box), left, w_min, max_boxes=_MAX_SQUARES)
     squares = (*squares, *done)
     state = (tiles, (), squares, tuple(left))
     if left:
@@ -489,26 +549,44 @@ class K2RegionCertificate:
         ``ranges`` (``theta``, ``alpha`` -> ``[lo, hi]``), ``fixed`` (``beta``, ``sigma2``), ``prior``,
         ``scale`` (``theta`` linear; ``alpha`` ``"log"`` or ``"linear"``), ``min_width``, ``prec``.
     boxes : tuple of K2RegionBox
-        The leaves; they tile the box.
+        The leaves; they tile the box (the sub-box ``box=``, if given).
     fractions : dict
         Area fraction of each status (``theta`` linear times ``alpha`` in its scale: ``log10`` when
-        ``region["scale"]["alpha"] == "log"``); ``"undecided"`` always present.
+        ``region["scale"]["alpha"] == "log"``), relative to the whole region; ``"undecided"`` always
+        present.
     seconds : float
         Wall time of the walk.
+    pending : tuple
+        With ``depth``: ``(index, bounds, inherited)`` of the boxes left unexamined at that depth, in
+        order: the leaves of the subtree of each belong at ``index`` in :attr:`boxes`, and
+        ``certify_region_k2(..., box=bounds, inherited=inherited)`` walks it as the whole walk would
+        (``inherited``: what its parent had proved, opaque). Empty otherwise.
     """
 
     region: dict
     boxes: tuple
     fractions: dict
     seconds: float
+    pending: tuple = ()
+
+    @classmethod
+    def from_boxes(cls, region: dict, boxes, seconds: float, pending=()) -> K2RegionCertificate:
+        """The certificate of the leaves ``boxes`` of ``region`` (a :attr:`region` dict), its
+        fractions recomputed here."""
+        boxes = tuple(boxes)
+        return cls(region, boxes, _fractions(region, boxes), seconds, tuple(pending))
 
     def as_dict(self) -> dict:
-        return {"region": self.region, "boxes": [b.as_dict() for b in self.boxes],
-                "fractions": dict(self.fractions), "boxes_count": len(self.boxes), "seconds": self.seconds}
+        out = {"region": self.region, "boxes": [b.as_dict() for b in self.boxes],
+               "fractions": dict(self.fractions), "boxes_count": len(self.boxes), "seconds": self.seconds}
+        if self.pending:
+            out["pending"] = [[i, [list(b) for b in bounds]] for i, bounds, _ in self.pending]
+        return out
 
 
 def certify_region_k2(theta, alpha, beta=1.0, sigma2=1.0, prior="onehot(k=2)", *, min_width: float = MIN_WIDTH,
-                      prec: int = 128, max_boxes: int = 20_000, field: K2Field | None = None) -> K2RegionCertificate:
+                      prec: int = 128, max_boxes: int = 200_000, field: K2Field | None = None, box=None,
+                      depth=None, inherited=None) -> K2RegionCertificate:
     """Prove the structure of the equilibria of a ``k = 2`` law on every leaf of an adaptive split of
     a ``(theta, alpha)`` box (module doc).
 
@@ -526,15 +604,35 @@ def certify_region_k2(theta, alpha, beta=1.0, sigma2=1.0, prior="onehot(k=2)", *
     prec : int
         Working precision in bits.
     max_boxes : int
-        Budget of leaves examined; those left when it runs out are undecided.
+        Budget of leaves examined (by this call); those left when it runs out are undecided.
     field : K2Field, optional
         Replaces the derived ball functions (:func:`k2_field`); a test hook.
+    box : tuple, optional
+        Walk only this sub-box (bounds as :attr:`K2RegionBox.bounds`) of the region, exactly as the
+        whole walk would when ``inherited`` is the one :attr:`K2RegionCertificate.pending` gave with it.
+    depth : int, optional
+        Leave the boxes ``depth`` splits below the start unexamined: :attr:`K2RegionCertificate.pending`.
+    inherited : tuple, optional
+        With ``box``: what its parent had proved (from :attr:`K2RegionCertificate.pending`).
 
     Returns
     -------
     K2RegionCertificate
     """
     start = time.perf_counter()
+    region, law = _region(theta, alpha, beta, sigma2, prior, min_width, prec)
+    max_boxes = integer("max_boxes", max_boxes, 1)
+    depth = None if depth is None else integer("depth", depth, 0)
+    top = tuple((k, *region["ranges"][k]) for k in ("theta", "alpha"))
+    root = top if box is None else _sub_box(box, top)
+    state = _state0() if inherited is None else _check_inherited(inherited)
+    with precision(region["prec"]):
+        leaves, pending = _walk(field or k2_field(law), region, (root, state), depth, max_boxes)
+    return K2RegionCertificate.from_boxes(region, leaves, time.perf_counter() - start, pending)
+
+
+def _region(theta, alpha, beta, sigma2, prior, min_width, prec) -> tuple:
+    """The validated region dict (:attr:`K2RegionCertificate.region`) and the law."""
     ranges: dict[str, tuple[float, float]] = {}
     for name, value in (("theta", theta), ("alpha", alpha)):
         parsed = _parse(name, value, _DOMAIN[name])
@@ -543,7 +641,6 @@ def certify_region_k2(theta, alpha, beta=1.0, sigma2=1.0, prior="onehot(k=2)", *
         ranges[name] = parsed
     min_width = real("min_width", min_width, lower=0.0, upper=1.0, strict=True)
     prec = integer("prec", prec, 53, MAX_PREC)
-    max_boxes = integer("max_boxes", max_boxes, 1)
     probe = Model(ranges["theta"][1], ranges["alpha"][0], beta, sigma2, prior=prior)
     if probe.k != 2 or probe.heads != 1:
         raise ValueError(f"`prior` must be a k = 2 signal law with one head, got {prior!r}")
@@ -551,9 +648,15 @@ def certify_region_k2(theta, alpha, beta=1.0, sigma2=1.0, prior="onehot(k=2)", *
     scale = {"theta": "linear", "alpha": "log" if hi / lo >= 10 else "linear"}
     region = {"ranges": {k: list(v) for k, v in ranges.items()}, "fixed": {"beta": probe.beta, "sigma2": probe.sigma2},
               "prior": str(probe.law), "scale": scale, "min_width": min_width, "prec": prec}
-    with precision(prec):
-        leaves = _walk(field or k2_field(probe.law), region, max_boxes)
-    return K2RegionCertificate(region, tuple(leaves), _fractions(region, leaves), time.perf_counter() - start)
+    return region, probe.law
+
+
+def _check_inherited(inherited) -> tuple:
+    """``inherited`` checked to have the shape of a leaf's state (:func:`_prove`)."""
+    if not (isinstance(inherited, tuple) and len(inherited) == 4 and all(isinstance(x, tuple) for x in inherited)):
+        raise ValueError("`inherited` must be the state a pending box came with (K2RegionCertificate.pending), "
+                         f"got {type(inherited).__name__}")
+    return inherited
 
 
 def _fractions(region: dict, leaves) -> dict:
@@ -563,30 +666,40 @@ def _fractions(region: dict, leaves) -> dict:
     return out
 
 
-def _walk(f: K2Field, region: dict, max_boxes: int) -> list:
-    """The leaves in depth-first order (low halves first); each box hands what it decided to its halves."""
+def _walk(f: K2Field, region: dict, start: tuple, depth, max_boxes: int) -> tuple:
+    """The leaves of the subtree of ``start = (bounds, state)`` in depth-first order (low halves
+    first), each box handing what it decided to its halves, and the ``(index, bounds, state)`` of the
+    boxes left at ``depth``. A box whose corners differ in float signature
+    (:class:`theory._region._circle_floats.SignatureCache`) is split without a proof attempt."""
     beta, sigma2 = region["fixed"]["beta"], region["fixed"]["sigma2"]
-    root = tuple((k, *region["ranges"][k]) for k in ("theta", "alpha"))
+    floats = SignatureCache(f.floats, beta, sigma2)
     leaves: list[K2RegionBox] = []
-    stack, examined = [(root, _state0())], 0
+    pending: list[tuple] = []
+    stack, examined = [(*start, 0)], 0
     while stack:
-        bounds, state = stack.pop()
+        bounds, state, level = stack.pop()
+        if depth is not None and level >= depth:
+            pending.append((len(leaves), bounds, state))
+            continue
         examined += 1
         if examined > max_boxes:
-            leaves.extend(K2RegionBox(b, "undecided") for b in [bounds, *(b for b, _ in stack)])
+            leaves.extend(K2RegionBox(b, "undecided") for b in [bounds, *(b for b, _, _ in stack)])
             break
         widths = [relative_width(region, *b) for b in bounds]
-        (_, t0, t1), (_, a0, a1) = bounds
-        equilibria, state = _prove(f, _Leaf.of(t0, t1, a0, a1, beta, sigma2), state, max(widths))
-        if equilibria is not None:
-            leaves.append(K2RegionBox(bounds, status_of(equilibria), equilibria, len(state[0]), len(state[2])))
-            continue
-        i = max(range(2), key=widths.__getitem__)
+        axis = floats.split_axis(bounds)
+        if axis is None:
+            (_, t0, t1), (_, a0, a1) = bounds
+            equilibria, state = _prove(f, _Leaf.of(t0, t1, a0, a1, beta, sigma2), state, max(widths))
+            if equilibria is not None:
+                leaves.append(K2RegionBox(bounds, status_of(equilibria), equilibria, len(state[0]), len(state[2])))
+                continue
+        i = axis if axis is not None and axis >= 0 and widths[axis] > region["min_width"] else \
+            max(range(2), key=widths.__getitem__)
         if widths[i] <= region["min_width"]:
             leaves.append(K2RegionBox(bounds, "undecided"))
             continue
         name, lo, hi = bounds[i]
         p = _split_point(lo, hi, region["scale"][name] == "log")
         for part in ((p, hi), (lo, p)):
-            stack.append(((*bounds[:i], (name, *part), *bounds[i + 1:]), state))
-    return leaves
+            stack.append(((*bounds[:i], (name, *part), *bounds[i + 1:]), state, level + 1))
+    return leaves, pending

@@ -35,6 +35,8 @@ INT_LIMITS: dict[str, tuple[int, int, str]] = {
     "prec": (53, 4096, "ball-arithmetic precision in bits; the cost grows faster than linearly"),
     "n-theta": (2, 512, "phase grid columns, each certified separately"),
     "n-alpha": (2, 512, "phase grid rows, each certified separately"),
+    "max-boxes": (1, 10**6, "leaves of the k = 2 region certificate (phase --region), each a proof attempt of "
+                            "up to a second"),
     "L-max": (2, 2**20, "largest size of the `limit` ladder; each size draws a few thousand token collections "
                         "of L tokens per alignment"),
     "horizon": (1, 10**7, "step cap of the diffusion paths of `complexity`; one step size per step is held in "

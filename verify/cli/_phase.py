@@ -8,7 +8,9 @@ checked box by box against the closed-form criterion (:func:`theory.region_propo
 ``--grid`` (or giving ``--n-theta`` / ``--n-alpha``) certifies a grid of points instead
 (:func:`verify.studies.phase_diagram`, a CSV), as before. With a k-dimensional law
 (``--prior 'onehot(k=2)'``) it certifies the mixture/specialisation transition
-``theta_c(alpha)`` of one query instead (:func:`verify.studies.transition_diagram`); with
+``theta_c(alpha)`` of one query instead (:func:`verify.studies.transition_diagram`), or with
+``--region`` the k = 2 region certificate (:func:`numerics.certify_region_k2_tasks`, leaves drawn by
+the structure proved on them); with
 ``--heads H`` (H >= 2, a k-dimensional law) it maps where each certified state of the H heads exists
 on a ``(theta, alpha)`` grid (:func:`verify.studies.heads_diagram`).
 """
@@ -22,9 +24,9 @@ import math
 import numpy as np
 from rich.console import Console
 
-from ...numerics import certify_region_tasks
+from ...numerics import certify_region_k2_tasks, certify_region_tasks
 from ...theory import Model, region_proposition, sparse_threshold_prior
-from ..render import draw_region, plot_heads_phase, plot_subspace_phase
+from ..render import draw_region, draw_region_k2, plot_heads_phase, plot_subspace_phase
 from ..render import plot_phase as plot
 from ..studies import heads_diagram, phase_diagram, transition_diagram
 from ..studies import write_phase_csv as write_csv
@@ -74,6 +76,14 @@ def register(sub) -> None:
     p.add_argument("--min-width", type=finite_float, default=MIN_WIDTH,
                    help="region only: boxes narrower than this fraction of both ranges are not split further "
                    "(default 2^-10)")
+    p.add_argument("--region", action="store_true",
+                   help="k = 2 laws (--prior 'onehot(k=2)'): the region certificate of theta in [0, --theta-max] "
+                   "(default 5) x alpha in [--alpha-min, 1] (log): the equilibria on the circle and in the disk proved "
+                   f"on every leaf, split down to --min-width (default 2^-{K2_MIN_WIDTH_BITS}) within --max-boxes "
+                   "leaves, instead of the transition theta_c(alpha)")
+    p.add_argument("--max-boxes", type=count("max-boxes"), default=None,
+                   help=f"--region with a k = 2 law: the leaves examined (default {K2_MAX_BOXES}); those left when "
+                   "it runs out are undecided")
     add_heads_argument(p)
     add_out_argument(p, "sigrec-report", "output folder")
     add_executor_arguments(p, default_workers=1)
@@ -86,6 +96,8 @@ MAX_BETA_THETA = 50.0
 #: the default smallest alpha; with --heads >= 2 the heads' flow at alpha = 1e-4 is so slow that the search's
 #: integrations (to t = 500) end far from the equilibria (speed ~1e-3 at theta = 2, H = k = 2): few are found
 ALPHA_MIN, HEADS_ALPHA_MIN = 1e-4, 0.05
+#: --region with a k = 2 law: the default relative width (2^-bits) and budget of leaves
+K2_MIN_WIDTH_BITS, K2_MAX_BOXES = 6, 4000
 #: --heads >= 2: the default grid (each point: a search from 8 + 2k starts and its certificates, 3 to 15 s of a core)
 HEADS_N_THETA, HEADS_N_ALPHA, HEADS_THETA_MAX = 6, 4, 4.0
 
@@ -95,6 +107,11 @@ def run(args) -> int:
     if model.heads != 1:
         return _run_heads(args, model)
     args.alpha_min = ALPHA_MIN if args.alpha_min is None else args.alpha_min
+    if args.region and (not model.scalar and model.k == 2):
+        return _run_region_k2(args)
+    if args.region or args.max_boxes is not None:
+        raise ValueError("--region and --max-boxes are for k = 2 laws (--prior 'onehot(k=2)'); the region "
+                         "certificate of a scalar prior is the default without --grid")
     if not model.scalar:
         return _run_transition(args)
     if not (args.grid or args.n_theta is not None or args.n_alpha is not None):
@@ -192,6 +209,43 @@ def _run_region(args) -> int:
             f"{len(prop.contradictions)} boxes contradict the criterion ({prop.criterion}). "
             f"Wrote {json_path} and {png_path}."
         )
+    return 0
+
+
+def _run_region_k2(args) -> int:
+    """The region certificate of a k = 2 law (:func:`numerics.certify_region_k2_tasks`)."""
+    if args.grid or args.n_theta is not None or args.n_alpha is not None:
+        raise ValueError("--grid, --n-theta and --n-alpha are not options of --region (the leaves are split "
+                         "adaptively: --min-width, --max-boxes)")
+    theta_max = 5.0 if args.theta_max is None else args.theta_max
+    if args.beta * theta_max > MAX_BETA_THETA:
+        raise ValueError(f"`theta-max` times `beta` must be <= {MAX_BETA_THETA:g} for the region certificate, got "
+                         f"{args.beta * theta_max:g}")
+    if not args.alpha_min < 1:
+        raise ValueError(f"`alpha-min` must be < 1 for the region alpha in [alpha-min, 1], got {args.alpha_min!r}")
+    min_width = 2.0 ** -K2_MIN_WIDTH_BITS if args.min_width == MIN_WIDTH else args.min_width
+    lo, hi = MIN_WIDTH_LIMITS
+    if not lo <= min_width <= hi:
+        raise ValueError(f"`min-width` must lie in [{lo:g}, {hi:g}] (relative width of a leaf), got {min_width!r}")
+    max_boxes = K2_MAX_BOXES if args.max_boxes is None else args.max_boxes
+    theta, alpha = (0.0, theta_max), (args.alpha_min, 1.0)
+    with executor_from_args(args), stderr_progress() as bar:
+        task = bar.add_task("certifying the k = 2 region", total=None)
+        cert = certify_region_k2_tasks(theta, alpha, args.beta, args.sigma2, args.prior, min_width=min_width,
+                                       max_boxes=max_boxes,
+                                       progress=lambda d, t: bar.update(task, completed=d, total=t))
+    json_path, png_path, drawn = _save_json_and_figure(args.out, "phase-region-k2.json", cert.as_dict(), "phase.png",
+                                                       lambda path: draw_region_k2(cert, path))
+    doc = {"mode": "region-k2", "beta": args.beta, "sigma2": args.sigma2, "prior": args.prior, "region": cert.region,
+           "fractions": cert.fractions, "boxes_count": len(cert.boxes), "max_boxes": max_boxes, "drawn": drawn,
+           "seconds": cert.seconds, "certificate": str(json_path), "figure": str(png_path)}
+    if args.json:
+        emit_json(doc)
+    else:
+        parts = ", ".join(f"{v:.2%} {k}" for k, v in sorted(cert.fractions.items(), key=lambda kv: -kv[1]))
+        Console().print(f"region theta in [0, {theta_max:g}] x alpha in [{args.alpha_min:g}, 1] (log), prior "
+                        f"{args.prior}: {parts} ({len(cert.boxes)} leaves, {cert.seconds:.1f} s). Wrote {json_path} "
+                        f"and {png_path}.")
     return 0
 
 

@@ -11,7 +11,7 @@ from ._limit_figure import plot_limit_map
 from ._notes import compare as compare_notes
 from ._notes import write_notes
 from ._phase_figure import plot_phase
-from ._region_figure import draw_region, figure_path
+from ._region_figure import draw_region, draw_region_k2, figure_path
 from ._report import markdown, report_dict, write_report
 from ._reproduce_figure import plot_reproduction
 from ._reproduce_text import reproduce_markdown, reproduce_summary
@@ -20,7 +20,7 @@ from ._sweep_figure import plot_sweep
 from ._validate_text import pass_table as validate_pass_table
 from ._validate_text import validate_markdown
 
-__all__ = ["Document", "compare_notes", "draw_region", "figure_path", "figures", "markdown", "plot_heads_phase",
-           "plot_limit_map", "plot_phase", "plot_reproduction", "plot_subspace_phase", "plot_sweep", "report_dict",
-           "reproduce_markdown", "reproduce_summary", "style", "to_json", "validate_markdown", "validate_pass_table",
-           "write_notes", "write_report"]
+__all__ = ["Document", "compare_notes", "draw_region", "draw_region_k2", "figure_path", "figures", "markdown",
+           "plot_heads_phase", "plot_limit_map", "plot_phase", "plot_reproduction", "plot_subspace_phase", "plot_sweep",
+           "report_dict", "reproduce_markdown", "reproduce_summary", "style", "to_json", "validate_markdown",
+           "validate_pass_table", "write_notes", "write_report"]

@@ -98,3 +98,49 @@ def _boundaries(ax, lines) -> list:
         else:
             handles += ax.plot(line.x, line.y, "k" + line.style, lw=line.width, label=line.label, zorder=5)
     return handles
+
+
+#: colours of the k = 2 statuses, in the order the phases follow as theta grows (others: grey)
+K2_COLOURS = {"mixture": "#9ecae1", "specialised": "#fdae6b", "4 on circle (2 stable), 1 inside (0 stable)": "#a1d99b",
+              "6 on circle (3 stable), 1 inside (0 stable)": "#bcbddc", "undecided": "#d62728"}
+
+
+def draw_region_k2(cert, path: Path, title: str | None = None) -> dict:
+    """Draw ``cert`` (a :class:`theory.K2RegionCertificate`) to ``path`` (PNG, and a PDF next to it):
+    every leaf in the colour of the structure proved for every parameter in it (:data:`K2_COLOURS`,
+    grey for any other), the undecided ones outlined. Returns ``patches`` (status -> number of leaves)."""
+    from matplotlib.collections import PatchCollection  # matplotlib loads only when a figure is drawn
+    from matplotlib.patches import Patch, Rectangle
+
+    region = cert.region
+    fig, ax = style.figure(size=(5.0, 4.2))
+    statuses = sorted({b.status for b in cert.boxes} | {"undecided"},
+                      key=lambda s: (list(K2_COLOURS).index(s) if s in K2_COLOURS else len(K2_COLOURS) - 1, s))
+    patches, handles = {}, []
+    for status in statuses:
+        rects = []
+        for box in cert.boxes:
+            if box.status == status:
+                b = {k: (lo, hi) for k, lo, hi in box.bounds}
+                rects.append(Rectangle((b["theta"][0], b["alpha"][0]), b["theta"][1] - b["theta"][0],
+                                       b["alpha"][1] - b["alpha"][0]))
+        patches[status] = len(rects)
+        colour = K2_COLOURS.get(status, "#969696")
+        undecided = status == "undecided"
+        if rects:
+            ax.add_collection(PatchCollection(rects, facecolors=colour, edgecolors=colour if undecided else "face",
+                                              linewidths=0.8 if undecided else 0.2, zorder=4 if undecided else 2))
+        words = "undecided (outlined)" if undecided else status
+        share = cert.fractions.get(status, 0.0)
+        handles.append(Patch(color=colour, label=f"{words}: {len(rects)} leaves, {share:.2%}"))
+    ax.set_xlim(*region["ranges"]["theta"])
+    if region["scale"]["alpha"] == "log":
+        style.log_axis(ax, "y")
+    ax.set_ylim(*region["ranges"]["alpha"])
+    ax.set_xlabel(_TEX["theta"])
+    ax.set_ylabel(_TEX["alpha"])
+    default = f"equilibria proved on each leaf, {region['prior']}, " + style.params_text(**region["fixed"])
+    ax.set_title(default if title is None else title, fontsize=8)
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1, frameon=False, fontsize=6)
+    style.save(fig, path)
+    return {"patches": patches}

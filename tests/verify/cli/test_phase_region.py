@@ -67,3 +67,28 @@ def test_region_refusals_are_one_error_line(tmp_path, capsys, argv, name):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error:") and name in err[0]
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.heavy
+def test_a_k2_law_draws_its_region_certificate_with_region(tmp_path, capsys):
+    args = ["phase", "--prior", "onehot(k=2)", "--region", "--theta-max", "0.6", "--alpha-min", "0.01",
+            "--min-width", "0.25", "--max-boxes", "40", "--json", "--out", str(tmp_path)]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["mode"] == "region-k2" and doc["region"]["ranges"] == {"theta": [0.0, 0.6], "alpha": [0.01, 1.0]}
+    cert = json.loads((tmp_path / "phase-region-k2.json").read_text())
+    counts: dict = {}
+    for box in cert["boxes"]:
+        counts[box["status"]] = counts.get(box["status"], 0) + 1
+    assert {k: v for k, v in doc["drawn"]["patches"].items() if v} == counts
+    assert (tmp_path / "phase.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # every proved leaf holds two circle equilibria there, one stable, none inside (the mixture phase)
+    for box in cert["boxes"]:
+        if box["status"] != "undecided":
+            circ = [e for e in box["equilibria"] if e["kind"] == "circle"]
+            assert len(circ) == 2 and sum(e["stable"] for e in circ) == 1 and len(box["equilibria"]) == 2
+
+
+def test_region_is_refused_for_a_scalar_prior(tmp_path, capsys):
+    assert main(["phase", "--region", "--out", str(tmp_path)]) == 2
+    assert "k = 2" in capsys.readouterr().err

@@ -1,0 +1,64 @@
+"""The ``k = 2`` region certificate on the executor: the subtrees of :func:`theory.certify_region_k2`
+as units.
+
+As for :func:`numerics.certify_region_tasks`: the driver walks the top ``depth`` levels in-process,
+each box left *pending* there is one unit of :meth:`Executor.map`, walked to the end on whichever
+worker with what its parent had proved (``inherited``, as the serial walk hands it down), and the
+leaves of each unit go back in its place. :meth:`theory.K2RegionCertificate.from_boxes` recomputes
+the fractions from the merged leaves, in the serial order, so the certificate is the serial one (all
+but ``seconds``), whatever ran where; ``max_boxes`` counts per unit (and for the top levels), not
+over the whole walk, so the two may differ when it runs out.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ...core.validate import integer
+from ...theory import K2RegionCertificate, certify_region_k2
+from ._executor import current_executor
+
+#: default depth of the in-process top of the tree (at most 2**DEPTH units)
+DEPTH = 5
+
+
+def certify_region_k2_tasks(theta, alpha, beta=1.0, sigma2=1.0, prior="onehot(k=2)", *, depth: int = DEPTH,
+                            progress=None, **options) -> K2RegionCertificate:
+    """:func:`theory.certify_region_k2` with its subtrees below ``depth`` run as units of the current
+    executor (:func:`numerics.current_executor`); the same certificate as the serial call.
+
+    Parameters
+    ----------
+    theta, alpha, beta, sigma2, prior
+        As :func:`theory.certify_region_k2`.
+    depth : int
+        Splits walked in-process before the rest is sent out (``0``: the whole box is one unit).
+    progress : callable, optional
+        ``progress(done, total)`` as units finish.
+    **options
+        ``min_width``, ``prec``, ``max_boxes`` of :func:`theory.certify_region_k2` (not ``field``:
+        units must be picklable).
+    """
+    start = time.perf_counter()
+    depth = integer("depth", depth, 0)
+    for name in ("field", "box", "depth", "inherited"):
+        if name in options:
+            raise ValueError(f"`{name}` is not an option of certify_region_k2_tasks")
+    args = (theta, alpha, beta, sigma2, str(prior))
+    top = certify_region_k2(*args, depth=depth, **options)
+    units = [(args, options, bounds, inherited) for _, bounds, inherited in top.pending]
+    parts = current_executor().map(_subtree, units, progress=progress) if units else []
+    boxes: list = []  # the leaf boxes, in the order of the serial walk
+    last = 0
+    for (index, _, _), leaves in zip(top.pending, parts, strict=True):
+        boxes.extend(top.boxes[last:index])
+        boxes.extend(leaves)
+        last = index
+    boxes.extend(top.boxes[last:])
+    return K2RegionCertificate.from_boxes(top.region, boxes, time.perf_counter() - start)
+
+
+def _subtree(unit) -> tuple:
+    """The leaves of one pending box (one executor unit; pure)."""
+    args, options, bounds, inherited = unit
+    return certify_region_k2(*args, box=bounds, inherited=inherited, **options).boxes

@@ -1,0 +1,36 @@
+"""The k = 2 region certificate on the executor (numerics.certify_region_k2_tasks): the same leaves
+as the serial walk, and the options it refuses."""
+
+import pytest
+
+from sigrec.numerics import certify_region_k2_tasks
+from sigrec.theory import certify_region_k2
+
+ARGS = ((0.7, 1.0), (0.1, 0.15))
+
+
+@pytest.mark.heavy
+def test_subtrees_give_the_serial_leaves():
+    serial = certify_region_k2(*ARGS, min_width=2.0 ** -3)
+    for depth in (0, 2, 3):
+        parallel = certify_region_k2_tasks(*ARGS, min_width=2.0 ** -3, depth=depth)
+        assert parallel.boxes == serial.boxes, depth
+        assert parallel.fractions == serial.fractions
+        assert parallel.region == serial.region
+    assert any(b.status != "undecided" for b in serial.boxes)
+
+
+@pytest.mark.heavy
+def test_a_cut_walk_leaves_pending_boxes_in_order():
+    top = certify_region_k2(*ARGS, min_width=2.0 ** -3, depth=1)
+    assert top.boxes == () and [i for i, _, _ in top.pending] == [0, 0]
+    (_, low, _), (_, high, _) = top.pending
+    assert low[0][1] == ARGS[0][0] and high[0][2] == ARGS[0][1]
+
+
+def test_options_that_cannot_travel_are_refused():
+    for name in ("field", "box", "inherited"):
+        with pytest.raises(ValueError, match=name):
+            certify_region_k2_tasks(*ARGS, **{name: None})
+    with pytest.raises(ValueError, match="inherited"):
+        certify_region_k2(*ARGS, inherited=("not", "a", "state"))
