@@ -251,7 +251,8 @@ def damaged(draw, good):
     damaged the same way."""
     doc = json.loads(json.dumps(good))
     for _ in range(draw(st.integers(1, 3))):
-        if doc.get("records") and draw(st.booleans()):
+        # an earlier round may have replaced the records by any JSON value: damage a record only of a list
+        if isinstance(doc.get("records"), list) and doc["records"] and draw(st.booleans()):
             target = doc["records"][draw(st.integers(0, len(doc["records"]) - 1))]
             if not isinstance(target, dict):
                 continue
