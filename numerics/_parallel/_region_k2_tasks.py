@@ -17,6 +17,7 @@ import time
 from ...core.validate import integer
 from ...theory import K2RegionCertificate, certify_region_k2
 from ._executor import current_executor
+from ._region_tasks import splice
 
 #: default depth of the in-process top of the tree (at most 2**DEPTH units)
 DEPTH = 5
@@ -48,13 +49,7 @@ def certify_region_k2_tasks(theta, alpha, beta=1.0, sigma2=1.0, prior="onehot(k=
     top = certify_region_k2(*args, depth=depth, **options)
     units = [(args, options, bounds, inherited) for _, bounds, inherited in top.pending]
     parts = current_executor().map(_subtree, units, progress=progress) if units else []
-    boxes: list = []  # the leaf boxes, in the order of the serial walk
-    last = 0
-    for (index, _, _), leaves in zip(top.pending, parts, strict=True):
-        boxes.extend(top.boxes[last:index])
-        boxes.extend(leaves)
-        last = index
-    boxes.extend(top.boxes[last:])
+    boxes = splice(top.boxes, [p[0] for p in top.pending], parts)
     return K2RegionCertificate.from_boxes(top.region, boxes, time.perf_counter() - start)
 
 

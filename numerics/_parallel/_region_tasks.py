@@ -51,14 +51,21 @@ def certify_region_tasks(theta, alpha, beta=1.0, sigma2=1.0, prior="fixed", *, d
     top = certify_region(*args, depth=depth, **options)
     units = [(args, options, bounds) for _, bounds in top.pending]
     parts = current_executor().map(_subtree, units, progress=progress) if units else []
-    boxes: list = []  # the leaf boxes, in the order of top.boxes
+    boxes = splice(top.boxes, [p[0] for p in top.pending], parts)
+    return RegionCertificate.from_boxes(top.region, boxes, time.perf_counter() - start)
+
+
+def splice(walked, indices, parts) -> list:
+    """The leaves in the serial walk's order: the boxes ``walked`` in-process, with the leaves of the
+    subtree of each pending box (``parts``) inserted at its index in ``walked`` (``indices``)."""
+    boxes: list = []
     last = 0
-    for (index, _), leaves in zip(top.pending, parts, strict=True):
-        boxes.extend(top.boxes[last:index])
+    for index, leaves in zip(indices, parts, strict=True):
+        boxes.extend(walked[last:index])
         boxes.extend(leaves)
         last = index
-    boxes.extend(top.boxes[last:])
-    return RegionCertificate.from_boxes(top.region, boxes, time.perf_counter() - start)
+    boxes.extend(walked[last:])
+    return boxes
 
 
 def _subtree(unit) -> tuple:

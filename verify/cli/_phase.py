@@ -171,13 +171,20 @@ def _finite_or_none(x: float):
     return x if math.isfinite(x) else None
 
 
-def _run_region(args) -> int:
+def _region_theta_max(args, beyond: str = "") -> float:
+    """``--theta-max`` of a region certificate (default 5), with ``beta theta_max`` and ``--alpha-min``
+    checked (``beyond``: what the error adds about larger values)."""
     theta_max = 5.0 if args.theta_max is None else args.theta_max
     if args.beta * theta_max > MAX_BETA_THETA:
         raise ValueError(f"`theta-max` times `beta` must be <= {MAX_BETA_THETA:g} for the region certificate, got "
-                         f"{args.beta * theta_max:g} (use --grid for points beyond)")
+                         f"{args.beta * theta_max:g}{beyond}")
     if not args.alpha_min < 1:
         raise ValueError(f"`alpha-min` must be < 1 for the region alpha in [alpha-min, 1], got {args.alpha_min!r}")
+    return theta_max
+
+
+def _run_region(args) -> int:
+    theta_max = _region_theta_max(args, " (use --grid for points beyond)")
     lo, hi = MIN_WIDTH_LIMITS
     if not lo <= args.min_width <= hi:
         raise ValueError(f"`min-width` must lie in [{lo:g}, {hi:g}] (relative width of a box), got {args.min_width!r}")
@@ -217,12 +224,7 @@ def _run_region_k2(args) -> int:
     if args.grid or args.n_theta is not None or args.n_alpha is not None:
         raise ValueError("--grid, --n-theta and --n-alpha are not options of --region (the leaves are split "
                          "adaptively: --min-width, --max-boxes)")
-    theta_max = 5.0 if args.theta_max is None else args.theta_max
-    if args.beta * theta_max > MAX_BETA_THETA:
-        raise ValueError(f"`theta-max` times `beta` must be <= {MAX_BETA_THETA:g} for the region certificate, got "
-                         f"{args.beta * theta_max:g}")
-    if not args.alpha_min < 1:
-        raise ValueError(f"`alpha-min` must be < 1 for the region alpha in [alpha-min, 1], got {args.alpha_min!r}")
+    theta_max = _region_theta_max(args)
     min_width = 2.0 ** -K2_MIN_WIDTH_BITS if args.min_width == MIN_WIDTH else args.min_width
     lo, hi = MIN_WIDTH_LIMITS
     if not lo <= min_width <= hi:
