@@ -137,9 +137,7 @@ class RegionCertificate:
         """The certificate of the leaves ``boxes`` of ``region`` (a :attr:`region` dict):
         fractions in the region's scales and the audit of every proof, recomputed here."""
         boxes = tuple(boxes)
-        fractions = {"monotone": 0.0, "bistable": 0.0, "undecided": 0.0}
-        for leaf in boxes:
-            fractions[leaf.status] += math.prod(relative_width(region, *b) for b in leaf.bounds)
+        fractions = area_fractions(region, boxes, ("monotone", "bistable", "undecided"))
         certified = all(audit(leaf.proof, leaf.equilibrium is not None and leaf.equilibrium[3]) == leaf.status
                         for leaf in boxes if leaf.status != "undecided")
         return cls(region, boxes, fractions, certified, seconds, tuple(pending))
@@ -160,6 +158,15 @@ class RegionCertificate:
 
 # ----------------------------------------------------------------------------------
 # the parameter box
+
+
+def area_fractions(region: dict, leaves, statuses=("undecided",)) -> dict:
+    """The area of ``region`` (each side in its scale, :func:`relative_width`) that the ``leaves``
+    of each status cover; every status of ``statuses`` is present (0 when no leaf has it)."""
+    out = dict.fromkeys(statuses, 0.0)
+    for leaf in leaves:
+        out[leaf.status] = out.get(leaf.status, 0.0) + math.prod(relative_width(region, *b) for b in leaf.bounds)
+    return out
 
 
 def relative_width(region: dict, name: str, lo: float, hi: float) -> float:

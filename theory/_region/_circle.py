@@ -86,7 +86,7 @@ from .._certify._scalar import MAX_PREC
 from .._certify._subspace_balls import _NAMESPACE, _ArbPrinter, inertia
 from .._derivation._subspace import PARAM_SYMBOLS, _derive
 from .._model import Model
-from ._certify import _DOMAIN, _parse, _split_point, _sub_box, relative_width
+from ._certify import _DOMAIN, _parse, _split_point, _sub_box, area_fractions, relative_width
 from ._circle_floats import SignatureCache
 
 #: default relative width below which a leaf is not split further
@@ -574,7 +574,7 @@ class K2RegionCertificate:
         """The certificate of the leaves ``boxes`` of ``region`` (a :attr:`region` dict), its
         fractions recomputed here."""
         boxes = tuple(boxes)
-        return cls(region, boxes, _fractions(region, boxes), seconds, tuple(pending))
+        return cls(region, boxes, area_fractions(region, boxes), seconds, tuple(pending))
 
     def as_dict(self) -> dict:
         out = {"region": self.region, "boxes": [b.as_dict() for b in self.boxes],
@@ -657,13 +657,6 @@ def _check_inherited(inherited) -> tuple:
         raise ValueError("`inherited` must be the state a pending box came with (K2RegionCertificate.pending), "
                          f"got {type(inherited).__name__}")
     return inherited
-
-
-def _fractions(region: dict, leaves) -> dict:
-    out = {"undecided": 0.0}
-    for leaf in leaves:
-        out[leaf.status] = out.get(leaf.status, 0.0) + math.prod(relative_width(region, *b) for b in leaf.bounds)
-    return out
 
 
 def _walk(f: K2Field, region: dict, start: tuple, depth, max_boxes: int) -> tuple:

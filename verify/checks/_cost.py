@@ -136,7 +136,7 @@ def effective(case: Case | None, ctx: CheckContext) -> tuple[Work, ...]:
     """``sga.effective_drift``: its own three configurations."""
     out = []
     for i, c in enumerate(effective_cases(ctx.preset)):
-        runs = max(ctx.preset.effective_runs, c.min_runs)
+        runs = c.runs_under(ctx.preset)
         out.append(Work("simulation", ("effective drift", i), f"{c.name}: {runs} runs x {c.steps} steps",
                         float(runs) * c.steps * c.problem.L * c.problem.batch))
     return tuple(out)

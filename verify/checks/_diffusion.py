@@ -81,10 +81,10 @@ from ...numerics import (
 )
 from ...theory import validity
 from ._common import order_se
-from ._context import CheckContext, derive_seed, validity_walk
+from ._context import CheckContext, validity_walk
 from ._preset import Preset
 from ._record import CheckRecord
-from ._sequential import Statistic, Stopping, interim_verdict, look_counts, stats_table
+from ._sequential import Statistic, Stopping, block_seed, interim_verdict, look_counts, stats_table
 
 if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
     from ._case import Case
@@ -259,13 +259,12 @@ def _sequential_exact(problem: Problem, schedule: Schedule, rho0: float, horizon
     """The exact chain's paths in the looks of :mod:`._sequential`: ``decide(paths, total)`` gives
     the interim verdict (``"pass"``, ``"fail"`` or ``None``) and the statistics it read. The first
     look's runs are the fixed design's first runs (children ``0..n-1`` of ``SeedSequence(seed)``);
-    each later block draws from its own seed (``derive_seed(seed, "look", j)``)."""
+    each later block draws from its own seed (:func:`._sequential.block_seed`)."""
     counts = look_counts(runs)
     parts: list[np.ndarray] = []
     done = 0
     for j, n in enumerate(counts):
-        block_seed = seed if j == 0 else derive_seed(seed, "look", j)
-        parts.append(_exact(problem, schedule, rho0, horizon, n - done, block_seed, stop))
+        parts.append(_exact(problem, schedule, rho0, horizon, n - done, block_seed(seed, j), stop))
         done = n
         if n == runs:
             break
@@ -304,21 +303,47 @@ def _runs(case: Case, ctx: CheckContext, variance_scale: float, budget_: Budget 
     """What ``sga.fluctuations`` and ``sga.hitting_time`` compare, from the same fixed start:
     ``(route, schedule, horizon, predicted paths, predicted passages, exact paths)``, or ``None``
     when the predicted 90% first passage lies beyond the budget's step cap."""
-    b = budget_ or budget(ctx.preset)
-    p = case.problem
-    pseed = _prediction_seed(case, ctx)
-    route = route_for(case, ctx, diffusion_expansion)
-    schedule = schedule or schedule_for(p, pseed, route)
-    horizon = _horizon(p, schedule, RHO0, b.max_steps, pseed, 1.0, route)
+    b, route, schedule, horizon = _band_design(case, ctx, budget_, schedule)
     if horizon is None:
         return None
+    p, pseed = case.problem, _prediction_seed(case, ctx)
     pred, hits_pred = _prediction(p, schedule, RHO0, b.max_steps, pseed, float(variance_scale), route)
     seed = ctx.seed_for(case.name, "diffusion.exact", horizon)
-    if not ctx.sequential or route.measured:
+    if not _stops_early(ctx, route):
         return route, schedule, horizon, pred, hits_pred, _exact(p, schedule, RHO0, horizon, b.runs, seed), None
     sim, stopping = _sequential_exact(p, schedule, RHO0, horizon, b.runs, seed, _band_and_passage(pred, hits_pred,
                                                                                                    horizon))
     return route, schedule, horizon, pred, hits_pred, sim, stopping
+
+
+def _band_design(case: Case, ctx: CheckContext, budget_: Budget | None = None, schedule: Schedule | None = None):
+    """``(budget, route, schedule, horizon)`` of the runs ``sga.fluctuations`` and ``sga.hitting_time``
+    share (``horizon`` ``None`` beyond the budget's step cap); cached underneath, so the run's plan
+    and the checks read one design."""
+    b = budget_ or budget(ctx.preset)
+    p, pseed = case.problem, _prediction_seed(case, ctx)
+    route = route_for(case, ctx, diffusion_expansion)
+    schedule = schedule or schedule_for(p, pseed, route)
+    return b, route, schedule, _horizon(p, schedule, RHO0, b.max_steps, pseed, 1.0, route)
+
+
+def _stops_early(ctx: CheckContext, route: Route) -> bool:
+    """Whether a counted diffusion check runs in looks (:mod:`._sequential`): when the context asks for
+    it, on the expansion route (the measured route's law error would have to be re-estimated at every look)."""
+    return ctx.sequential and not route.measured
+
+
+def _band_se(inside: np.ndarray, below: np.ndarray) -> tuple[float, float]:
+    """Standard errors of the mean coverage and below-median fractions of the per-run fractions
+    ``inside`` and ``below``, each with the prediction's own binomial error over :data:`PRED_RUNS`
+    paths (:data:`_BAND_FLOORS`)."""
+    n = inside.size
+    return (math.hypot(inside.std(ddof=1) / math.sqrt(n), _BAND_FLOORS[0]),
+            math.hypot(below.std(ddof=1) / math.sqrt(n), _BAND_FLOORS[1]))
+
+
+#: the prediction's own Monte Carlo error on a coverage (p = 0.8) and a below-median (p = 0.5) fraction
+_BAND_FLOORS = (math.sqrt(0.16 / PRED_RUNS), math.sqrt(0.25 / PRED_RUNS))
 
 
 def _checkpoints(horizon: int) -> np.ndarray:
@@ -331,7 +356,7 @@ def _band_and_passage(pred: np.ndarray, hits_pred: np.ndarray, horizon: int):
     route): their three interval statistics (coverage, below-median, median passage;
     :class:`._sequential.Statistic`), and an early pass also needs the KS test's own rule at the look."""
     ks = _checkpoints(horizon)
-    f_cov, f_med = math.sqrt(0.16 / PRED_RUNS), math.sqrt(0.25 / PRED_RUNS)
+    f_cov, f_med = _BAND_FLOORS
     hp = _censored(hits_pred, horizon)
 
     def decide(paths: np.ndarray, total: int):
@@ -341,10 +366,9 @@ def _band_and_passage(pred: np.ndarray, hits_pred: np.ndarray, horizon: int):
         m_sim = float(np.median(hs))
         if m_sim > horizon:  # the median passage is not yet measured: go on
             return None, ()
-        stats = (Statistic("coverage", float(inside.mean()) - 0.8, math.hypot(inside.std(ddof=1) / math.sqrt(n), f_cov),
-                           Z, floor=f_cov),
-                 Statistic("below_median", float(below.mean()) - 0.5,
-                           math.hypot(below.std(ddof=1) / math.sqrt(n), f_med), Z, floor=f_med),
+        se_cov, se_med = _band_se(inside, below)
+        stats = (Statistic("coverage", float(inside.mean()) - 0.8, se_cov, Z, floor=f_cov),
+                 Statistic("below_median", float(below.mean()) - 0.5, se_med, Z, floor=f_med),
                  Statistic("median_passage", abs(float(np.median(hp)) - m_sim) / m_sim, order_se(hs, 0.5) / m_sim,
                            3.0, allowance=HIT_TOL))
         verdict = interim_verdict(stats, n, total, len(look_counts(total)) - 1)
@@ -396,8 +420,7 @@ def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
         law_cov, law_med = (float(v) for v in _law_spread(
             case.problem, route, schedule, horizon, pseed,
             lambda paths: [float(c.mean()) for c in _coverage(paths, x, ks)[:2]]))
-    se_cov = math.hypot(inside.std(ddof=1) / math.sqrt(n), math.sqrt(0.16 / PRED_RUNS))
-    se_med = math.hypot(below.std(ddof=1) / math.sqrt(n), math.sqrt(0.25 / PRED_RUNS))
+    se_cov, se_med = _band_se(inside, below)
     if route.measured:
         se_cov, se_med = math.hypot(se_cov, law_cov), math.hypot(se_med, law_med)
     z_cov, z_med = (cov - 0.8) / max(se_cov, 1e-12), (med - 0.5) / max(se_med, 1e-12)
@@ -532,13 +555,13 @@ def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, bud
         return [_record("sga.splitting", "inconclusive", None, None, refusal, details, case, t0)]
     sched = Schedule.constant(eta)
     pred = splitting_probability(p, sched, rho0, variance_scale=variance_scale)
-    steps = math.ceil(8.0 / (ref.rate * eta))
+    steps = _split_cap(ref.rate, eta)
     # a run is decided at its first exit from (a, b): it stops there (the first exit, all that is
     # compared, is the unstopped run's; the mean exit is about a quarter of the step cap)
     seed, ab = ctx.seed_for(case.name, "sga.splitting", steps), (pred.a, pred.b)
     zc = float(norm.isf(0.005))
     stopping = None
-    if ctx.sequential and not route.measured:
+    if _stops_early(ctx, route):
         rho, stopping = _sequential_exact(p, sched, rho0, steps, b.split_runs, seed,
                                           _splitting_rule(pred.probability, ab, zc), ab)
     else:
@@ -603,21 +626,22 @@ def splitting_design(case: Case, ctx: CheckContext) -> dict | None:
     if refusal:
         return None
     route = route_for(case, ctx, splitting_expansion)
-    return {"eta": eta, "steps": math.ceil(8.0 / (ref.rate * eta)), "runs": budget(ctx.preset).split_runs,
-            "sequential": ctx.sequential and not route.measured}
+    return {"eta": eta, "steps": _split_cap(ref.rate, eta), "runs": budget(ctx.preset).split_runs,
+            "sequential": _stops_early(ctx, route)}
+
+
+def _split_cap(rate: float, eta: float) -> int:
+    """The step cap of ``sga.splitting``'s runs: ``8 / (F'(rho*) eta)`` steps (eight e-foldings of the escape)."""
+    return math.ceil(8.0 / (rate * eta))
 
 
 def diffusion_design(case: Case, ctx: CheckContext) -> dict:
     """What ``sga.fluctuations`` and ``sga.hitting_time`` will simulate on ``case``: ``{"route",
     "schedule", "horizon" (None beyond the step cap), "runs", "paths", "sequential"}`` (the designs
     they run, cached)."""
-    b = budget(ctx.preset)
-    p, pseed = case.problem, _prediction_seed(case, ctx)
-    route = route_for(case, ctx, diffusion_expansion)
-    schedule = schedule_for(p, pseed, route)
-    horizon = _horizon(p, schedule, RHO0, b.max_steps, pseed, 1.0, route)
+    b, route, schedule, horizon = _band_design(case, ctx)
     return {"route": route.name, "schedule": schedule, "horizon": horizon, "runs": b.runs, "paths": PRED_RUNS,
-            "sequential": ctx.sequential and not route.measured}
+            "sequential": _stops_early(ctx, route)}
 
 
 def _splitting_rule(predicted: float, ab: tuple, zc: float):

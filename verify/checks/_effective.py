@@ -34,11 +34,11 @@ import numpy as np
 
 from ...numerics import Problem, Schedule, predict, simulate
 from ...theory import effective_drift, gradient_second_moment, stationary_alignment
-from ._context import CheckContext, derive_seed
+from ._context import CheckContext
 from ._figures import FigureSpec, effective_drift_figure
 from ._preset import QUICK, Preset
 from ._record import CheckRecord
-from ._sequential import Stopping, concat, curtail_margin, look_counts
+from ._sequential import Stopping, block_seed, concat, curtail_margin, look_counts
 
 if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
     from ._case import Case
@@ -64,6 +64,10 @@ class EffectiveCase:
     #: runs, 4.8 with 40 and 9.2 with 60 against the required 3); the two small-``L`` cases cost
     #: little per run
     min_runs: int = 0
+
+    def runs_under(self, preset: Preset) -> int:
+        """The runs this configuration gets under ``preset``: its ``effective_runs``, at least ``min_runs``."""
+        return max(preset.effective_runs, self.min_runs)
 
 
 def cases(preset: Preset = QUICK) -> tuple[EffectiveCase, ...]:
@@ -92,7 +96,7 @@ def _run_case(case: EffectiveCase, runs: int, seed: int, stride: int, drag_scale
     sims, done, stopping = [], 0, None
     for j, n in enumerate(counts):
         sims.append(simulate(case.problem, case.schedule, steps=case.steps, runs=n - done, rho0=case.rho0,
-                             seed=seed if j == 0 else derive_seed(seed, "look", j), stride=stride, workers=2))
+                             seed=block_seed(seed, j), stride=stride, workers=2))
         done = n
         if n < runs and _decided(case, concat(sims), pred, runs, drag_scale):
             stopping = Stopping(n, runs, counts, "pass")
@@ -218,7 +222,7 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
     results, ok_all, worst_ratio, worst_abs, worst_excess = [], True, 0.0, 0.0, -math.inf
     first = None
     for i, config in enumerate(cases(preset)):
-        runs = fixed if fixed is not None else max(preset.effective_runs, config.min_runs)
+        runs = fixed if fixed is not None else config.runs_under(preset)
         sim, pred, _, e_plain, e_corr, e_excess, stopping = _run_case(config, runs, ctx.seed_for(CHECK_ID, i),
                                                                         stride, drag_scale, ctx.sequential)
         runs = sim.runs

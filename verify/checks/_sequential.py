@@ -42,6 +42,8 @@ import numpy as np
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
+from ._context import derive_seed
+
 #: the looks, as fractions of the preset's run count (the last is the fixed design)
 LOOKS = (0.5, 0.75, 1.0)
 #: the chance of an early pass against a deviation the full count detects with 1 - FALSE_PASS
@@ -107,6 +109,12 @@ def interim_verdict(stats, n: int, total: int, interim_looks: int) -> str | None
     if all(abs(s.deviation) + c_pass * s.se <= s.detectable(n, total) for s in stats):
         return "pass"
     return None
+
+
+def block_seed(seed: int, look: int) -> int:
+    """The seed of the runs a look adds: the fixed design's own ``seed`` for the first look (its runs are
+    the fixed design's first runs), ``derive_seed(seed, "look", j)`` for look ``j >= 1``."""
+    return seed if look == 0 else derive_seed(seed, "look", look)
 
 
 def look_counts(total: int, looks=LOOKS) -> tuple[int, ...]:
