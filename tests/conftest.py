@@ -12,6 +12,10 @@ waits for (the worker processes of a local dask cluster that ``workers=2`` or a 
 live descendants during the test (``psutil``; a descendant that exits is counted by whichever
 process waits for it).
 
+The result cache of ``sigrec verify`` (``verify.suite.ResultStore``) is off for every test
+(``SIGREC_RESULT_CACHE=off``, inherited by the commands the tests start): its key cannot see a
+function a test patches, so a test that wants it turns it on in a folder of its own.
+
 Local dask clusters (``sigrec.numerics``'s process-wide ``LocalCluster``, kept for the life of
 the process) are closed after the last test of a file: idle, a 2-worker cluster still spends
 about 8% of a core on heartbeats, which over a whole run cost more than starting one per file.
@@ -27,6 +31,7 @@ import time
 import pytest
 
 _OUT = os.environ.get("SIGREC_TEST_CPU")
+os.environ["SIGREC_RESULT_CACHE"] = "off"
 
 
 def _cpu() -> tuple[float, float]:

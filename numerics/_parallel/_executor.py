@@ -329,11 +329,13 @@ def executor(workers=None, scheduler=None, *, timeout: float = 10.0):
 def describe(ex: Executor | None = None) -> dict | None:
     """Where units ran, for a result's record: ``{"backend", "workers", "scheduler"}`` of
     ``ex`` (default: the executor of the enclosing :func:`executor` block; ``None``
-    outside one)."""
+    outside one). A local cluster not yet started counts the workers it would start."""
     ex = _ACTIVE.get() if ex is None else ex
     if ex is None:
         return None
-    return {"backend": ex.backend, "workers": ex.workers,
+    # a local cluster nothing used (every unit read from a store) is not started to be counted
+    workers = ex.local_workers if ex.backend == "local" and ex.client is None else ex.workers
+    return {"backend": ex.backend, "workers": workers,
             "scheduler": ex.address if ex.backend == "scheduler" else None}
 
 

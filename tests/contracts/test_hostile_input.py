@@ -317,7 +317,7 @@ def _figure_then_interrupt(folder):
 
 def _patch_heavy(monkeypatch, command):
     if command == "verify":
-        monkeypatch.setattr(_verify_cli, "run_suite", lambda config, progress, figure_dir:
+        monkeypatch.setattr(_verify_cli, "run_suite", lambda config, progress, figure_dir, **_:
                             _figure_then_interrupt(figure_dir))
         return ["verify", "--theta", "1", "--alpha", "0.5"]
     if command == "phase":

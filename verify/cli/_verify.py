@@ -10,7 +10,16 @@ from rich.table import Table
 
 from ..checks import select
 from ..render import write_report
-from ..suite import PRESETS, SuiteConfig, cases_from_toml, check_selection, make_case, run_plan, run_suite
+from ..suite import (
+    PRESETS,
+    ResultStore,
+    SuiteConfig,
+    cases_from_toml,
+    check_selection,
+    make_case,
+    run_plan,
+    run_suite,
+)
 from ._args import (
     PRIOR_HELP,
     add_executor_arguments,
@@ -77,6 +86,10 @@ def register(sub) -> None:
                    help="run every counted check's full run count (the preset's fixed design) instead of stopping "
                    "at the first look that decides its verdict (false pass <= 2%% against a deviation the full count "
                    "detects, false fail + 0.1%%)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="compute everything again instead of reading what this code computed before on the same "
+                   "inputs from the result cache (the folder results of $SIGREC_CACHE_DIR, default ~/.cache/sigrec; "
+                   "SIGREC_RESULT_CACHE=off turns it off)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the run's plan instead of running it: each check on each case, what it computes "
                    "(designs, certificates, tables, simulations with their token-steps) and what it shares with "
@@ -125,8 +138,9 @@ def run(args) -> int:
         def progress(label, done, total):
             bar.update(task, description=label, completed=done, total=total)
 
-        result = run_suite(config, progress=progress, figure_dir=tmp / "figures")
-        report = write_report(result, tmp, final=args.out)
+        store = None if args.no_cache else ResultStore.default()
+        result = run_suite(config, progress=progress, figure_dir=tmp / "figures", store=store)
+        report = write_report(result, tmp, final=args.out, store=store)
     if args.json:
         emit_json(report)
     else:
@@ -150,6 +164,13 @@ def run(args) -> int:
         _print_claims(out, result.claims)
         for na in s.get("not_applicable", ()):
             out.print(escape(f"not run on {na['case']}: {na['check']} {na['reason']}"), soft_wrap=True)
+        if s.get("cache", {}).get("refused"):
+            out.print(escape(f"the result cache was not used: {s['cache']['refused']}"), soft_wrap=True)
+        elif s.get("cache", {}).get("read"):
+            c = s["cache"]
+            out.print(escape(f"read from the result cache ({c['dir']}): {len(c['read'])} of {c['units']} units, "
+                             "computed before by this code on the same inputs; --no-cache computes them again"),
+                      soft_wrap=True)
         b = s.get("builtin")
         builtin = (f"; built-in checks (not your cases): {b['consistency_passed']} passed, "
                    f"{b['consistency_failed']} failed, {b['consistency_inconclusive']} inconclusive"

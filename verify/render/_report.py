@@ -62,6 +62,20 @@ def _cost_table(report: dict) -> list[str]:
     return lines
 
 
+def _cache_lines(summary: dict) -> list[str]:
+    """The paragraph on what was read from the result store (``summary["cache"]``), if anything."""
+    c = summary.get("cache")
+    if c and c.get("refused"):
+        return [f"The result cache was not used: {c['refused']}.", ""]
+    if not c or not c["read"]:
+        return []
+    return [f"Read from the result cache (`{c['dir']}`): {len(c['read'])} of {c['units']} units "
+            f"({', '.join(_cell(u) for u in c['read'])}), computed before by the same code (every source file, "
+            "library version and CPU feature the same) on the same inputs and seed, so their records are those a "
+            "new run computes; their cost is that of the run that computed them. `sigrec verify --no-cache` "
+            "computes everything again.", ""]
+
+
 def report_dict(result) -> dict:
     """The JSON report of a :class:`verify.suite.SuiteResult`."""
     return {
@@ -111,6 +125,7 @@ def markdown(report: dict) -> str:
            if s.get("consistency_inconclusive") or s.get("conditions_inconclusive") else "")
         + "".join(f" Not run on {na['case']}: `{na['check']}` {na['reason']}." for na in s.get("not_applicable", ())),
         "",
+        *_cache_lines(s),
         "Consistency checks compare theory with numerics and must pass. Conditions are "
         "hypotheses or claims of the theorem: one that does not hold is a finding, not a failure. "
         "*Certified* means proved by exact symbolic computation or interval arithmetic; anything "
@@ -167,15 +182,16 @@ def markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
-def write_report(result, out: Path, final: Path | None = None) -> dict:
+def write_report(result, out: Path, final: Path | None = None, store=None) -> dict:
     """Write ``report.json`` and ``report.md`` into ``out``; return the report dict.
 
     ``final``: the folder ``out`` will be renamed to (``out`` is then a temporary
     folder); paths under ``out`` in the report are written as paths under ``final``. The
     figure specs the records carry are drawn first (PNG and PDF, at the paths the report
-    lists)."""
+    lists; with ``store``, a :class:`verify.suite.ResultStore`, a figure this code drew before
+    from the same data is copied from it: :func:`verify.render.figures.draw_records`)."""
     out.mkdir(parents=True, exist_ok=True)
-    draw_records(getattr(result, "records", ()))
+    draw_records(getattr(result, "records", ()), store=store)
     rep = report_dict(result)
     if final is not None:
         src, dst = str(out), str(final)

@@ -256,9 +256,13 @@ def draw(spec, path=None) -> str:
     return _DRAW[spec.kind](spec)
 
 
-def draw_records(records) -> list[str]:
+def draw_records(records, store=None) -> list[str]:
     """Draw every figure spec the ``records`` carry (``CheckRecord.figures``), in order,
-    each path once (records of one run share a figure); returns the PNG paths."""
+    each path once (records of one run share a figure); returns the PNG paths.
+
+    With ``store`` (a :class:`verify.suite.ResultStore`) a figure is keyed by its spec without its
+    path: one this code drew before from the same data is written from the store (the PNG and PDF
+    bytes), and one drawn here is kept there."""
     specs: dict[str, FigureSpec] = {}  # path -> the first spec drawn there
     for r in records:
         for spec in getattr(r, "figures", ()):
@@ -267,4 +271,20 @@ def draw_records(records) -> list[str]:
         if hasattr(spec, "save_data"):  # its data too, so that the appendix can redraw it
             Path(spec.path).parent.mkdir(parents=True, exist_ok=True)
             spec.save_data(Path(spec.path).with_suffix(".npz"))
-    return [draw(spec) for spec in specs.values()]
+    return [_drawn(spec, store) for spec in specs.values()]
+
+
+def _drawn(spec, store) -> str:
+    """:func:`draw` of ``spec``, or its files from ``store`` (:func:`draw_records`)."""
+    k = None if store is None else store.key("figure", replace(spec, path=""))
+    files = None if k is None else store.get("figure", k)
+    png, pdf = Path(spec.path), Path(spec.path).with_suffix(".pdf")
+    if files is not None:
+        png.parent.mkdir(parents=True, exist_ok=True)
+        png.write_bytes(files["png"])
+        pdf.write_bytes(files["pdf"])
+        return str(png)
+    out = draw(spec)
+    if k is not None:
+        store.put("figure", k, {"png": png.read_bytes(), "pdf": pdf.read_bytes()})
+    return out

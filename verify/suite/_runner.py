@@ -12,6 +12,7 @@ from ...numerics import count_token_steps, current_executor, report
 from ..checks import REGISTRY, Case, Check, CheckContext, CheckRecord, select
 from ._cases import SuiteConfig, left_out
 from ._claims import Claim, claims
+from ._store import ResultStore, stored_key
 
 
 @dataclass(frozen=True)
@@ -272,14 +273,14 @@ def _run_unit(u: _Unit) -> list[CheckRecord]:
     return records
 
 
-def _run_distributed(ex, steps, ctx, progress) -> list[CheckRecord]:
-    """The records of ``steps``, each unit (see :func:`_groups`) a fan-out task on ``ex``.
+def _run_distributed(ex, groups, total: int, ctx, progress, done0: int = 0) -> list[list[CheckRecord]]:
+    """The records of each unit of ``groups`` (``(check ids, case)``, :func:`_groups`), each a
+    fan-out task on ``ex``, in the order of ``groups``.
 
     Units report each check they start; ``progress(label, done, total)`` is called from
-    those reports (on the client's event thread) and as units finish, with ``done``
-    never decreasing and nothing after the last unit.
+    those reports (on the client's event thread) and as units finish, with ``done`` (from
+    ``done0``, the steps already done elsewhere) never decreasing and nothing after the last unit.
     """
-    groups = _groups(steps)
     seen = [0] * len(groups)  # checks of each unit known to be finished
     lock = threading.Lock()
     state = {"open": True}
@@ -288,7 +289,7 @@ def _run_distributed(ex, steps, ctx, progress) -> list[CheckRecord]:
         with lock:
             seen[i] = max(seen[i], done)
             if progress and state["open"]:
-                progress(label, sum(seen), len(steps))
+                progress(label, done0 + sum(seen), total)
 
     def on_report(msg):
         unit = work[msg["unit"]]
@@ -307,10 +308,110 @@ def _run_distributed(ex, steps, ctx, progress) -> list[CheckRecord]:
         finally:
             with lock:
                 state["open"] = False
-    return [r for i in range(len(groups)) for r in parts[i]]
+    return [parts[i] for i in range(len(groups))]
 
 
-def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None) -> SuiteResult:
+#: what stands for the run's figure folder in a stored record (its figures are drawn under the
+#: folder of the run that reads it)
+_FIGURES = "\0figures"
+
+
+def _moved(obj, src: str, dst: str):
+    """``obj`` (a record's details: dicts, lists, strings) with every path under ``src`` moved under ``dst``."""
+    if isinstance(obj, dict):
+        return {k: _moved(v, src, dst) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_moved(v, src, dst) for v in obj)
+    if isinstance(obj, str) and (obj == src or obj.startswith(src + "/")):
+        return dst + obj[len(src):]
+    return obj
+
+
+def _relocated(records, src: str, dst: str, **extra) -> list[CheckRecord]:
+    """``records`` with their figure paths (``details["figures"]`` and the specs') moved from under
+    ``src`` to under ``dst``, and ``extra`` added to their details."""
+    return [replace(r, details={**_moved(r.details, src, dst), **extra},
+                    figures=tuple(replace(f, path=_moved(f.path, src, dst)) for f in r.figures))
+            for r in records]
+
+
+def _unit_key(checks, case, ctx: CheckContext) -> str | None:
+    """The store key of one unit's records (``None``: not stored): its checks, case and context,
+    the figure folder only as whether there is one."""
+    return stored_key("unit", checks, case, replace(ctx, figure_dir=None), ctx.figure_dir is not None)
+
+
+def _run_groups(ex, steps, ctx, progress, store: ResultStore | None) -> tuple[list[CheckRecord], list[str]]:
+    """The records of ``steps`` in plan order, and the labels of the units read from ``store``:
+    the units (:func:`_groups`) found there are read, the others run (in-process one check after
+    another, or as fan-out units on a cluster) and stored."""
+    groups = _groups(steps)
+    here = "" if ctx.figure_dir is None else str(ctx.figure_dir)
+    keys = [None if store is None else _unit_key(checks, case, ctx) for checks, case in groups]
+    parts: list = [None if k is None or store is None else store.get("unit", k) for k in keys]
+    parts = [None if p is None else _relocated(p, _FIGURES, here, cached=True) for p in parts]
+    read = [checks[0] if case is None else case.name for (checks, case), p in zip(groups, parts, strict=True)
+            if p is not None]
+    todo = [i for i, p in enumerate(parts) if p is None]
+    done0 = sum(len(groups[i][0]) for i, p in enumerate(parts) if p is not None)
+    if ex.backend == "inline" or not todo:
+        done = done0
+        for i in todo:
+            checks, case = groups[i]
+            parts[i] = []
+            for cid in checks:
+                if progress:
+                    progress(f"{cid}: {case.name}" if case else cid, done, len(steps))
+                parts[i].extend(_run_check(REGISTRY[cid], case, ctx))
+                done += 1
+    else:
+        ran = _run_distributed(ex, [groups[i] for i in todo], len(steps), ctx, progress, done0)
+        for i, recs in zip(todo, ran, strict=True):
+            parts[i] = recs
+    for i in todo:
+        k = keys[i]
+        if store is not None and k is not None:
+            store.put("unit", k, _relocated(parts[i], here, _FIGURES) if here else parts[i])
+    return [r for p in parts for r in p], read
+
+
+def _planned(config: SuiteConfig, store: ResultStore | None) -> tuple[list, float]:
+    """The steps of :func:`plan` and the token-steps deciding them drew, read from ``store`` when
+    there (stored as check ids and case positions)."""
+    k = None if store is None else stored_key("plan", config)
+    got = None if k is None or store is None else store.get("plan", k)
+    if got is not None:
+        ids, tokens = got
+        cases = config.cases
+        return [(label, REGISTRY[cid], None if j is None else cases[j]) for label, cid, j in ids], tokens
+    with count_token_steps() as planning:  # what deciding which checks apply draws, outside every check
+        steps = plan(config)
+    if k is not None and store is not None:
+        index = {id(c): j for j, c in enumerate(config.cases)}
+        store.put("plan", k, ([(label, c.id, None if case is None else index[id(case)]) for label, c, case in steps],
+                              planning.token_steps))
+    return steps, planning.token_steps
+
+
+def _left_out(config: SuiteConfig, steps, store: ResultStore | None) -> tuple[list, list, float]:
+    """``(skipped, applied, token-steps)``: the checks not run on each case with why
+    (:func:`not_applicable` and :func:`left_out`), which ran (:func:`applied`), and what deciding
+    it drew; read from ``store`` when there."""
+    k = None if store is None else stored_key("left out", config)
+    got = None if k is None or store is None else store.get("left out", k)
+    if got is not None:
+        return got
+    with count_token_steps() as reasons:
+        skipped = not_applicable(config) + left_out(config)
+        per_case = applied(config, steps)
+    out = (skipped, per_case, reasons.token_steps)
+    if k is not None and store is not None:
+        store.put("left out", k, out)
+    return out
+
+
+def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None,
+              store: ResultStore | None = None) -> SuiteResult:
     """Run every check of ``config``; the records come in plan order.
 
     In-process (no executor, or ``--workers 1``) the checks run one after another and
@@ -323,34 +424,34 @@ def run_suite(config: SuiteConfig, progress=None, figure_dir: Path | None = None
     check draws from its own seed identity). With ``figure_dir`` the records carry figure
     specs (``CheckRecord.figures``) whose paths are under ``figure_dir``; nothing is drawn
     here: ``verify.render.write_report`` (or ``render.figures.draw_records``) draws them.
+
+    With ``store`` (:class:`verify.suite.ResultStore`, off by default: module doc of
+    :mod:`verify.suite._store`) the plan, the reasons checks were left out and each unit's
+    records are read from it when this code ran the same inputs before, and stored otherwise.
+    A record read back carries ``details["cached"] = True`` and the cost of the run that computed
+    it; ``summary["cache"]`` says where the store is, which units were read and, when the store's
+    folder cannot be trusted (then it is not used), why (``"refused"``).
     """
     t0 = time.perf_counter()
     if figure_dir is not None:
         figure_dir.mkdir(parents=True, exist_ok=True)
     ctx = context(config, figure_dir)
-    with count_token_steps() as planning:  # what deciding which checks apply draws, outside every check
-        steps = plan(config)
-    records: list[CheckRecord] = []
-    ex = current_executor()
-    if ex.backend == "inline" or not steps:  # an empty plan (every selected check left out) has no unit
-        for i, (label, check, case) in enumerate(steps):
-            if progress:
-                progress(label, i, len(steps))
-            records.extend(_run_check(check, case, ctx))
-    else:
-        records = _run_distributed(ex, steps, ctx, progress)
+    steps, planned = _planned(config, store)
+    records, read = _run_groups(current_executor(), steps, ctx, progress, store)
     if progress:
         progress("done", len(steps), len(steps))
     # one path once: checks that share a simulation (sga.convergence, sga.filtering) name its figure each
     figures = tuple(dict.fromkeys(f for r in records for f in r.details.get("figures", [])))
     summary = summarize(records, builtin_apart(config))
-    with count_token_steps() as reasons:
-        skipped = not_applicable(config) + left_out(config)
-        per_case = applied(config, steps)
+    skipped, per_case, reasons = _left_out(config, steps, store)
     summary["applied"] = per_case
     costs = check_costs(records)
-    summary["token_steps"] = sum(c["token_steps"] for c in costs) + planning.token_steps + reasons.token_steps
+    summary["token_steps"] = sum(c["token_steps"] for c in costs) + planned + reasons
     summary["cpu_seconds"] = round(sum(c["cpu_seconds"] for c in costs), 3)
+    if store is not None:
+        summary["cache"] = {"dir": str(store.root), "units": len(_groups(steps)), "read": read}
+        if store.refused is not None:
+            summary["cache"]["refused"] = store.refused
     if any(c["model"].startswith("subspace") for c in per_case):
         # say it where the report and the command already list what was not run
         skipped = skipped + [{"check": "the checks of the other model", "case": c["case"],
