@@ -73,9 +73,9 @@ def register(sub) -> None:
     p.add_argument("--n-alpha", type=count("n-alpha"), default=None,
                    help="grid only: alpha rows (default 48); onehot(k): alphas of the transition (default 8); "
                    "--heads >= 2: alpha rows (default 4)")
-    p.add_argument("--min-width", type=finite_float, default=MIN_WIDTH,
+    p.add_argument("--min-width", type=finite_float, default=None,
                    help="region only: boxes narrower than this fraction of both ranges are not split further "
-                   "(default 2^-10)")
+                   f"(default 2^-10; --region with a k = 2 law: 2^-{K2_MIN_WIDTH_BITS})")
     p.add_argument("--region", action="store_true",
                    help="k = 2 laws (--prior 'onehot(k=2)'): the region certificate of theta in [0, --theta-max] "
                    "(default 5) x alpha in [--alpha-min, 1] (log): the equilibria on the circle and in the disk proved "
@@ -186,12 +186,13 @@ def _region_theta_max(args, beyond: str = "") -> float:
 def _run_region(args) -> int:
     theta_max = _region_theta_max(args, " (use --grid for points beyond)")
     lo, hi = MIN_WIDTH_LIMITS
-    if not lo <= args.min_width <= hi:
-        raise ValueError(f"`min-width` must lie in [{lo:g}, {hi:g}] (relative width of a box), got {args.min_width!r}")
+    min_width = MIN_WIDTH if args.min_width is None else args.min_width
+    if not lo <= min_width <= hi:
+        raise ValueError(f"`min-width` must lie in [{lo:g}, {hi:g}] (relative width of a box), got {min_width!r}")
     theta, alpha = (0.0, theta_max), (args.alpha_min, 1.0)
     with executor_from_args(args), stderr_progress() as bar:
         task = bar.add_task("certifying", total=None)
-        cert = certify_region_tasks(theta, alpha, args.beta, args.sigma2, args.prior, min_width=args.min_width,
+        cert = certify_region_tasks(theta, alpha, args.beta, args.sigma2, args.prior, min_width=min_width,
                                     log_alpha=True, progress=lambda d, t: bar.update(task, completed=d, total=t))
     prop = region_proposition(args.prior, certificate=cert, theta=theta, alpha=alpha, beta=args.beta,
                               sigma2=args.sigma2)
@@ -225,7 +226,7 @@ def _run_region_k2(args) -> int:
         raise ValueError("--grid, --n-theta and --n-alpha are not options of --region (the leaves are split "
                          "adaptively: --min-width, --max-boxes)")
     theta_max = _region_theta_max(args)
-    min_width = 2.0 ** -K2_MIN_WIDTH_BITS if args.min_width == MIN_WIDTH else args.min_width
+    min_width = 2.0 ** -K2_MIN_WIDTH_BITS if args.min_width is None else args.min_width
     lo, hi = MIN_WIDTH_LIMITS
     if not lo <= min_width <= hi:
         raise ValueError(f"`min-width` must lie in [{lo:g}, {hi:g}] (relative width of a leaf), got {min_width!r}")
@@ -288,7 +289,7 @@ def _run_heads(args, model: Model) -> int:
     if model.scalar:
         raise ValueError(f"`--heads {model.heads}` in `sigrec phase` maps the states of heads on a k-dimensional "
                          f"signal: give a law such as --prior 'onehot(k=2)' (the prior {args.prior!r} has k = 1)")
-    if args.grid or args.min_width != MIN_WIDTH:
+    if args.grid or args.min_width is not None:
         raise ValueError("--grid and --min-width are for one query (the region certificate and its point grid); "
                          "with --heads the grid is always certified point by point (--n-theta, --n-alpha)")
     n_theta = HEADS_N_THETA if args.n_theta is None else args.n_theta

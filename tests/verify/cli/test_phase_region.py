@@ -92,3 +92,12 @@ def test_a_k2_law_draws_its_region_certificate_with_region(tmp_path, capsys):
 def test_region_is_refused_for_a_scalar_prior(tmp_path, capsys):
     assert main(["phase", "--region", "--out", str(tmp_path)]) == 2
     assert "k = 2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("given", "used"), [([], 2.0 ** -6), (["--min-width", str(2.0 ** -10)], 2.0 ** -10)])
+def test_a_k2_region_keeps_a_min_width_given_equal_to_the_scalar_default(tmp_path, capsys, given, used):
+    # the k = 2 default (2^-6) replaced the flag's value whenever it equalled the scalar default 2^-10
+    args = ["phase", "--prior", "onehot(k=2)", "--region", "--theta-max", "0.6", *given, "--max-boxes", "1",
+            "--workers", "1", "--json", "--out", str(tmp_path)]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["region"]["min_width"] == used
