@@ -273,9 +273,11 @@ def _run_unit(u: _Unit) -> list[CheckRecord]:
     return records
 
 
-def _run_distributed(ex, groups, total: int, ctx, progress, done0: int = 0) -> list[list[CheckRecord]]:
+def _run_distributed(ex, groups, total: int, ctx, progress, done0: int = 0,
+                     finished_unit=None) -> list[list[CheckRecord]]:
     """The records of each unit of ``groups`` (``(check ids, case)``, :func:`_groups`), each a
-    fan-out task on ``ex``, in the order of ``groups``.
+    fan-out task on ``ex``, in the order of ``groups``; ``finished_unit(i, records)`` is called as
+    unit ``i`` finishes.
 
     Units report each check they start; ``progress(label, done, total)`` is called from
     those reports (on the client's event thread) and as units finish, with ``done`` (from
@@ -304,6 +306,8 @@ def _run_distributed(ex, groups, total: int, ctx, progress, done0: int = 0) -> l
             with closing(ex.as_completed(_run_unit, work, fan_out=True)) as finished:
                 for i, recs in finished:
                     parts[i] = recs
+                    if finished_unit is not None:
+                        finished_unit(i, recs)
                     advance(i, len(work[i].checks), f"{work[i].label} done")
         finally:
             with lock:
@@ -344,7 +348,8 @@ def _unit_key(checks, case, ctx: CheckContext) -> str | None:
 def _run_groups(ex, steps, ctx, progress, store: ResultStore | None) -> tuple[list[CheckRecord], list[str]]:
     """The records of ``steps`` in plan order, and the labels of the units read from ``store``:
     the units (:func:`_groups`) found there are read, the others run (in-process one check after
-    another, or as fan-out units on a cluster) and stored."""
+    another, or as fan-out units on a cluster), each stored as it finishes (a run stopped halfway
+    keeps the units it finished)."""
     groups = _groups(steps)
     here = "" if ctx.figure_dir is None else str(ctx.figure_dir)
     keys = [None if store is None else _unit_key(checks, case, ctx) for checks, case in groups]
@@ -354,6 +359,12 @@ def _run_groups(ex, steps, ctx, progress, store: ResultStore | None) -> tuple[li
             if p is not None]
     todo = [i for i, p in enumerate(parts) if p is None]
     done0 = sum(len(groups[i][0]) for i, p in enumerate(parts) if p is not None)
+
+    def keep(i, records):
+        k = keys[i]
+        if store is not None and k is not None:
+            store.put("unit", k, _relocated(records, here, _FIGURES) if here else records)
+
     if ex.backend == "inline" or not todo:
         done = done0
         for i in todo:
@@ -364,14 +375,12 @@ def _run_groups(ex, steps, ctx, progress, store: ResultStore | None) -> tuple[li
                     progress(f"{cid}: {case.name}" if case else cid, done, len(steps))
                 parts[i].extend(_run_check(REGISTRY[cid], case, ctx))
                 done += 1
+            keep(i, parts[i])
     else:
-        ran = _run_distributed(ex, [groups[i] for i in todo], len(steps), ctx, progress, done0)
+        ran = _run_distributed(ex, [groups[i] for i in todo], len(steps), ctx, progress, done0,
+                               lambda j, records: keep(todo[j], records))
         for i, recs in zip(todo, ran, strict=True):
             parts[i] = recs
-    for i in todo:
-        k = keys[i]
-        if store is not None and k is not None:
-            store.put("unit", k, _relocated(parts[i], here, _FIGURES) if here else parts[i])
     return [r for p in parts for r in p], read
 
 

@@ -195,3 +195,22 @@ def test_the_command_reads_the_cache_and_no_cache_computes_again(tmp_path, monke
     a, b = (json.loads(Path(tmp_path / x / "report.json").read_text()) for x in "ab")
     assert [r["status"] for r in a["checks"]] == [r["status"] for r in b["checks"]]
     assert [r["value"] for r in a["checks"]] == [r["value"] for r in b["checks"]]
+
+
+def test_a_run_stopped_halfway_keeps_the_units_it_finished(tmp_path, monkeypatch):
+    other = make_case("other", theta=0.9, alpha=0.3, beta=0.8, sigma2=1.2)
+    config = dataclasses.replace(_config(), cases=(*_config().cases, other))
+    real = _runner._run_check
+
+    def stop_at_other(check, case, ctx):
+        if case is not None and case.name == "other":
+            raise KeyboardInterrupt
+        return real(check, case, ctx)
+
+    monkeypatch.setattr(_runner, "_run_check", stop_at_other)
+    with pytest.raises(KeyboardInterrupt):
+        run_suite(config, store=ResultStore(tmp_path))
+    monkeypatch.setattr(_runner, "_run_check", real)
+    result = run_suite(config, store=ResultStore(tmp_path))
+    assert result.summary["cache"]["read"] == ["mine"]
+    assert {r.details["case"] for r in result.records if r.details.get("cached")} == {"mine"}
