@@ -173,6 +173,7 @@ HEAVY_MODULES = (
     "tests/verify/render/test_notes.py",  # the appendix's sympy setup, ~50 CPU-s
     "tests/verify/render/test_landscape_figure.py",  # the fixed prior's region certificate, drawn: ~6 CPU-s
     "tests/verify/studies/test_validate.py",  # the validation records, ~45 CPU-s
+    "tests/theory/test_region_k2_taylor.py",  # the k = 2 field's programs and their balls, ~6 CPU-s of setup
 )
 
 HEAVY = (
@@ -242,6 +243,7 @@ HEAVY = (
     "tests/theory/test_region_k2.py::test_leaves_touching_theta_zero_are_proved_and_agree_with_the_40_digit_count",
     "tests/theory/test_region_k2.py::test_away_from_beta_sigma2_one_random_points_agree_with_a_40_digit_count",
     "tests/theory/test_region_k2.py::test_the_independent_count_sees_the_phases",
+    "tests/theory/test_region_k2.py::test_a_leaf_with_an_interior_zero_is_proved_and_agrees_with_the_40_digit_count",
     "tests/numerics/test_region_k2_tasks.py::test_subtrees_give_the_serial_leaves",
     "tests/numerics/test_region_k2_tasks.py::test_a_cut_walk_leaves_pending_boxes_in_order",  # the sympy setup
     "tests/verify/cli/test_phase_region.py::test_a_k2_law_draws_its_region_certificate_with_region",

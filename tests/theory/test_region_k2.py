@@ -131,17 +131,18 @@ def _shifted(shift):
     """The derived field with ``T`` shifted by a constant on the circle (a wrong field)."""
     f = k2_field(Model(1.0, 0.1, prior=PRIOR).law)
 
-    def values(*args):
-        T, T1, lam = f.circle_values(*args)
-        return T + shift, T1, lam
+    def jet(*args):
+        T, *rest = f.tangent_jet(*args)
+        return (T + shift, *rest)
 
-    return replace(f, circle_values=values)
+    return replace(f, tangent_jet=jet)
 
 
 @pytest.mark.heavy
 def test_a_wrong_field_is_caught_by_the_point_certificates():
-    # the box of small() with T shifted below its minimum on the circle: no zero of T left
-    wrong = certify_region_k2(THETA, ALPHA, prior=PRIOR, min_width=2.0 ** -3, field=_shifted(-0.5))
+    # the box of small() with T shifted below its minimum on the circle (|T| < 2.5 there, for the reduced
+    # field): no zero of T left
+    wrong = certify_region_k2(THETA, ALPHA, prior=PRIOR, min_width=2.0 ** -3, field=_shifted(-3.0))
     caught = 0
     for box in wrong.boxes:
         if box.status == "undecided":
@@ -253,3 +254,20 @@ def test_the_independent_count_sees_the_phases():
     assert _independent_counts(PRIOR, 0.5, 0.05) == (2, 1, 0)
     assert _independent_counts(PRIOR, 1.2, 0.05) == (4, 2, 0)
     assert _independent_counts(PRIOR, 2.0, 0.05)[0::2] == (4, 1)
+
+
+@pytest.mark.heavy
+def test_a_leaf_with_an_interior_zero_is_proved_and_agrees_with_the_40_digit_count():
+    """The disk covering splits squares off the float path of the interior zero, so the Krawczyk operator
+    proves it on a whole leaf (before, the squares around the path were cut down to the smallest width)."""
+    cert = certify_region_k2((1.6, 1.7), (0.01, 0.0115), prior=PRIOR, min_width=0.5, max_boxes=3)
+    proved = [b for b in cert.boxes if b.status != "undecided"]
+    assert proved and all(_proved_counts(b) == (4, 2, 1) for b in proved)
+    # the inertia of H there: both eigenvalues positive in floats at the zero, so (0, 2), not stable
+    x, y = -1 / 1.65, -1 / 1.65  # the zero of g near alpha = 0: r_i = -1 / (beta theta)
+    _, _, h11, h12, h22 = k2_field(Model(1.0, 0.1, prior=PRIOR).law).disk_floats(x, y, 1.65, 0.0107, 1.0, 1.0)
+    assert np.all(np.linalg.eigvalsh([[h11, h12], [h12, h22]]) > 0)
+    inside = [e for b in proved for e in b.equilibria if e.kind == "interior"]
+    assert inside and all(e.inertia == (0, 2) and not e.stable for e in inside)
+    (_, t0, t1), (_, a0, a1) = proved[0].bounds
+    assert _independent_counts(PRIOR, 0.5 * (t0 + t1), 0.5 * (a0 + a1)) == (4, 2, 1)

@@ -16,11 +16,17 @@ at ``theta = 0`` (for a law with a nonzero mean it is ``2 c E[s]`` there) and is
 
 **Centred forms.** The plain ball field of a wide parameter ball overestimates badly (the
 dependency problem; a one-percent ball gives an enclosure of ``T`` wider than ``T``), so every
-enclosure here is a mean-value form in the angle *and* the parameters:
-``F(X, P) in F(c, p_c) + F_phi(X, P) (X - c) + F_theta(X, P) (Theta - theta_c) + F_alpha(X, P) (A - alpha_c)``
-for ``F`` in ``T``, ``T' = dT/dphi``, ``lam = <r, g>`` on the circle and ``g`` in the disk, with
-the derivatives derived symbolically (sympy, from :func:`theory._derivation._subspace._derive`)
-and evaluated in balls: the overestimation is of second order in the widths.
+enclosure of ``T``, ``T' = dT/dphi`` and ``lam = <r, g>`` on the circle is a second-order (Taylor)
+form in the angle *and* the parameters (:mod:`theory._region._circle_taylor`):
+``F(X, P) in F(c, p_c) + grad F(c, p_c) . Delta + 1/2 Delta^T Hess F(X, P) Delta`` with
+``Delta = (X - c, Theta - theta_c, A - alpha_c)``: the gradient is read at the centre (tight balls),
+and only the Hessian over the whole box, so the wide balls enter at second order. In the disk,
+``g`` at a square's centre is the same form in the parameters, and the Hessian ``H`` of the field
+over the square is the plain ball function intersected with its mean-value form. The derivatives
+(up to the fifth of the reduced field) are forward derivatives of a straight-line program
+(:class:`theory._region._circle_taylor.Program`: about 2 s per process, where sympy's ``diff`` of the whole
+expressions took 10 s and more), printed for balls whose integer powers are taken from the
+endpoints (:func:`theory._region._circle_taylor.power`: ``(2 +/- 0.54)^-6`` was ``nan``).
 
 **What a leaf proves.** The angle is ``phi = pi u`` with rational ``u`` in ``[-1, 1]`` (the
 tiles close the circle exactly). The circle is tiled into *sign tiles* (``T`` of one certified
@@ -31,15 +37,20 @@ with that tangent sign, so the number of circle equilibria and their stabilities
 ``T' < 0`` and ``lam > 0``) are constant on the leaf. The tiling is audited (contiguous, cyclically
 consistent signs). The open disk is covered by squares on which a component of ``g`` excludes 0
 (no zero) or the Krawczyk operator, with the parameter balls, misses the square (no zero) or maps
-it into its interior (exactly one zero for every parameter, the square inside the open disk, the
-inertia of ``H`` certified); any other square left at the smallest width leaves the leaf undecided.
+it into the interior of the square (exactly one zero for every parameter, the inertia of ``H``
+certified; the operator is iterated on what it returns until that lies inside the open disk, or
+outside it: then the square has no zero in the disk); any other square left at the smallest width
+leaves the leaf undecided. Squares are split off the float paths of the zeros of ``g`` over the leaf
+(:func:`theory._region._circle_floats.zero_boxes`, a hint only), so that one square holds a path
+with a margin, and a square that cuts a path is not split further.
 The leaf's status is a label of the structure: ``mixture`` (2 on the circle, the stable one in the
 first quadrant, none inside), ``specialised`` (4 on the circle, 2 stable, none inside), else
 ``"n on circle (s stable), m inside (q stable)"``.
 
 **Inheritance.** A tile or square decided for a leaf is decided for every sub-box of it, so a
-leaf that fails hands its decided tiles and squares to its two halves, which only rework the
-undecided pieces (merged).
+leaf that fails hands its decided tiles to its two halves, which only rework the undecided pieces
+(merged). The squares are not handed down when the disk failed: they were cut along the leaf's own
+zero paths, which may cut the narrower paths of the halves; the halves cover the disk afresh.
 
 The walk is that of :func:`theory._region._certify.certify_region`: split the side with the
 largest width relative to its range (``alpha`` in log scale when its range spans a decade), down
@@ -50,19 +61,26 @@ circle equilibria at the leaf's corners and centre (:mod:`theory._region._circle
 compared: when they differ no proof can succeed, and the leaf is split across the side whose ends
 differ without trying. A root tile is also proved on a tile wider than the fine width when ``T``
 has opposite certified signs at its ends and ``T'``, ``lam`` one certified sign on a few pieces
-covering it. Each attempt has a budget (:data:`_MAX_TILES`, :data:`_MAX_SQUARES`).
+covering it. Tiles wider than :data:`_WIDEST` are split without an attempt. Each attempt has a
+budget (:data:`_MAX_TILES`, :data:`_MAX_SQUARES`).
 
-**Cost (not yet for wide regions).** Measured on 2 cores shared with other work: a small box
-(``theta`` 0.7-1, ``alpha`` 0.1-0.15, ``min_width = 2^-3``) certifies in about 4 s (26% undecided;
-15 s and 27% before the signatures, the wide root tiles and the budgets); ``theta`` 0.1-3 by
-``alpha`` 0.01-1 leaves 87% undecided after 500 leaves in 12 s (88% in 50 s before). The wide region
-stays out of reach: at ``min_width = 2^-5`` it left 69% undecided in 340 s, and only one attempt in
-ten succeeded even on leaves 1/64 of the ranges wide. What limits it is the enclosure, not the walk:
-the ball derivatives ``T_theta(X, P)``, ``T'_theta(X, P)`` of the centred forms overestimate their
-range about tenfold on such leaves (the expressions are long sums with cancellations, and
-``cos``/``sin`` of the angle enter as independent balls), so leaves must be far smaller than the
-phase bands. Four phases meet (2 equilibria on the circle; 4; 4 and an interior saddle; 6 and 1),
-each boundary an undecided band.
+**Cost.** Measured on a machine of 2 cores, loaded by other jobs (load 3-4 during most runs, so
+the CPU seconds are the figures to compare; wall in parentheses). The default region of the CLI
+(``sigrec phase --prior 'onehot(k=2)' --region``: ``theta`` 0-5 by ``alpha`` 1e-4-1 in log,
+``min_width = 2^-6``, in-process) leaves 22.5% undecided in 2,342 leaves and 500 CPU-s (854 s),
+where the first-order forms left 73.6% in 4,933 leaves and 309 CPU-s (390 s, less loaded): the
+four phases (2 equilibria on the circle; 4; 4 and 1 inside; 6 and 1) are now decided up to their
+boundary bands, and the rest of what is left is ``alpha`` above 0.02-0.2 at ``theta`` above 2.5,
+where the equilibria near ``phi = -3 pi / 4`` have small ``T'`` and ``lam``. ``theta`` 0.1-3 by
+``alpha`` 0.01-1 at ``min_width = 2^-5`` leaves 20.7% undecided in 1,113 leaves and 212 CPU-s
+(69% in 1,923 leaves and 338 s before); with ``max_boxes = 2000`` at the default ``min_width``
+(``2^-8``, a walk that runs out of budget) 77.6% in 1,004 leaves and 141 CPU-s (86.7%, 1,005
+leaves, 25 CPU-s before: an attempt now costs more, and succeeds far more often). The small box
+(``theta`` 0.7-1, ``alpha`` 0.1-0.15, ``min_width = 2^-3``) leaves 19.5% undecided in 5 CPU-s. The
+field's setup (:func:`k2_field`) takes about 2.5 s per process. Most of the time now goes to the
+disk covering (the Krawczyk steps) and to failed attempts along the phase boundaries: the target of
+at most 1% undecided within 60 s on 2 cores is not reached (at ``min_width = 2^-6`` the boundary
+bands alone are several percent of the region).
 """
 
 from __future__ import annotations
@@ -70,24 +88,20 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
-from typing import Any
 
 import numpy as np
-import sympy as sp
 from flint import arb, arb_mat, fmpq
 
 from ...core.validate import integer, real
 from .._certify._circle import _min_square
 from .._certify._roots import precision, sign
 from .._certify._scalar import MAX_PREC
-from .._certify._subspace_balls import _NAMESPACE, _ArbPrinter, inertia
-from .._derivation._subspace import PARAM_SYMBOLS, _derive
+from .._certify._subspace_balls import inertia
 from .._model import Model
 from ._certify import _DOMAIN, _parse, _split_point, _sub_box, area_fractions, relative_width
-from ._circle_floats import SignatureCache
+from ._circle_floats import SignatureCache, zero_boxes
+from ._circle_taylor import K2Field, Offsets, enclose, k2_field, second_order
 
 #: default relative width below which a leaf is not split further
 MIN_WIDTH = 2.0 ** -8
@@ -102,76 +116,26 @@ _SPLIT = fmpq(29, 59)
 
 
 @dataclass(frozen=True)
-class K2Field:
-    """The ball functions a leaf reads, each ``f(r1, r2, theta, alpha, beta, sigma2) -> tuple``, of the
-    reduced field (module doc):
-
-    ``circle_values`` -> ``(T, T', lam)``; ``circle_slopes`` -> ``(T', T_theta, T_alpha, T'',
-    T'_theta, T'_alpha, lam_phi, lam_theta, lam_alpha)``; ``circle_params`` -> ``(T_theta, T_alpha)``
-    (``r`` on the unit circle); ``disk_values``
-    -> ``(g1, g2)``; ``disk_slopes`` -> ``(H11, H12, H22, g1_theta, g1_alpha, g2_theta, g2_alpha)``;
-    ``floats`` -> ``(T, T', lam)`` in numpy floats (where the walk tries proofs,
-    :mod:`theory._region._circle_floats`; ``None``: everywhere).
-    A test hook replaces them (:func:`certify_region_k2` ``field=``)."""
-
-    circle_values: Callable[..., Any]
-    circle_slopes: Callable[..., Any]
-    circle_params: Callable[..., Any]
-    disk_values: Callable[..., Any]
-    disk_slopes: Callable[..., Any]
-    floats: Callable[..., Any] | None = None
-
-
-@cache
-def k2_field(law) -> K2Field:
-    """The :class:`K2Field` of a ``k = 2`` law, derived symbolically and lambdified to balls: the
-    gradient of ``(j - c^2) / (theta alpha)`` (module doc)."""
-    d = _derive(law)
-    r1, r2 = d.r
-    th, al = PARAM_SYMBOLS[0], PARAM_SYMBOLS[1]
-    c, m = d.pooled
-    n = [mi / al for mi in m]  # m is alpha times a function smooth down to alpha = 0
-    reduced = th * al * (n[0] ** 2 + n[1] ** 2) + 2 * c * (r1 * n[0] + r2 * n[1])
-    g1, g2 = sp.diff(reduced, r1), sp.diff(reduced, r2)
-    h = [[sp.diff(g1, r1), sp.diff(g1, r2)], [sp.diff(g2, r1), sp.diff(g2, r2)]]
-    lam = r1 * g1 + r2 * g2
-    T = -r2 * g1 + r1 * g2
-    T1 = r2 * r2 * h[0][0] - 2 * r1 * r2 * h[0][1] + r1 * r1 * h[1][1] - lam  # dT/dphi on the circle
-
-    def dphi(F):  # the derivative along the circle: dr/dphi = t = (-r2, r1)
-        return -r2 * sp.diff(F, r1) + r1 * sp.diff(F, r2)
-
-    def fn(exprs):
-        return sp.lambdify((r1, r2, *PARAM_SYMBOLS), tuple(exprs), modules=[_NAMESPACE],
-                           printer=_ArbPrinter(), cse=True)
-
-    return K2Field(
-        circle_values=fn((T, T1, lam)),
-        circle_slopes=fn((T1, sp.diff(T, th), sp.diff(T, al), dphi(T1), sp.diff(T1, th), sp.diff(T1, al),
-                          dphi(lam), sp.diff(lam, th), sp.diff(lam, al))),
-        circle_params=fn((sp.diff(T, th), sp.diff(T, al))),
-        disk_values=fn((g1, g2)),
-        disk_slopes=fn((h[0][0], h[0][1], h[1][1], sp.diff(g1, th), sp.diff(g1, al), sp.diff(g2, th),
-                        sp.diff(g2, al))),
-        floats=sp.lambdify((r1, r2, *PARAM_SYMBOLS), (T, T1, lam), "numpy", cse=True))
-
-
-@dataclass(frozen=True)
 class _Leaf:
-    """The parameter balls of one leaf: ``P`` (covering it) and ``pc`` (its centre), and the
-    offsets ``Theta - theta_c``, ``A - alpha_c``."""
+    """The parameter balls of one leaf: ``P`` (covering it) and ``pc`` (its centre), the offsets
+    ``Theta - theta_c``, ``A - alpha_c`` (and ``o``, the offsets of the centre angle or point), and
+    ``floats = ((theta_lo, theta_hi, alpha_lo, alpha_hi), beta, sigma2)``."""
 
     P: tuple
     pc: tuple
     dth: arb
     dal: arb
+    o: Offsets
+    floats: tuple
 
     @classmethod
     def of(cls, t0: float, t1: float, a0: float, a1: float, beta: float, sigma2: float) -> _Leaf:
         tc, ac = 0.5 * (t0 + t1), 0.5 * (a0 + a1)
         Th, A = arb(t0).union(arb(t1)), arb(a0).union(arb(a1))
         b, s = arb(beta), arb(sigma2)
-        return cls((Th, A, b, s), (arb(tc), arb(ac), b, s), Th - tc, A - ac)
+        dth, dal = Th - tc, A - ac
+        return cls((Th, A, b, s), (arb(tc), arb(ac), b, s), dth, dal, Offsets.of(arb(0), dth, dal),
+                   ((t0, t1, a0, a1), beta, sigma2))
 
 
 # ----------------------------------------------------------------------------------
@@ -180,35 +144,59 @@ class _Leaf:
 
 @dataclass
 class _Circle:
-    """Evaluations on the circle for one leaf, with a cache of the end values of ``T``."""
+    """Evaluations on the circle for one leaf, with caches of the end signs of ``T`` and of the tiles'
+    enclosures."""
 
     f: K2Field
     leaf: _Leaf
     ends: dict = field(default_factory=dict)
+    values: dict = field(default_factory=dict)
+    slope_balls: dict = field(default_factory=dict)
 
     def end_sign(self, u: fmpq) -> int:
         """The certified sign of ``T`` at ``phi = pi u`` for every parameter of the leaf."""
         if u not in self.ends:
+            lf = self.leaf
             phi = arb.pi() * arb(u)
             c, s = phi.cos(), phi.sin()
-            T = self.f.circle_values(c, s, *self.leaf.pc)[0]
-            T_th, T_al = self.f.circle_params(c, s, *self.leaf.P)
-            self.ends[u] = sign(T + T_th * self.leaf.dth + T_al * self.leaf.dal)
+            zero = arb(0)
+            jet, hess = self.f.tangent_jet(c, s, *lf.pc), (zero, zero, zero, *self.f.end_hess(c, s, *lf.P))
+            self.ends[u] = sign(second_order(jet, hess, lf.o))
         return self.ends[u]
+
+    def _tile(self, a: fmpq, b: fmpq) -> tuple:
+        """The tile's centre ball ``c``, the tile ``X`` (``phi = pi u``) and its offsets."""
+        pi = arb.pi()
+        X, c = pi * arb(a).union(arb(b)), pi * arb((a + b) / 2)
+        return c, X, Offsets.of(X - c, self.leaf.dth, self.leaf.dal)
+
+    def tangent(self, a: fmpq, b: fmpq) -> arb:
+        """A ball containing ``T`` on the tile ``[a, b]`` for every parameter of the leaf (second-order
+        form about the tile's and the leaf's centre, :mod:`theory._region._circle_taylor`)."""
+        if (a, b) not in self.values:
+            lf = self.leaf
+            c, X, o = self._tile(a, b)
+            jet, hess = self.f.tangent_jet(c.cos(), c.sin(), *lf.pc), self.f.tangent_hess(X.cos(), X.sin(), *lf.P)
+            self.values[(a, b)] = second_order(jet, hess, o)
+        return self.values[(a, b)]
+
+    def slopes(self, a: fmpq, b: fmpq) -> tuple:
+        """Balls containing ``(T', lam)`` on the tile ``[a, b]`` for every parameter of the leaf (as
+        :meth:`tangent`)."""
+        if (a, b) not in self.slope_balls:
+            lf = self.leaf
+            c, X, o = self._tile(a, b)
+            jet, hess = self.f.slope_jet(c.cos(), c.sin(), *lf.pc), self.f.slope_hess(X.cos(), X.sin(), *lf.P)
+            self.slope_balls[(a, b)] = enclose(jet, hess, o)
+        return self.slope_balls[(a, b)]
 
     def decide(self, a: fmpq, b: fmpq):
         """``("sign", s)``, ``("root", tangent sign, radial sign)`` or ``None`` on the tile ``[a, b]``."""
-        lf = self.leaf
-        m = (a + b) / 2
-        pi = arb.pi()
-        X, c = pi * arb(a).union(arb(b)), pi * arb(m)
-        T, T1, lam = self.f.circle_values(c.cos(), c.sin(), *lf.pc)
-        sl = self.f.circle_slopes(X.cos(), X.sin(), *lf.P)
-        dX = X - c
-        s = sign(T + sl[0] * dX + sl[1] * lf.dth + sl[2] * lf.dal)
+        s = sign(self.tangent(a, b))
         if s:
             return ("sign", s)
-        ds = sign(T1 + sl[3] * dX + sl[4] * lf.dth + sl[5] * lf.dal)
+        T1, lam = self.slopes(a, b)
+        ds = sign(T1)
         if not ds:
             return None
         sa, sb = self.end_sign(a), self.end_sign(b)
@@ -216,19 +204,13 @@ class _Circle:
             return ("sign", sa)  # T monotone on the tile, one sign at both ends
         if sa != -ds or sb != ds:
             return None
-        radial = -sign(lam + sl[6] * dX + sl[7] * lf.dth + sl[8] * lf.dal)
+        radial = -sign(lam)
         return ("root", ds, radial) if radial else None
 
     def slope_signs(self, a: fmpq, b: fmpq) -> tuple:
         """The certified signs of ``T'`` and of ``-2 lam`` on the tile ``[a, b]`` (0: undecided)."""
-        lf = self.leaf
-        pi = arb.pi()
-        X, c = pi * arb(a).union(arb(b)), pi * arb((a + b) / 2)
-        _, T1, lam = self.f.circle_values(c.cos(), c.sin(), *lf.pc)
-        sl = self.f.circle_slopes(X.cos(), X.sin(), *lf.P)
-        dX = X - c
-        return (sign(T1 + sl[3] * dX + sl[4] * lf.dth + sl[5] * lf.dal),
-                -sign(lam + sl[6] * dX + sl[7] * lf.dth + sl[8] * lf.dal))
+        T1, lam = self.slopes(a, b)
+        return sign(T1), -sign(lam)
 
     def monotone(self, a: fmpq, b: fmpq, budget: int):
         """``(("root", tangent sign, radial sign) or None, evaluations)``: a root tile when ``T`` has
@@ -267,9 +249,13 @@ class _Circle:
 
 #: budgets of one proof attempt: angle tiles and disk squares (a leaf that runs out is split, and its
 #: halves rework only what is left)
-_MAX_TILES, _MAX_SQUARES = 80, 800
+_MAX_TILES, _MAX_SQUARES = 250, 1000
 #: pieces a tile whose ends bracket a zero of ``T`` may be cut into to certify ``T'`` monotone on it
 _MONOTONE_PIECES = 8
+#: Krawczyk steps that may narrow a proved zero's enclosure until it lies in the open disk
+_REFINE = 4
+#: tiles wider than this (in ``u``, ``phi = pi u``) are split without a proof attempt
+_WIDEST = fmpq(1, 16)
 #: where a tile is split, in order of preference (the first where ``T`` has a certified sign)
 _FRACTIONS = (_SPLIT, fmpq(1, 3), fmpq(2, 3), fmpq(1, 5), fmpq(4, 5))
 
@@ -285,6 +271,9 @@ def _tile(circle: _Circle, pending, u_min: fmpq, max_tiles: int):
     tiles, fine, rest, stack, count = [], [], [], list(reversed(pending)), 0
     while stack:
         a, b = stack.pop()
+        if b - a > _WIDEST:  # the second-order form is useless there: split without trying
+            stack += _halves(circle, a, b)
+            continue
         count += 1
         out = circle.decide(a, b) if count <= max_tiles else None
         if out is not None:
@@ -298,9 +287,7 @@ def _tile(circle: _Circle, pending, u_min: fmpq, max_tiles: int):
             count += root[1]
         else:
             count += root[1]
-            p = next((a + (b - a) * q for q in _FRACTIONS if circle.end_sign(a + (b - a) * q)),
-                     a + (b - a) * _SPLIT)
-            stack += [(p, b), (a, p)]
+            stack += _halves(circle, a, b)
     for a, b in _merge(fine):
         root = circle.cluster(a, b, [(x, y) for x, y in fine if a <= x and y <= b])
         if root is None:
@@ -308,6 +295,13 @@ def _tile(circle: _Circle, pending, u_min: fmpq, max_tiles: int):
         else:
             tiles.append((a, b, *root))
     return tiles, _merge(rest)
+
+
+def _halves(circle: _Circle, a: fmpq, b: fmpq) -> list:
+    """``[(p, b), (a, p)]``, ``p`` the first of :data:`_FRACTIONS` of ``[a, b]`` where ``T`` has a
+    certified sign (:func:`_tile`)."""
+    p = next((a + (b - a) * q for q in _FRACTIONS if circle.end_sign(a + (b - a) * q)), a + (b - a) * _SPLIT)
+    return [(p, b), (a, p)]
 
 
 def _merge(pieces) -> list:
@@ -343,20 +337,50 @@ def audit_circle(tiles) -> bool:
 
 
 def _disk_decide(f: K2Field, leaf: _Leaf, box):
-    """``("none",)``, ``("one", inertia)`` or ``None`` on the square ``box = (a, b, c, d)``."""
+    """``("none",)``, ``("one", inertia)`` or ``None`` on the square ``box = (a, b, c, d)``: no zero of
+    ``g`` in its part inside the open disk, or exactly one for every parameter of the leaf, inside the
+    open disk (the Krawczyk operator maps the square into its interior; then it is iterated on what
+    it returns, which holds the zero, until that lies in the open disk or outside it: then "none")."""
     a, b, c, d = box
     if _min_square(a, b) + _min_square(c, d) >= 1:
         return ("none",)  # outside the open disk
     X = [arb(a).union(arb(b)), arb(c).union(arb(d))]
-    m = [arb((a + b) / 2), arb((c + d) / 2)]
-    gc = f.disk_values(*m, *leaf.pc)
-    h11, h12, h22, g1t, g1a, g2t, g2a = f.disk_slopes(*X, *leaf.P)
+    out = _krawczyk(f, leaf, X)
+    if out is None or out == "none":
+        return None if out is None else ("none",)
+    K, H = out
+    if not (arb(a) < K[0] < arb(b) and arb(c) < K[1] < arb(d)):
+        return None
+    signs = inertia(H)
+    Z = [K[i].intersection(X[i]) for i in range(2)]
+    for _ in range(_REFINE):
+        r2 = Z[0] * Z[0] + Z[1] * Z[1]
+        if r2 < 1 or r2 >= 1:
+            break
+        out = _krawczyk(f, leaf, Z)
+        if not isinstance(out, tuple):
+            return None  # a bug or a failure of the arithmetic: the zero is in Z
+        Z = [out[0][i].intersection(Z[i]) for i in range(2)]
+    if Z[0] * Z[0] + Z[1] * Z[1] >= 1:
+        return ("none",)  # the one zero in the square is not in the open disk
+    return ("one", signs) if signs is not None and Z[0] * Z[0] + Z[1] * Z[1] < 1 else None
+
+
+def _krawczyk(f: K2Field, leaf: _Leaf, X: list):
+    """``"none"`` when no zero of ``g`` lies in the box of balls ``X`` for any parameter of the leaf
+    (a component of ``g`` excludes 0, or the Krawczyk operator misses ``X``), else ``(K, H)``: the
+    Krawczyk operator (every zero in ``X`` lies in ``K``) and the Hessian's balls on ``X``; ``None``
+    when the float Hessian is singular."""
+    m = [arb(x.mid()) for x in X]
+    gc, gh, zero = f.disk_jet(*m, *leaf.pc), f.disk_hess(*m, *leaf.P), arb(0)
+    # g at the centre for every parameter: second-order forms in the parameters
+    gP = [second_order((gc[i], zero, *gc[2 + 2 * i:4 + 2 * i]), (zero, zero, zero, *gh[3 * i:3 * i + 3]), leaf.o)
+          for i in range(2)]
     dX = [X[0] - m[0], X[1] - m[1]]
-    # g at the centre for every parameter (the slopes over X hold at the centre too)
-    gP = [gc[0] + g1t * leaf.dth + g1a * leaf.dal, gc[1] + g2t * leaf.dth + g2a * leaf.dal]
+    h11, h12, h22 = _disk_hessian(f, leaf, X, dX, gc[6:])
     H = [[h11, h12], [h12, h22]]
     if any(sign(gP[i] + H[i][0] * dX[0] + H[i][1] * dX[1]) for i in range(2)):
-        return ("none",)
+        return "none"
     try:
         Y = np.linalg.inv(np.array([[float(x.mid()) for x in row] for row in H]))
     except np.linalg.LinAlgError:
@@ -368,15 +392,27 @@ def _disk_decide(f: K2Field, leaf: _Leaf, box):
     YF = Ya * arb_mat([[gP[0]], [gP[1]]])
     K = [m[i] - YF[i, 0] + step[i, 0] for i in range(2)]
     if any(not K[i].overlaps(X[i]) for i in range(2)):
-        return ("none",)
-    if all(X[i].contains_interior(K[i]) for i in range(2)) and X[0] * X[0] + X[1] * X[1] < 1:
-        signs = inertia(H)
-        return None if signs is None else ("one", signs)
-    return None
+        return "none"
+    return K, H
 
 
-def _cover(decide, pending, w_min: fmpq, max_boxes: int):
-    """Bisect the squares ``pending``: the decided squares and those left."""
+def _disk_hessian(f: K2Field, leaf: _Leaf, X: list, dX: list, centre) -> tuple:
+    """Balls containing ``(H11, H12, H22)`` on the square ``X`` for every parameter of the leaf: the
+    plain ball functions intersected with the mean-value forms about the centre (``centre``: their
+    values there)."""
+    out = f.disk_slopes(*X, *leaf.P)
+    d = (*dX, leaf.dth, leaf.dal)
+    return tuple(out[i].intersection(centre[i] + sum((out[3 + 4 * i + k] * d[k] for k in range(4)), arb(0)))
+                 for i in range(3))
+
+
+def _cover(decide, pending, w_min: fmpq, max_boxes: int, zeros=()):
+    """Bisect the squares ``pending``: the decided squares and those left. ``zeros`` are the ``(core,
+    band)`` boxes of the float paths of the zeros of ``g`` over the leaf
+    (:func:`theory._region._circle_floats.zero_boxes`): a square is split off the band when it can be
+    (a split through the path leaves both halves undecided at every depth, one just outside it leaves
+    a square around the path, where the Krawczyk operator can prove the zero), and a square that
+    meets a core without holding it is left as it is (:func:`_cuts`)."""
     done, left, stack, count = [], [], list(pending), 0
     while stack:
         box = stack.pop()
@@ -386,15 +422,42 @@ def _cover(decide, pending, w_min: fmpq, max_boxes: int):
             done.append((box, *out))
             continue
         a, b, c, d = box
-        if max(b - a, d - c) < w_min or count > max_boxes:
+        if max(b - a, d - c) < w_min or count > max_boxes or any(_cuts(box, core) for core, _ in zeros):
             left.append(box)
-        elif b - a >= d - c:
-            p = a + (b - a) * _SPLIT
+            continue
+        near = [z for _, z in zeros if z[0] < b and a < z[1] and z[2] < d and c < z[3]]
+        if b - a >= d - c:
+            p = _split_off(a, b, [z[:2] for z in near])
             stack += [(a, p, c, d), (p, b, c, d)]
         else:
-            p = c + (d - c) * _SPLIT
+            p = _split_off(c, d, [z[2:] for z in near])
             stack += [(a, b, c, p), (a, b, p, d)]
     return done, left
+
+
+def _cuts(box, core) -> bool:
+    """Whether the square ``box`` meets the float path ``core`` of a zero without holding all of it: no
+    sub-square of it can be proved (the zero leaves it for some parameter), so it is not split."""
+    a, b, c, d = box
+    meets = core[0] < b and a < core[1] and core[2] < d and c < core[3]
+    return meets and not (a < core[0] and core[1] < b and c < core[2] and core[3] < d)
+
+
+def _split_off(lo: fmpq, hi: fmpq, bands) -> fmpq:
+    """Where ``[lo, hi]`` is split: at :data:`_SPLIT` of it, or when that falls in one of the float
+    intervals ``bands``, at the nearest of its ends inside ``(lo, hi)``."""
+    p = lo + (hi - lo) * _SPLIT
+    for zl, zh in bands:
+        if zl <= p <= zh:
+            ends = [q for q in (zl, zh) if lo < q < hi]
+            return min(ends, key=lambda q: abs(q - p)) if ends else p
+    return p
+
+
+def _dyadic_box(box) -> tuple:
+    """The float box ``(x_lo, x_hi, y_lo, y_hi)`` rounded outward to multiples of ``2^-20``."""
+    x0, x1, y0, y1 = (math.floor(v * 2.0 ** 20) if i % 2 == 0 else math.ceil(v * 2.0 ** 20) for i, v in enumerate(box))
+    return tuple(fmpq(v, 2 ** 20) for v in (x0, x1, y0, y1))
 
 
 # ----------------------------------------------------------------------------------
@@ -458,12 +521,12 @@ def _prove(f: K2Field, leaf: _Leaf, state: tuple, width: float):
     if not audit_circle(tiles):
         raise AssertionError("a complete tiling of the circle failed its audit")  # a bug, not a leaf's fate
     w_min = fmpq(*max(2.0 ** -12, width / 32).as_integer_ratio())
-    done, left = _cover(lambda box: _disk_decide(f, leaf, box), left, w_min, max_boxes=_MAX_SQUARES)
+    zeros = [(_dyadic_box(core), _dyadic_box(band)) for core, band in zero_boxes(f.disk_floats, *leaf.floats)]
+    done, left = _cover(lambda box: _disk_decide(f, leaf, box), left, w_min, max_boxes=_MAX_SQUARES, zeros=zeros)
     squares = (*squares, *done)
-    state = (tiles, (), squares, tuple(left))
-    if left:
-        return None, state
-    return _equilibria(tiles, squares), state
+    if left:  # the halves cover the disk afresh: the squares cut here follow this leaf's zero paths, not theirs
+        return None, (tiles, (), (), _state0()[3])
+    return _equilibria(tiles, squares), (tiles, (), squares, ())
 
 
 def _equilibria(tiles, squares) -> tuple:

@@ -7,6 +7,10 @@ at the grid point before the change). A leaf is proved only if the number of cir
 and their stabilities are constant on it, so when two of its corners differ in signature the
 proof cannot succeed (unless a float sign is wrong, which only costs a split): the walk splits such a
 leaf without trying, across the side whose ends differ.
+
+The zeros of ``g`` that Newton's method finds at a leaf's corners and centre
+(:func:`zero_boxes`) tell the disk covering where the zeros move over the leaf, so that it splits
+its squares off their paths; a wrong hint only costs squares.
 """
 
 from __future__ import annotations
@@ -73,3 +77,55 @@ class SignatureCache:
         if across_theta != across_alpha:
             return 0 if across_theta else 1
         return -1
+
+
+#: Newton's starts for the interior zeros of ``g``: a grid inside the disk
+_GRID = np.linspace(-0.9, 0.9, 7)
+_STARTS = np.array([(x, y) for x in _GRID for y in _GRID if x * x + y * y < 0.95])
+#: zeros of ``g`` this close to the disk are reported too (one just outside it hinders the covering)
+_NEAR = 1.25
+#: the margin of a zero box, relative to its extent, and at least
+ZERO_MARGIN, ZERO_MARGIN_MIN = 0.5, 2.0 ** -9
+
+
+def interior_zeros(values: Callable, theta: float, alpha: float, beta: float, sigma2: float) -> list:
+    """The zeros of ``g`` with ``|r| < _NEAR`` that Newton's method reaches from :data:`_STARTS`, as
+    ``(x, y)``; ``values(r1, r2, theta, alpha, beta, sigma2) -> (g1, g2, H11, H12, H22)`` in numpy."""
+    x, y = _STARTS[:, 0].copy(), _STARTS[:, 1].copy()
+    with np.errstate(all="ignore"):
+        for _ in range(40):
+            g1, g2, h11, h12, h22 = (np.broadcast_to(v, x.shape) for v in values(x, y, theta, alpha, beta, sigma2))
+            det = h11 * h22 - h12 * h12
+            x, y = x - (h22 * g1 - h12 * g2) / det, y - (h11 * g2 - h12 * g1) / det
+        g1, g2 = (np.broadcast_to(v, x.shape) for v in values(x, y, theta, alpha, beta, sigma2)[:2])
+        ok = np.isfinite(x) & np.isfinite(y) & (x * x + y * y < _NEAR ** 2) & (np.abs(g1) + np.abs(g2) < 1e-9)
+    out: list = []
+    for p in zip(x[ok].tolist(), y[ok].tolist(), strict=True):
+        if all(abs(p[0] - q[0]) + abs(p[1] - q[1]) > 1e-7 for q in out):
+            out.append(p)
+    return out
+
+
+def _distance(p: tuple, q: tuple) -> float:
+    return abs(p[0] - q[0]) + abs(p[1] - q[1])
+
+
+def zero_boxes(values: Callable | None, bounds: tuple, beta: float, sigma2: float) -> list:
+    """``(core, band)`` for each float zero of ``g`` at the centre of the leaf ``bounds`` (``(t0, t1, a0,
+    a1)``), boxes ``(x_lo, x_hi, y_lo, y_hi)``: ``core`` holds the nearest zeros at its corners, ``band`` is
+    ``core`` widened by :data:`ZERO_MARGIN` of its extent (at least :data:`ZERO_MARGIN_MIN`). Where the disk covering
+    splits squares (a split through the path of a zero leaves both halves undecided); ``[]`` when
+    ``values`` is ``None``."""
+    if values is None:
+        return []
+    t0, t1, a0, a1 = bounds
+    corners = [interior_zeros(values, t, a, beta, sigma2) for t in (t0, t1) for a in (a0, a1)]
+    out = []
+    for z in interior_zeros(values, 0.5 * (t0 + t1), 0.5 * (a0 + a1), beta, sigma2):
+        near = [min(c, key=lambda q: _distance(q, z)) for c in corners if c]
+        near = [q for q in near if _distance(q, z) < 0.5]
+        xs, ys = [z[0], *(q[0] for q in near)], [z[1], *(q[1] for q in near)]
+        margin = max(ZERO_MARGIN * max(max(xs) - min(xs), max(ys) - min(ys)), ZERO_MARGIN_MIN)
+        core = (min(xs), max(xs), min(ys), max(ys))
+        out.append((core, (core[0] - margin, core[1] + margin, core[2] - margin, core[3] + margin)))
+    return out

@@ -1,0 +1,317 @@
+"""The ball functions of a ``k = 2`` region leaf (:mod:`theory._region._circle`) and their
+second-order (Taylor) centred forms.
+
+A leaf's claims rest on enclosures of ``F`` in ``T``, ``T' = dT/dphi``, ``lam = <r, g>`` over a
+tile ``X`` of angles times the leaf's parameter box ``P``. The first-order centred (mean-value)
+form ``F(c, p_c) + grad F(X, P) . Delta`` evaluates the gradient over the whole box, where the
+long symbolic expressions overestimate their range tenfold; the second-order form
+``F(c, p_c) + grad F(c, p_c) . Delta + 1/2 Delta^T Hess F(X, P) Delta`` (Taylor's theorem with
+the Lagrange remainder: the Hessian at some point of the segment from the centre, which lies in
+the box) evaluates the gradient at the centre (tight balls) and lets the wide balls enter only
+through the Hessian, at second order in the widths. ``Delta = (X - c, Theta - theta_c, A -
+alpha_c)``; its squares are enclosed in ``[0, w^2]`` (:func:`square`), not ``[-w^2, w^2]``.
+
+**The derivatives** (up to the fifth of ``(j - c^2) / (theta alpha)``) are not sympy's ``diff`` of
+the whole expressions, which swells them (quotient and product rules over the exponentials, ten
+seconds and more per process before the first leaf): the expression is cut by ``cse`` into a
+program of small lines ``x_k = e_k(inputs, earlier x)`` (:class:`Program`), and a derivative is
+taken line by line (forward mode: ``dx_k = sum_s de_k/ds ds``), each new derivative a new line of the
+same program, whose size grows linearly with the derivatives asked for. The derivative along the
+circle ``d/dphi`` is the directional derivative with the seeds ``dr1 = -r2``, ``dr2 = r1`` (lines
+themselves, so that it can be taken again). The arithmetic is exact (sympy on small expressions);
+the code is printed for balls or numpy floats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from flint import arb
+from sympy.printing.numpy import NumPyPrinter
+
+from .._certify._subspace_balls import _NAMESPACE, _ArbPrinter
+from .._derivation._subspace import PARAM_SYMBOLS, _derive
+
+#: entries per function of the jet (value and gradient) and of the Hessian
+JET, HESS = 4, 6
+
+
+@dataclass(frozen=True)
+class K2Field:
+    """The ball functions a leaf reads, each ``f(r1, r2, theta, alpha, beta, sigma2) -> tuple``, of the
+    reduced field (:mod:`theory._region._circle`; ``r`` on the unit circle for the circle ones), where
+    a *jet* of ``F`` is ``(F, F_phi, F_theta, F_alpha)`` (read at a centre) and its *Hessian*
+    ``(F_phiphi, F_phitheta, F_phialpha, F_thetatheta, F_thetaalpha, F_alphaalpha)`` (read over a box):
+
+    ``tangent_jet``, ``tangent_hess`` -> those of ``T``; ``slope_jet``, ``slope_hess`` -> those of
+    ``T'`` then ``lam``; ``end_hess`` -> ``(T_thetatheta, T_thetaalpha, T_alphaalpha)``;
+    ``disk_jet`` -> ``(g1, g2, g1_theta, g1_alpha, g2_theta, g2_alpha, H11, H12, H22)`` (at a
+    centre); ``disk_hess`` -> ``(g1_thetatheta, g1_thetaalpha, g1_alphaalpha)`` then those of ``g2``
+    (at a point ``r``, over the parameter box); ``disk_slopes`` -> ``(H11, H12, H22)`` then, for each
+    of them in turn, its derivatives in ``(r1, r2, theta, alpha)`` (over a box);
+    ``floats`` -> ``(T, T', lam)`` and ``disk_floats`` -> ``(g1, g2, H11, H12, H22)`` in numpy floats
+    (where the walk tries proofs and splits squares, :mod:`theory._region._circle_floats`; ``None``:
+    everywhere, no hints).
+    A test hook replaces them (:func:`theory._region._circle.certify_region_k2` ``field=``)."""
+
+    tangent_jet: Callable[..., Any]
+    tangent_hess: Callable[..., Any]
+    slope_jet: Callable[..., Any]
+    slope_hess: Callable[..., Any]
+    end_hess: Callable[..., Any]
+    disk_jet: Callable[..., Any]
+    disk_hess: Callable[..., Any]
+    disk_slopes: Callable[..., Any]
+    floats: Callable[..., Any] | None = None
+    disk_floats: Callable[..., Any] | None = None
+
+
+def _point_power(p: arb, n: int) -> arb:
+    """``p^n`` for an exact ``p`` and ``n >= 1`` (``0`` itself: python-flint's power of a ball that
+    contains 0 is ``nan``)."""
+    return arb(0) if p == 0 else p ** n
+
+
+def power(x, n: int) -> arb:
+    """A ball containing ``x^n`` for every ``x`` in the ball, ``n`` an integer: from its endpoints, by
+    monotonicity (``x^n`` is monotone on each side of 0). The generated code's powers: repeated ball
+    products (:func:`theory._certify._subspace_balls._ipow`, and python-flint's ``**``) lose the sign
+    of a wide positive ball (``(2 +/- 0.54)^6`` contains 0 there, and its inverse is ``nan``)."""
+    x = arb(x)
+    if n < 0:
+        return 1 / power(x, -n)
+    if n <= 1:
+        return x if n == 1 else arb(1)
+    if not x.is_finite():
+        return arb("nan")
+    lo, hi = x.lower(), x.upper()
+    if n % 2 == 0 and lo < 0 < hi:
+        return arb(0).union(_point_power(max(-lo, hi), n))
+    return _point_power(lo, n).union(_point_power(hi, n))
+
+
+class _Printer(_ArbPrinter):
+    """:class:`theory._certify._subspace_balls._ArbPrinter` with integer powers by :func:`power`."""
+
+    def _print_Pow(self, expr, rational=False):
+        if expr.exp.is_Integer:
+            return f"_power({self._print(expr.base)}, {int(expr.exp)})"
+        return super()._print_Pow(expr, rational)
+
+
+#: the names the generated code uses
+_BALLS = {**_NAMESPACE, "_power": power}
+
+
+# ----------------------------------------------------------------------------------
+# straight-line programs and their forward derivatives
+
+
+class Program:
+    """A straight-line program over the symbols ``inputs``, and the forward derivatives of its lines.
+
+    ``directions`` maps a direction's name to its seeds (input symbol -> expression; a missing input
+    has seed 0)."""
+
+    def __init__(self, inputs: tuple, expr, directions: dict):
+        self.inputs = tuple(inputs)
+        self.lines: dict = {}  # symbol -> expression, in order
+        self.memo: dict = {}
+        self.directions = {name: {s: self.add(e) for s, e in seeds.items()} for name, seeds in directions.items()}
+        repl, (reduced,) = sp.cse([expr], symbols=self._names("c"))
+        for s, e in repl:
+            self.lines[s] = e
+        self.root = self.add(reduced)
+
+    def _names(self, prefix: str):
+        return sp.numbered_symbols(f"_{prefix}")
+
+    def add(self, expr):
+        """A symbol (or number) for ``expr``: a new line unless it is an atom."""
+        expr = sp.sympify(expr)
+        if expr.is_Atom:
+            return expr
+        s = sp.Symbol(f"_d{len(self.lines)}")
+        self.lines[s] = expr
+        return s
+
+    def d(self, x, direction: str):
+        """The line (or number) of the derivative of ``x`` (a line, an input or a number) along
+        ``direction``."""
+        if not isinstance(x, sp.Symbol):
+            return sp.S.Zero
+        if (x, direction) not in self.memo:
+            for s in self._needs(x, direction):  # in program order: each line's symbols are done before it
+                if s in self.inputs:
+                    self.memo[(s, direction)] = self.directions[direction].get(s, sp.S.Zero)
+                    continue
+                e = self.lines[s]
+                terms = [sp.diff(e, y).xreplace({e: s}) * dy for y in e.free_symbols
+                         if (dy := self.memo[(y, direction)]) != 0]
+                self.memo[(s, direction)] = self.add(sp.Add(*terms)) if terms else sp.S.Zero
+        return self.memo[(x, direction)]
+
+    def _needs(self, x, direction: str) -> list:
+        """The inputs and lines ``x`` depends on (itself included) whose derivative along ``direction``
+        is not known yet, inputs first, then lines in program order."""
+        seen, stack = set(), [x]
+        while stack:
+            s = stack.pop()
+            if s in seen or (s, direction) in self.memo:
+                continue
+            seen.add(s)
+            if s in self.lines:
+                stack.extend(self.lines[s].free_symbols)
+        order = {s: i for i, s in enumerate(self.lines)}
+        return sorted(seen, key=lambda s: order.get(s, -1))
+
+    def source(self, outputs, printer, name: str = "_program") -> str:
+        """Python source of ``name(*inputs) -> tuple(outputs)``: the lines the outputs need, in order."""
+        need: set = set()
+        stack = [o for o in outputs if isinstance(o, sp.Symbol)]
+        while stack:
+            s = stack.pop()
+            if s in need or s not in self.lines:
+                continue
+            need.add(s)
+            stack.extend(x for x in self.lines[s].free_symbols if x not in need)
+        lines = [(s, e) for s, e in self.lines.items() if s in need]
+        # the subexpressions the lines share (exp(2 x), powers, products), each computed once: every
+        # one is emitted before the first line that uses it (its symbols are that line's, defined above)
+        repl, reduced = sp.cse([e for _, e in lines], symbols=sp.numbered_symbols("_s"), order="none")
+        shared, body, done = dict(repl), [], set[sp.Symbol]()
+
+        def emit(expr):
+            for t in sorted(expr.free_symbols & shared.keys() - done, key=str):
+                done.add(t)
+                emit(shared[t])
+                body.append(f"    {t} = {printer.doprint(shared[t])}")
+
+        for (s, _), e in zip(lines, reduced, strict=True):
+            emit(e)
+            body.append(f"    {s} = {printer.doprint(e)}")
+        args = ", ".join(str(s) for s in self.inputs)
+        ret = ", ".join(printer.doprint(o) for o in outputs)
+        return "\n".join([f"def {name}({args}):", *body, f"    return ({ret},)", ""])
+
+
+def compile_program(source: str, namespace: dict, name: str = "_program") -> Callable[..., Any]:
+    """The function that :meth:`Program.source` wrote, run in ``namespace``."""
+    ns = dict(namespace)
+    exec(compile(source, f"<k2 {name}>", "exec"), ns)  # the code this module printed from sympy
+    return ns[name]
+
+
+# ----------------------------------------------------------------------------------
+# the field of a law
+
+
+@dataclass(frozen=True)
+class _Field:
+    """The reduced field of a law as a :class:`Program`: its lines
+    ``g = (g1, g2)``, ``h = (H11, H12, H22)`` and ``circle = (T, T', lam)``."""
+
+    p: Program
+    g: tuple
+    h: tuple
+    circle: tuple
+
+    def jets(self, F) -> tuple:
+        """The jet and the Hessian of the line ``F`` (:class:`K2Field`)."""
+        d = self.p.d
+        Fp, Ft, Fa = d(F, "phi"), d(F, "theta"), d(F, "alpha")
+        return [F, Fp, Ft, Fa], [d(Fp, "phi"), d(Ft, "phi"), d(Fa, "phi"), d(Ft, "theta"), d(Ft, "alpha"),
+                                 d(Fa, "alpha")]
+
+    def balls(self, outputs) -> Callable[..., Any]:
+        return compile_program(self.p.source(outputs, _Printer()), _BALLS)
+
+    def floats(self, outputs) -> Callable[..., Any]:
+        return compile_program(self.p.source(outputs, NumPyPrinter()), {"numpy": np})
+
+
+@cache
+def _field(law) -> _Field:
+    """The gradient of ``(j - c^2) / (theta alpha)`` (:mod:`theory._region._circle`) and its circle
+    functions, with the directions ``r1``, ``r2``, ``theta``, ``alpha`` and ``phi`` (along the circle:
+    ``dr/dphi = t = (-r2, r1)``)."""
+    d = _derive(law)
+    r1, r2 = d.r
+    th, al = PARAM_SYMBOLS[0], PARAM_SYMBOLS[1]
+    c, m = d.pooled
+    n = [mi / al for mi in m]  # m is alpha times a function smooth down to alpha = 0
+    reduced = th * al * (n[0] ** 2 + n[1] ** 2) + 2 * c * (r1 * n[0] + r2 * n[1])
+    directions = {"r1": {r1: 1}, "r2": {r2: 1}, "theta": {th: 1}, "alpha": {al: 1}, "phi": {r1: -r2, r2: r1}}
+    p = Program((r1, r2, *PARAM_SYMBOLS), reduced, directions)
+    g1, g2 = p.d(p.root, "r1"), p.d(p.root, "r2")
+    h = (p.d(g1, "r1"), p.d(g1, "r2"), p.d(g2, "r2"))
+    T = p.add(-r2 * g1 + r1 * g2)
+    return _Field(p, (g1, g2), h, (T, p.d(T, "phi"), p.add(r1 * g1 + r2 * g2)))
+
+
+@cache
+def k2_field(law) -> K2Field:
+    """The :class:`K2Field` of a ``k = 2`` law, derived symbolically (:func:`_field`) and printed for balls."""
+    f = _field(law)
+    d = f.p.d
+    (tj, th), (j1, h1), (jl, hl) = (f.jets(F) for F in f.circle)
+    dg = [(d(g, "theta"), d(g, "alpha")) for g in f.g]
+    return K2Field(
+        tangent_jet=f.balls(tj), tangent_hess=f.balls(th), slope_jet=f.balls(j1 + jl), slope_hess=f.balls(h1 + hl),
+        end_hess=f.balls(th[3:]),
+        disk_jet=f.balls((*f.g, *dg[0], *dg[1], *f.h)),
+        disk_hess=f.balls([e for gt, ga in dg for e in (d(gt, "theta"), d(gt, "alpha"), d(ga, "alpha"))]),
+        disk_slopes=f.balls((*f.h, *(d(e, v) for e in f.h for v in ("r1", "r2", "theta", "alpha")))),
+        floats=f.floats(f.circle),
+        disk_floats=f.floats((*f.g, *f.h)))
+
+
+@cache
+def first_order_field(law) -> Callable[..., Any]:
+    """``f(r1, r2, *params) -> (F_phi, F_theta, F_alpha)`` for ``F`` in ``(T, T', lam)`` in turn (9
+    balls): the gradient a first-order (mean-value) form reads over the whole box. Not used by the
+    walk; the reference the second-order form is compared with (tests)."""
+    f = _field(law)
+    return f.balls([f.p.d(F, v) for F in f.circle for v in ("phi", "theta", "alpha")])
+
+
+def square(d: arb) -> arb:
+    """A ball containing ``x^2`` for every ``x`` in ``d``: ``[0, max |d|^2]`` (the ball product
+    ``d * d`` of a ball centred at 0 is ``[-w^2, w^2]``)."""
+    top = abs(d).upper()
+    return arb(0).union(arb(top) * arb(top))
+
+
+@dataclass(frozen=True)
+class Offsets:
+    """``Delta = (X - c, Theta - theta_c, A - alpha_c)`` and the balls of its products that the
+    second-order form reads: the squares (:func:`square`) and the cross products."""
+
+    d: tuple
+    sq: tuple
+    cross: tuple
+
+    @classmethod
+    def of(cls, dx: arb, dth: arb, dal: arb) -> Offsets:
+        return cls((dx, dth, dal), (square(dx), square(dth), square(dal)), (dx * dth, dx * dal, dth * dal))
+
+
+def second_order(jet, hess, o: Offsets) -> arb:
+    """The second-order form of one function: ``jet = (F, F_phi, F_theta, F_alpha)`` at the centre,
+    ``hess`` (one function's six, :class:`K2Field`) over the box, ``o`` the offsets."""
+    F, Fp, Ft, Fa = jet
+    pp, pt, pa, tt, ta, aa = hess
+    (dx, dth, dal), (sx, sth, sal), (xt, xa, ta_) = o.d, o.sq, o.cross
+    return F + Fp * dx + Ft * dth + Fa * dal + (pp * sx + tt * sth + aa * sal) / 2 + pt * xt + pa * xa + ta * ta_
+
+
+def enclose(jet, hess, o: Offsets) -> tuple:
+    """:func:`second_order` of each function whose jets and Hessians ``jet``, ``hess`` list in turn (as
+    :class:`K2Field` returns them)."""
+    return tuple(second_order(jet[JET * i:JET * (i + 1)], hess[HESS * i:HESS * (i + 1)], o)
+                 for i in range(len(jet) // JET))
