@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import quote
 
-from ..suite import check_costs, environment
+from ..suite import check_costs, environment, moved
 from ._json import to_json
 from .figures import draw_records
 
@@ -194,18 +194,7 @@ def write_report(result, out: Path, final: Path | None = None, store=None) -> di
     draw_records(getattr(result, "records", ()), store=store)
     rep = report_dict(result)
     if final is not None:
-        src, dst = str(out), str(final)
-
-        def move(obj):
-            if isinstance(obj, dict):
-                return {k: move(v) for k, v in obj.items()}
-            if isinstance(obj, (list, tuple)):
-                return [move(v) for v in obj]
-            if isinstance(obj, str) and (obj == src or obj.startswith(src + "/")):
-                return dst + obj[len(src):]
-            return obj
-
-        rep = move(rep)
+        rep = moved(rep, str(out), str(final))
     rep["out"] = str(out if final is None else final)
     (out / "report.json").write_text(to_json(rep) + "\n")
     (out / "report.md").write_text(markdown(rep))

@@ -30,16 +30,22 @@ def git_commit() -> str | None:
     return out.stdout.strip() + ("+dirty" if dirty else "")
 
 
-def environment(executor: dict | None = None) -> dict:
-    """Versions, platform, git commit, and where the units ran (``executor``, default
-    :func:`sigrec.numerics.describe` of the active executor: results do not depend on
-    it, timings do)."""
+def package_versions(names) -> dict[str, str | None]:
+    """The installed version of each distribution in ``names`` (``None``: not installed)."""
     versions: dict[str, str | None] = {}
-    for name in _PACKAGES:
+    for name in names:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
+    return versions
+
+
+def environment(executor: dict | None = None) -> dict:
+    """Versions, platform, git commit, and where the units ran (``executor``, default
+    :func:`sigrec.numerics.describe` of the active executor: results do not depend on
+    it, timings do)."""
+    versions = package_versions(_PACKAGES)
     return {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "python": sys.version.split()[0],

@@ -12,7 +12,7 @@ from ...numerics import count_token_steps, current_executor, report
 from ..checks import REGISTRY, Case, Check, CheckContext, CheckRecord, select
 from ._cases import SuiteConfig, left_out
 from ._claims import Claim, claims
-from ._store import ResultStore, stored_key
+from ._store import ResultStore, moved, stored_key
 
 
 @dataclass(frozen=True)
@@ -320,22 +320,11 @@ def _run_distributed(ex, groups, total: int, ctx, progress, done0: int = 0,
 _FIGURES = "\0figures"
 
 
-def _moved(obj, src: str, dst: str):
-    """``obj`` (a record's details: dicts, lists, strings) with every path under ``src`` moved under ``dst``."""
-    if isinstance(obj, dict):
-        return {k: _moved(v, src, dst) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_moved(v, src, dst) for v in obj)
-    if isinstance(obj, str) and (obj == src or obj.startswith(src + "/")):
-        return dst + obj[len(src):]
-    return obj
-
-
 def _relocated(records, src: str, dst: str, **extra) -> list[CheckRecord]:
     """``records`` with their figure paths (``details["figures"]`` and the specs') moved from under
     ``src`` to under ``dst``, and ``extra`` added to their details."""
-    return [replace(r, details={**_moved(r.details, src, dst), **extra},
-                    figures=tuple(replace(f, path=_moved(f.path, src, dst)) for f in r.figures))
+    return [replace(r, details={**moved(r.details, src, dst), **extra},
+                    figures=tuple(replace(f, path=moved(f.path, src, dst)) for f in r.figures))
             for r in records]
 
 

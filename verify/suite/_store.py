@@ -39,13 +39,13 @@ import platform
 import sys
 import tempfile
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ...core import cache_dir, untrusted_path
+from ._environment import package_versions
 
 #: the environment variable that, set to one of :data:`OFF`, turns the store off
 ENV = "SIGREC_RESULT_CACHE"
@@ -136,12 +136,7 @@ def fingerprint_of(files, extra: dict) -> str:
 @cache
 def code_fingerprint() -> str:
     """The fingerprint of the code a stored result came from (module doc): computed once per process."""
-    versions: dict[str, str | None] = {}
-    for lib in _LIBRARIES:
-        try:
-            versions[lib] = metadata.version(lib)
-        except metadata.PackageNotFoundError:
-            versions[lib] = None
+    versions = package_versions(_LIBRARIES)
     try:
         umath = importlib.import_module("numpy._core._multiarray_umath")
     except ImportError:  # numpy < 2
@@ -158,6 +153,19 @@ def key(kind: str, *inputs) -> str:
     when an input has no canonical form)."""
     text = json.dumps([kind, canonical(inputs)], sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def moved(obj, src: str, dst: str):
+    """``obj`` (dicts, lists, tuples and strings, each kept as its type) with every path under the
+    folder ``src`` moved under ``dst``: a stored record's figures into the run that reads it, a
+    report's paths from its temporary folder to its final one."""
+    if isinstance(obj, dict):
+        return {k: moved(v, src, dst) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(moved(v, src, dst) for v in obj)
+    if isinstance(obj, str) and (obj == src or obj.startswith(src + "/")):
+        return dst + obj[len(src):]
+    return obj
 
 
 def default_dir() -> Path | None:
