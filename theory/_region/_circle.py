@@ -101,6 +101,7 @@ from .._certify._subspace_balls import inertia
 from .._model import Model
 from ._certify import _DOMAIN, _parse, _split_point, _sub_box, area_fractions, relative_width
 from ._circle_floats import SignatureCache, zero_boxes
+from ._circle_symmetric import CENTRES, conditions, diagonal, expand, interior, resolve, symmetric_tile
 from ._circle_taylor import K2Field, Offsets, enclose, k2_field, second_order
 
 #: default relative width below which a leaf is not split further
@@ -508,9 +509,34 @@ def _state0() -> tuple:
     return (), ((-one, one),), (), ((-one, one, -one, one),)
 
 
+@dataclass(frozen=True)
+class _Proof:
+    """What a proved leaf holds: the circle tiles, the disk squares (or, for the symmetric one-hot law,
+    the diagonal pieces, :mod:`theory._region._circle_symmetric`) and the conditions they leave open."""
+
+    tiles: tuple
+    squares: tuple = ()
+    pieces: tuple | None = None
+    keys: tuple = ()
+
+    def equilibria(self, signs=None) -> tuple:
+        """The equilibria when the conditions have the signs ``signs`` (key -> +-1)."""
+        if self.pieces is None:
+            return _equilibria(self.tiles, self.squares)
+        return _equilibria(expand(self.tiles, signs or {}), interior(self.pieces, signs or {}))
+
+    def box(self, bounds, signs=None) -> K2RegionBox:
+        """The leaf ``bounds`` (a sub-box of the proved one) with this structure."""
+        eq = self.equilibria(signs)
+        return K2RegionBox(bounds, status_of(eq), eq, len(self.tiles),
+                           len(self.squares) if self.pieces is None else len(self.pieces))
+
+
 def _prove(f: K2Field, leaf: _Leaf, state: tuple, width: float):
-    """``(equilibria, state)``: the proved equilibria (``None`` when the leaf is not proved) and what
-    is decided so far (for the halves of a leaf that fails)."""
+    """``(proof, state)``: the :class:`_Proof` (``None`` when the leaf is not proved) and what is
+    decided so far (for the halves of a leaf that fails)."""
+    if f.diag_jet is not None:
+        return _prove_symmetric(f, leaf, state, width)
     tiles, pending, squares, left = state
     u_min = fmpq(*max(2.0 ** -24, width / 32).as_integer_ratio())
     circle = _Circle(f, leaf)
@@ -526,7 +552,57 @@ def _prove(f: K2Field, leaf: _Leaf, state: tuple, width: float):
     squares = (*squares, *done)
     if left:  # the halves cover the disk afresh: the squares cut here follow this leaf's zero paths, not theirs
         return None, (tiles, (), (), _state0()[3])
-    return _equilibria(tiles, squares), (tiles, (), squares, ())
+    return _Proof(tiles, squares), (tiles, (), squares, ())
+
+
+def _prove_symmetric(f: K2Field, leaf: _Leaf, state: tuple, width: float):
+    """:func:`_prove` for the symmetric one-hot law: tiles about the points of symmetry (possibly
+    conditional); the rest of the circle as for any law, on the half ``u`` in ``[1/4, 5/4]`` only when
+    both of those tiles are proved (``T(pi/2 - phi) = -T(phi)`` gives the other half: :func:`_mirror`),
+    the inherited tiles that overlap the new symmetric ones dropped; and the diagonal in place of the
+    disk."""
+    circle = _Circle(f, leaf)
+    sym = [t for c in CENTRES if (t := symmetric_tile(circle, c)) is not None]
+    half = [(-_QUARTER * 3, _QUARTER)] if len(sym) == len(CENTRES) else []  # the half the mirror gives
+    kept = tuple(t for t in state[0] if not any(t[0] < u[1] and u[0] < t[1] for u in [*sym, *half]))
+    u_min = fmpq(*max(2.0 ** -24, width / 32).as_integer_ratio())
+    new, pending = _tile(circle, _gaps([*kept, *sym, *half]), u_min, max_tiles=_MAX_TILES)
+    kept = (*kept, *new)
+    if pending:
+        return None, (kept, tuple(pending), (), ())
+    tiles = (*kept, *(_mirror(t) for t in kept if half), *sym)
+    if not audit_circle(tiles):
+        raise AssertionError("a complete tiling of the circle failed its audit")  # a bug, not a leaf's fate
+    pieces = diagonal(f, leaf, fmpq(*max(2.0 ** -16, width / 32).as_integer_ratio()))
+    if pieces is None:
+        return None, (kept, (), (), ())
+    return _Proof(tiles, (), pieces, conditions(tiles, pieces)), (kept, (), (), ())
+
+
+_QUARTER = fmpq(1, 4)
+
+
+def _mirror(tile) -> tuple:
+    """The tile ``u -> 1/2 - u`` maps ``tile`` to (``phi -> pi/2 - phi``, ``u`` kept in ``[-1, 1]``): ``T``
+    changes sign there and ``T'``, ``lam`` do not, so a sign tile's sign flips and a root tile keeps its
+    signs."""
+    a, b, kind, *rest = tile
+    lo, hi = _QUARTER * 2 - b, _QUARTER * 2 - a
+    if lo >= 1:
+        lo, hi = lo - 2, hi - 2
+    return (lo, hi, kind, -rest[0]) if kind == "sign" else (lo, hi, kind, *rest)
+
+
+def _gaps(tiles) -> list:
+    """The intervals of ``u`` in ``[-1, 1]`` that the (disjoint) tiles leave uncovered."""
+    out, at = [], fmpq(-1)
+    for a, b, *_ in sorted(tiles, key=lambda t: t[0]):
+        if a > at:
+            out.append((at, a))
+        at = max(at, b)
+    if at < 1:
+        out.append((at, fmpq(1)))
+    return out
 
 
 def _equilibria(tiles, squares) -> tuple:
@@ -722,13 +798,34 @@ def _check_inherited(inherited) -> tuple:
     return inherited
 
 
+#: the arcs about the points of symmetry (centre, half-width, radians) whose zeros the float signatures of
+#: the symmetric law leave out: the tiles there prove structures that change across the leaf
+_SKIP = tuple((math.pi * float(c), math.pi / 8) for c in CENTRES)
+
+
+def _proved(f: K2Field, proof: _Proof, bounds, region: dict) -> list:
+    """The leaves of a proved box: itself, or, when its proof leaves conditions open, its sub-boxes on
+    which they have certified signs (:func:`theory._region._circle_symmetric.resolve`)."""
+    if not proof.keys:
+        return [proof.box(bounds)]
+    beta, sigma2 = region["fixed"]["beta"], region["fixed"]["sigma2"]
+
+    def make(b):
+        (_, t0, t1), (_, a0, a1) = b
+        return _Leaf.of(t0, t1, a0, a1, beta, sigma2)
+
+    parts = resolve(f, proof.keys, bounds, make, lambda b: [relative_width(region, *x) for x in b],
+                    region["min_width"], region["scale"]["alpha"] == "log")
+    return [K2RegionBox(b, "undecided") if signs is None else proof.box(b, signs) for b, signs in parts]
+
+
 def _walk(f: K2Field, region: dict, start: tuple, depth, max_boxes: int) -> tuple:
     """The leaves of the subtree of ``start = (bounds, state)`` in depth-first order (low halves
     first), each box handing what it decided to its halves, and the ``(index, bounds, state)`` of the
     boxes left at ``depth``. A box whose corners differ in float signature
     (:class:`theory._region._circle_floats.SignatureCache`) is split without a proof attempt."""
     beta, sigma2 = region["fixed"]["beta"], region["fixed"]["sigma2"]
-    floats = SignatureCache(f.floats, beta, sigma2)
+    floats = SignatureCache(f.floats, beta, sigma2, skip=_SKIP if f.diag_jet is not None else ())
     leaves: list[K2RegionBox] = []
     pending: list[tuple] = []
     stack, examined = [(*start, 0)], 0
@@ -745,9 +842,9 @@ def _walk(f: K2Field, region: dict, start: tuple, depth, max_boxes: int) -> tupl
         axis = floats.split_axis(bounds)
         if axis is None:
             (_, t0, t1), (_, a0, a1) = bounds
-            equilibria, state = _prove(f, _Leaf.of(t0, t1, a0, a1, beta, sigma2), state, max(widths))
-            if equilibria is not None:
-                leaves.append(K2RegionBox(bounds, status_of(equilibria), equilibria, len(state[0]), len(state[2])))
+            proof, state = _prove(f, _Leaf.of(t0, t1, a0, a1, beta, sigma2), state, max(widths))
+            if proof is not None:
+                leaves.extend(_proved(f, proof, bounds, region))
                 continue
         i = axis if axis is not None and axis >= 0 and widths[axis] > region["min_width"] else \
             max(range(2), key=widths.__getitem__)

@@ -28,9 +28,10 @@ _PHI = np.linspace(-np.pi, np.pi, N_ANGLES, endpoint=False) + _OFFSET
 _COS, _SIN = np.cos(_PHI), np.sin(_PHI)
 
 
-def signatures(values: Callable, points, beta: float, sigma2: float) -> list:
+def signatures(values: Callable, points, beta: float, sigma2: float, skip=()) -> list:
     """The signature of each ``(theta, alpha)`` of ``points`` (module doc), ``None`` where the floats
-    overflow. ``values(r1, r2, theta, alpha, beta, sigma2) -> (T, T', lam)`` in numpy."""
+    overflow. ``values(r1, r2, theta, alpha, beta, sigma2) -> (T, T', lam)`` in numpy. The zeros on the
+    arcs ``skip`` (``(centre, half-width)`` in radians) are left out."""
     th = np.array([p[0] for p in points], dtype=float)[:, None]
     al = np.array([p[1] for p in points], dtype=float)[:, None]
     with np.errstate(all="ignore"):
@@ -44,17 +45,33 @@ def signatures(values: Callable, points, beta: float, sigma2: float) -> list:
             continue
         s = np.sign(row)
         after = np.roll(s, -1)
-        idx = np.nonzero((s != after) & (s != 0) & (after != 0))[0]
+        idx = np.nonzero((s != after) & (s != 0) & (after != 0) & _KEEP[skip])[0]
         out.append(tuple(sorted(zip(after[idx].astype(int).tolist(), (-np.sign(radial[idx])).astype(int).tolist(),
                                     strict=True))))
     return out
 
 
-class SignatureCache:
-    """The signatures of one walk's leaf corners and centres, each point computed once."""
+class _Keep(dict):
+    """``skip`` -> the mask of the grid angles off the arcs ``skip`` (computed once)."""
 
-    def __init__(self, values: Callable | None, beta: float, sigma2: float):
-        self.values, self.beta, self.sigma2 = values, beta, sigma2
+    def __missing__(self, skip):
+        keep = np.ones(N_ANGLES, dtype=bool)
+        for centre, half in skip:
+            keep &= np.abs(np.angle(np.exp(1j * (_PHI - centre)))) > half
+        self[skip] = keep
+        return keep
+
+
+_KEEP = _Keep()
+
+
+class SignatureCache:
+    """The signatures of one walk's leaf corners and centres, each point computed once. With arcs
+    ``skip``, a leaf is also tried when its signatures agree with the zeros on those arcs left out
+    (:func:`signatures`)."""
+
+    def __init__(self, values: Callable | None, beta: float, sigma2: float, skip=()):
+        self.values, self.beta, self.sigma2, self.skip = values, beta, sigma2, tuple(skip)
         self.known: dict = {}
 
     def split_axis(self, bounds) -> int | None:
@@ -68,10 +85,13 @@ class SignatureCache:
         pts = [(t0, a0), (t1, a0), (t0, a1), (t1, a1), (0.5 * (t0 + t1), 0.5 * (a0 + a1))]
         new = [p for p in pts if p not in self.known]
         if new:
-            self.known.update(zip(new, signatures(self.values, new, self.beta, self.sigma2), strict=True))
-        s = [self.known[p] for p in pts]
-        if any(x is None for x in s) or len(set(s)) == 1:
+            full = signatures(self.values, new, self.beta, self.sigma2)
+            off = signatures(self.values, new, self.beta, self.sigma2, self.skip) if self.skip else full
+            self.known.update(zip(new, zip(full, off, strict=True), strict=True))
+        both = [self.known[p] for p in pts]
+        if any(x[0] is None for x in both) or any(len({x[i] for x in both}) == 1 for i in (0, 1)):
             return None
+        s = [x[0] for x in both]
         across_theta = s[0] != s[1] or s[2] != s[3]
         across_alpha = s[0] != s[2] or s[1] != s[3]
         if across_theta != across_alpha:

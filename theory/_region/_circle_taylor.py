@@ -56,7 +56,11 @@ class K2Field:
     of them in turn, its derivatives in ``(r1, r2, theta, alpha)`` (over a box);
     ``floats`` -> ``(T, T', lam)`` and ``disk_floats`` -> ``(g1, g2, H11, H12, H22)`` in numpy floats
     (where the walk tries proofs and splits squares, :mod:`theory._region._circle_floats`; ``None``:
-    everywhere, no hints).
+    everywhere, no hints); for the symmetric one-hot law only (:func:`symmetric_onehot`, else
+    ``None``), ``diag_jet`` and ``diag_hess``: the jets and Hessians, along the diagonal direction
+    ``s`` (``r = (s, s)``) in place of ``phi``, of ``G = g1 + g2``, ``G_s`` and ``A = d^2 J / d a^2``
+    (``a`` along ``(1, -1)``), in turn, and ``fork_jet``: the jet of ``T'''`` (read at a centre for its
+    value, over a box for the first-order form; :mod:`theory._region._circle_symmetric`).
     A test hook replaces them (:func:`theory._region._circle.certify_region_k2` ``field=``)."""
 
     tangent_jet: Callable[..., Any]
@@ -69,6 +73,9 @@ class K2Field:
     disk_slopes: Callable[..., Any]
     floats: Callable[..., Any] | None = None
     disk_floats: Callable[..., Any] | None = None
+    diag_jet: Callable[..., Any] | None = None
+    diag_hess: Callable[..., Any] | None = None
+    fork_jet: Callable[..., Any] | None = None
 
 
 def _point_power(p: arb, n: int) -> arb:
@@ -221,11 +228,11 @@ class _Field:
     h: tuple
     circle: tuple
 
-    def jets(self, F) -> tuple:
-        """The jet and the Hessian of the line ``F`` (:class:`K2Field`)."""
+    def jets(self, F, along: str = "phi") -> tuple:
+        """The jet and the Hessian of the line ``F`` (:class:`K2Field`), ``along`` the first direction."""
         d = self.p.d
-        Fp, Ft, Fa = d(F, "phi"), d(F, "theta"), d(F, "alpha")
-        return [F, Fp, Ft, Fa], [d(Fp, "phi"), d(Ft, "phi"), d(Fa, "phi"), d(Ft, "theta"), d(Ft, "alpha"),
+        Fp, Ft, Fa = d(F, along), d(F, "theta"), d(F, "alpha")
+        return [F, Fp, Ft, Fa], [d(Fp, along), d(Ft, along), d(Fa, along), d(Ft, "theta"), d(Ft, "alpha"),
                                  d(Fa, "alpha")]
 
     def balls(self, outputs) -> Callable[..., Any]:
@@ -246,7 +253,8 @@ def _field(law) -> _Field:
     c, m = d.pooled
     n = [mi / al for mi in m]  # m is alpha times a function smooth down to alpha = 0
     reduced = th * al * (n[0] ** 2 + n[1] ** 2) + 2 * c * (r1 * n[0] + r2 * n[1])
-    directions = {"r1": {r1: 1}, "r2": {r2: 1}, "theta": {th: 1}, "alpha": {al: 1}, "phi": {r1: -r2, r2: r1}}
+    directions = {"r1": {r1: 1}, "r2": {r2: 1}, "theta": {th: 1}, "alpha": {al: 1}, "phi": {r1: -r2, r2: r1},
+                  "diag": {r1: 1, r2: 1}, "anti": {r1: 1, r2: -1}}
     p = Program((r1, r2, *PARAM_SYMBOLS), reduced, directions)
     g1, g2 = p.d(p.root, "r1"), p.d(p.root, "r2")
     h = (p.d(g1, "r1"), p.d(g1, "r2"), p.d(g2, "r2"))
@@ -268,7 +276,29 @@ def k2_field(law) -> K2Field:
         disk_hess=f.balls([e for gt, ga in dg for e in (d(gt, "theta"), d(gt, "alpha"), d(ga, "alpha"))]),
         disk_slopes=f.balls((*f.h, *(d(e, v) for e in f.h for v in ("r1", "r2", "theta", "alpha")))),
         floats=f.floats(f.circle),
-        disk_floats=f.floats((*f.g, *f.h)))
+        disk_floats=f.floats((*f.g, *f.h)),
+        **(_diagonal(f) if symmetric_onehot(law) else {}))
+
+
+def symmetric_onehot(law) -> bool:
+    """Whether ``law`` is the one-hot law of ``k = 2`` with equal probabilities: its MGF is exactly
+    ``(e^{t1} + e^{t2}) / 2`` (then every zero of ``g`` lies on the diagonal and ``T`` is odd about
+    ``phi = pi/4`` and ``-3 pi/4``: :mod:`theory._region._circle_symmetric`)."""
+    if getattr(law, "k", None) != 2:
+        return False
+    t1, t2 = sp.symbols("t1 t2", real=True)
+    return sp.simplify(law.mgf((t1, t2)) - (sp.exp(t1) + sp.exp(t2)) / 2) == 0
+
+
+def _diagonal(f: _Field) -> dict:
+    """``diag_jet``, ``diag_hess`` and ``fork_jet`` of :class:`K2Field`."""
+    d = f.p.d
+    G = d(f.p.root, "diag")
+    lines = [f.jets(F, "diag") for F in (G, d(G, "diag"), d(d(f.p.root, "anti"), "anti"))]
+    T3 = d(d(f.circle[1], "phi"), "phi")
+    return {"diag_jet": f.balls([e for jet, _ in lines for e in jet]),
+            "diag_hess": f.balls([e for _, hess in lines for e in hess]),
+            "fork_jet": f.balls([T3, *(d(T3, v) for v in ("phi", "theta", "alpha"))])}
 
 
 @cache
