@@ -47,15 +47,26 @@ The leaf's status is a label of the structure: ``mixture`` (2 on the circle, the
 first quadrant, none inside), ``specialised`` (4 on the circle, 2 stable, none inside), else
 ``"n on circle (s stable), m inside (q stable)"``.
 
+**The symmetric one-hot law** (``onehot(k=2)``, probabilities ``1/2, 1/2``;
+:mod:`theory._region._circle_symmetric`). Every zero of ``g`` lies on the diagonal, so the disk is
+a tiling of the diagonal in one variable; ``T`` is odd about ``pi/4`` and ``-3 pi/4``, so a tile
+about each is proved as a root tile whose zero is that point (its radial sign that of ``lam``
+there) or as a *fork* tile (``T'''`` of one sign: one zero or three, by the sign of ``T'`` there),
+and only the half of the circle between them is tiled, the other half being its mirror. All three
+phase boundaries of this law pass through those two points: a leaf across one is proved once, its
+structure a function of the signs of ``T'`` and ``lam`` at them, and split into sub-boxes on which
+those signs are certified (two second-order forms each), down to ``min_width / 32``.
+
 **Inheritance.** A tile or square decided for a leaf is decided for every sub-box of it, so a
 leaf that fails hands its decided tiles to its two halves, which only rework the undecided pieces
 (merged). The squares are not handed down when the disk failed: they were cut along the leaf's own
 zero paths, which may cut the narrower paths of the halves; the halves cover the disk afresh.
 
 The walk is that of :func:`theory._region._certify.certify_region`: split the side with the
-largest width relative to its range (``alpha`` in log scale when its range spans a decade), down
-to ``min_width``, then ``undecided``; ``box=``/``depth=`` cut it into subtrees as there (each
-pending box carries what its parent proved, so a subtree walked elsewhere is walked as here:
+largest width relative to its range (``alpha`` in log scale when its range spans a decade, and then
+no wider than ``min_width`` of the range in linear scale either: near ``alpha = 1`` the field moves
+with ``alpha`` itself), down to ``min_width``, then ``undecided``; ``box=``/``depth=`` cut it into
+subtrees as there (each pending box carries what its parent proved, so a subtree walked elsewhere is walked as here:
 :func:`numerics.certify_region_k2_tasks`). Before a proof attempt, the float signatures of the
 circle equilibria at the leaf's corners and centre (:mod:`theory._region._circle_floats`) are
 compared: when they differ no proof can succeed, and the leaf is split across the side whose ends
@@ -473,8 +484,10 @@ class K2Equilibrium:
     ----------
     where : tuple of float
         On the circle: ``(phi_lo, phi_hi)`` in radians, the angle bracket (outward rounded) that holds
-        exactly one zero of ``T`` for every parameter; inside: ``(x_lo, x_hi, y_lo, y_hi)``, the square
-        that holds exactly one zero of ``g``.
+        exactly one zero of ``T`` for every parameter (a fork tile's side zeros lie in the open halves
+        ``(c - h, c)`` and ``(c, c + h)``, whose closed brackets also hold ``c``, the zero in the middle,
+        whose own bracket is the exact point); inside: ``(x_lo, x_hi, y_lo, y_hi)``, the square that
+        holds exactly one zero of ``g`` (for the symmetric one-hot law, a piece of the diagonal).
     kind : {"circle", "interior"}
     tangent_sign : int
         Circle: the certified sign of ``T'`` on the bracket; inside: ``0``.
@@ -655,7 +668,8 @@ class K2RegionBox:
     tiles : int
         Number of angle tiles of the proof (sign and root tiles covering the circle).
     squares : int
-        Number of squares of the proof covering the disk.
+        Number of squares of the proof covering the disk (for the symmetric one-hot law: of pieces of
+        the diagonal, :mod:`theory._region._circle_symmetric`).
     """
 
     bounds: tuple
@@ -819,6 +833,17 @@ def _proved(f: K2Field, proof: _Proof, bounds, region: dict) -> list:
     return [K2RegionBox(b, "undecided") if signs is None else proof.box(b, signs) for b, signs in parts]
 
 
+def _split_width(region: dict, name: str, lo: float, hi: float) -> float:
+    """The width the walk splits a side by: :func:`theory._region._certify.relative_width`, but for
+    ``alpha`` in log scale at least its linear width relative to the range (the field moves with
+    ``alpha`` itself, so a log-scale side near ``alpha = 1`` is wide for a proof)."""
+    w = relative_width(region, name, lo, hi)
+    if name == "alpha" and region["scale"]["alpha"] == "log":
+        a, b = region["ranges"]["alpha"]
+        w = max(w, (hi - lo) / (b - a))
+    return w
+
+
 def _walk(f: K2Field, region: dict, start: tuple, depth, max_boxes: int) -> tuple:
     """The leaves of the subtree of ``start = (bounds, state)`` in depth-first order (low halves
     first), each box handing what it decided to its halves, and the ``(index, bounds, state)`` of the
@@ -838,7 +863,7 @@ def _walk(f: K2Field, region: dict, start: tuple, depth, max_boxes: int) -> tupl
         if examined > max_boxes:
             leaves.extend(K2RegionBox(b, "undecided") for b in [bounds, *(b for b, _, _ in stack)])
             break
-        widths = [relative_width(region, *b) for b in bounds]
+        widths = [_split_width(region, *b) for b in bounds]
         axis = floats.split_axis(bounds)
         if axis is None:
             (_, t0, t1), (_, a0, a1) = bounds
