@@ -75,23 +75,22 @@ has opposite certified signs at its ends and ``T'``, ``lam`` one certified sign 
 covering it. Tiles wider than :data:`_WIDEST` are split without an attempt. Each attempt has a
 budget (:data:`_MAX_TILES`, :data:`_MAX_SQUARES`).
 
-**Cost.** Measured on a machine of 2 cores, loaded by other jobs (load 3-4 during most runs, so
-the CPU seconds are the figures to compare; wall in parentheses). The default region of the CLI
-(``sigrec phase --prior 'onehot(k=2)' --region``: ``theta`` 0-5 by ``alpha`` 1e-4-1 in log,
-``min_width = 2^-6``, in-process) leaves 22.5% undecided in 2,342 leaves and 500 CPU-s (854 s),
-where the first-order forms left 73.6% in 4,933 leaves and 309 CPU-s (390 s, less loaded): the
-four phases (2 equilibria on the circle; 4; 4 and 1 inside; 6 and 1) are now decided up to their
-boundary bands, and the rest of what is left is ``alpha`` above 0.02-0.2 at ``theta`` above 2.5,
-where the equilibria near ``phi = -3 pi / 4`` have small ``T'`` and ``lam``. ``theta`` 0.1-3 by
-``alpha`` 0.01-1 at ``min_width = 2^-5`` leaves 20.7% undecided in 1,113 leaves and 212 CPU-s
-(69% in 1,923 leaves and 338 s before); with ``max_boxes = 2000`` at the default ``min_width``
-(``2^-8``, a walk that runs out of budget) 77.6% in 1,004 leaves and 141 CPU-s (86.7%, 1,005
-leaves, 25 CPU-s before: an attempt now costs more, and succeeds far more often). The small box
-(``theta`` 0.7-1, ``alpha`` 0.1-0.15, ``min_width = 2^-3``) leaves 19.5% undecided in 5 CPU-s. The
-field's setup (:func:`k2_field`) takes about 2.5 s per process. Most of the time now goes to the
-disk covering (the Krawczyk steps) and to failed attempts along the phase boundaries: the target of
-at most 1% undecided within 60 s on 2 cores is not reached (at ``min_width = 2^-6`` the boundary
-bands alone are several percent of the region).
+**Cost.** Measured on a machine of 2 cores, loaded by other jobs (the CPU seconds are the figures
+to compare). The default region of the CLI (``sigrec phase --prior 'onehot(k=2)' --region``:
+``theta`` 0-5 by ``alpha`` 1e-4-1 in log, ``min_width = 2^-6``, in-process) leaves 3.5% undecided
+in 18,274 leaves and 915 CPU-s (three jobs on the two cores). Before the symmetric law's proofs it
+left 22.5% in 2,342 leaves and 500 CPU-s, and 73.6% with first-order forms: every leaf across a
+phase boundary was undecided, and so was most of ``alpha`` above 0.02-0.2. What is left is at
+``theta`` above 4 with ``alpha`` above 0.05, and next to the mixture's boundary at ``alpha`` above
+0.1, where leaves of the smallest width are still too wide for the enclosures (at ``theta`` 4.5,
+``alpha`` 0.1, ``T'`` at ``pi/4`` is about 360, and its enclosure on the leaf ``theta`` 4.5-4.58 by
+``alpha`` 0.1-0.116 is ``+/- 450``; halving either side proves it). The time goes
+to failed attempts on those leaves: an attempt budget of 80 tiles instead of 250 leaves 8.2% in
+443 CPU-s. ``theta`` 0-1.5 by ``alpha`` 0.01-1 (the CLI with ``--theta-max 1.5 --alpha-min 0.01``)
+leaves 0.09% in 90 CPU-s; the small box (``theta`` 0.7-1, ``alpha`` 0.1-0.15, ``min_width = 2^-3``)
+0.29% in 0.9 CPU-s (19.5% in 5 CPU-s before). The field's setup (:func:`k2_field`) takes about 5 s
+per process for the symmetric law (the jets along the diagonal and of ``T'''``), 2.5 s for another.
+The target of at most 1% undecided within 60 s on 2 cores is not reached for the default region.
 """
 
 from __future__ import annotations
