@@ -77,20 +77,21 @@ budget (:data:`_MAX_TILES`, :data:`_MAX_SQUARES`).
 
 **Cost.** Measured on a machine of 2 cores, loaded by other jobs (the CPU seconds are the figures
 to compare). The default region of the CLI (``sigrec phase --prior 'onehot(k=2)' --region``:
-``theta`` 0-5 by ``alpha`` 1e-4-1 in log, ``min_width = 2^-6``, in-process) leaves 3.5% undecided
-in 18,274 leaves and 915 CPU-s (three jobs on the two cores). Before the symmetric law's proofs it
-left 22.5% in 2,342 leaves and 500 CPU-s, and 73.6% with first-order forms: every leaf across a
-phase boundary was undecided, and so was most of ``alpha`` above 0.02-0.2. What is left is at
-``theta`` above 4 with ``alpha`` above 0.05, and next to the mixture's boundary at ``alpha`` above
-0.1, where leaves of the smallest width are still too wide for the enclosures (at ``theta`` 4.5,
-``alpha`` 0.1, ``T'`` at ``pi/4`` is about 360, and its enclosure on the leaf ``theta`` 4.5-4.58 by
-``alpha`` 0.1-0.116 is ``+/- 450``; halving either side proves it). The time goes
-to failed attempts on those leaves: an attempt budget of 80 tiles instead of 250 leaves 8.2% in
-443 CPU-s. ``theta`` 0-1.5 by ``alpha`` 0.01-1 (the CLI with ``--theta-max 1.5 --alpha-min 0.01``)
-leaves 0.09% in 90 CPU-s; the small box (``theta`` 0.7-1, ``alpha`` 0.1-0.15, ``min_width = 2^-3``)
-0.29% in 0.9 CPU-s (19.5% in 5 CPU-s before). The field's setup (:func:`k2_field`) takes about 5 s
-per process for the symmetric law (the jets along the diagonal and of ``T'''``), 2.5 s for another.
-The target of at most 1% undecided within 60 s on 2 cores is not reached for the default region.
+``theta`` 0-5 by ``alpha`` 1e-4-1 in log, ``min_width = 2^-6``, in-process) leaves 3.8% undecided
+in 18,698 leaves and 484 CPU-s. Before the symmetric law's proofs it left 22.5% in 2,342 leaves and
+500 CPU-s, and 73.6% with first-order forms: every leaf across a phase boundary was undecided, and
+so was most of ``alpha`` above 0.02-0.2. What is left is at ``theta`` above 4 with ``alpha`` above
+0.05, and next to the mixture's boundary at ``alpha`` above 0.1, where leaves of the smallest width
+are still too wide for the enclosures (at ``theta`` 4.5, ``alpha`` 0.1, ``T'`` at ``pi/4`` is about
+360, and its enclosure on the leaf ``theta`` 4.5-4.58 by ``alpha`` 0.1-0.116 is ``+/- 450``; halving
+either side proves it). The time goes to failed attempts on those leaves; an attempt on a leaf that
+will still be split stops when a tile about a point of symmetry fails (the halves try again): without
+that rule the region took 915 CPU-s for 3.5%. ``theta`` 0-1.5 by ``alpha`` 0.01-1 (the CLI with
+``--theta-max 1.5 --alpha-min 0.01``) leaves 0.09% in 90 CPU-s; the small box (``theta`` 0.7-1,
+``alpha`` 0.1-0.15, ``min_width = 2^-3``) 0.29% in 0.9 CPU-s (19.5% in 5 CPU-s before). The
+field's setup (:func:`k2_field`) takes about 5 s per process for the symmetric law (the jets along
+the diagonal and of ``T'''``), 2.5 s for another. The target of at most 1% undecided within 60 s on
+2 cores is not reached for the default region.
 """
 
 from __future__ import annotations
@@ -544,11 +545,12 @@ class _Proof:
                            len(self.squares) if self.pieces is None else len(self.pieces))
 
 
-def _prove(f: K2Field, leaf: _Leaf, state: tuple, width: float):
+def _prove(f: K2Field, leaf: _Leaf, state: tuple, width: float, last: bool = True):
     """``(proof, state)``: the :class:`_Proof` (``None`` when the leaf is not proved) and what is
-    decided so far (for the halves of a leaf that fails)."""
+    decided so far (for the halves of a leaf that fails); ``last``: the leaf is not split further when
+    it fails."""
     if f.diag_jet is not None:
-        return _prove_symmetric(f, leaf, state, width)
+        return _prove_symmetric(f, leaf, state, width, last)
     tiles, pending, squares, left = state
     u_min = fmpq(*max(2.0 ** -24, width / 32).as_integer_ratio())
     circle = _Circle(f, leaf)
@@ -567,14 +569,16 @@ def _prove(f: K2Field, leaf: _Leaf, state: tuple, width: float):
     return _Proof(tiles, squares), (tiles, (), squares, ())
 
 
-def _prove_symmetric(f: K2Field, leaf: _Leaf, state: tuple, width: float):
+def _prove_symmetric(f: K2Field, leaf: _Leaf, state: tuple, width: float, last: bool):
     """:func:`_prove` for the symmetric one-hot law: tiles about the points of symmetry (possibly
-    conditional); the rest of the circle as for any law, on the half ``u`` in ``[1/4, 5/4]`` only when
-    both of those tiles are proved (``T(pi/2 - phi) = -T(phi)`` gives the other half: :func:`_mirror`),
-    the inherited tiles that overlap the new symmetric ones dropped; and the diagonal in place of the
-    disk."""
+    conditional; without both, the attempt stops there unless the leaf is ``last``); the rest of the
+    circle as for any law, on the half ``u`` in ``[1/4, 5/4]`` when both are proved (``T(pi/2 - phi) =
+    -T(phi)`` gives the other half: :func:`_mirror`), the inherited tiles that overlap the new symmetric
+    ones dropped; and the diagonal in place of the disk."""
     circle = _Circle(f, leaf)
     sym = [t for c in CENTRES if (t := symmetric_tile(circle, c)) is not None]
+    if len(sym) < len(CENTRES) and not last:  # the halves try again; the general tiling would need a
+        return None, state  # tile holding the zero c, which the tiles about c failed to prove
     half = [(-_QUARTER * 3, _QUARTER)] if len(sym) == len(CENTRES) else []  # the half the mirror gives
     kept = tuple(t for t in state[0] if not any(t[0] < u[1] and u[0] < t[1] for u in [*sym, *half]))
     u_min = fmpq(*max(2.0 ** -24, width / 32).as_integer_ratio())
@@ -866,7 +870,8 @@ def _walk(f: K2Field, region: dict, start: tuple, depth, max_boxes: int) -> tupl
         axis = floats.split_axis(bounds)
         if axis is None:
             (_, t0, t1), (_, a0, a1) = bounds
-            proof, state = _prove(f, _Leaf.of(t0, t1, a0, a1, beta, sigma2), state, max(widths))
+            proof, state = _prove(f, _Leaf.of(t0, t1, a0, a1, beta, sigma2), state, max(widths),
+                                  last=max(widths) <= region["min_width"])
             if proof is not None:
                 leaves.extend(_proved(f, proof, bounds, region))
                 continue
