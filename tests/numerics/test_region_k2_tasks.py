@@ -34,3 +34,11 @@ def test_options_that_cannot_travel_are_refused():
             certify_region_k2_tasks(*ARGS, **{name: None})
     with pytest.raises(ValueError, match="inherited"):
         certify_region_k2(*ARGS, inherited=("not", "a", "state"))
+
+
+def test_a_depth_whose_units_could_be_narrower_than_the_hint_span_is_refused():
+    # below 8 splits a unit could be narrower than 2^-4 of the region, where the walk hands on where
+    # one leaf's proof cut the circle to the next: it would not be walked as in the serial call
+    for call in (certify_region_k2, certify_region_k2_tasks):
+        with pytest.raises(ValueError, match="depth"):
+            call(*ARGS, depth=9)

@@ -1,7 +1,8 @@
 """The symmetric one-hot law of k = 2 (theory._region._circle_symmetric): the two facts its region
 proofs rest on, checked by independent routes (40-digit mpmath roots of the original field from a
 grid of starts; float values of T), and leaves across each of its three phase boundaries, away from
-beta = sigma2 = 1, agreeing with the 40-digit count of test_region_k2."""
+beta = sigma2 = 1, agreeing with the 40-digit count of test_region_k2; so do leaves proved from where
+a neighbour's proof cut the circle, in a corner of narrow leaves."""
 
 import math
 
@@ -9,7 +10,9 @@ import mpmath
 import numpy as np
 import pytest
 
+from sigrec.numerics import certify_region_k2_tasks
 from sigrec.theory import Model, certify_region_k2
+from sigrec.theory._region import _circle
 from sigrec.theory._region._circle_taylor import k2_field, symmetric_onehot
 
 from .test_region_k2 import _independent_counts, _proved_counts, disk_roots
@@ -93,3 +96,37 @@ def test_leaves_across_a_boundary_are_resolved_and_agree_with_a_40_digit_count(n
         (_, t0, t1), (_, a0, a1) = box.bounds
         th, al = rng.uniform(t0, t1), rng.uniform(a0, a1)
         assert _independent_counts(SYMMETRIC, th, al, beta, sigma2) == _proved_counts(box), (name, box.bounds, th, al)
+
+
+@pytest.mark.heavy
+def test_leaves_proved_from_a_neighbours_cuts_agree_with_a_40_digit_count_and_with_the_subtrees(monkeypatch):
+    # a corner of many narrow leaves (beta 1.1, sigma2 0.9): below 2^-2 of the box (the walk's 2^-4 at a
+    # cost a test can afford), each proof starts from where a neighbour's proof cut the circle and the
+    # diagonal (theory._region._circle._Hints)
+    args = ((4.0, 4.6), (0.45, 0.75), 1.1, 0.9)
+    monkeypatch.setattr(_circle, "_HINT_SCOPE", 2.0 ** -2)
+    hinted = []
+    prove = _circle._prove_symmetric
+
+    def recording(f, leaf, state, width, last, hints):
+        start = hints.cuts if width >= 0.75 * hints.width else ()
+        proof, after = prove(f, leaf, state, width, last, hints)
+        if proof is not None and start:
+            hinted.append(leaf.floats[0])
+        return proof, after
+
+    monkeypatch.setattr(_circle, "_prove_symmetric", recording)
+    serial = certify_region_k2(*args, prior=SYMMETRIC, min_width=2.0 ** -5)
+    assert len(hinted) >= 10, len(hinted)
+    assert serial.fractions["undecided"] < 0.01, serial.fractions
+    # a subtree walked alone from a box at most 2 log2(1 / scope) splits deep (MAX_DEPTH at the walk's
+    # scope) starts its hints as the whole walk does
+    assert certify_region_k2_tasks(*args, prior=SYMMETRIC, min_width=2.0 ** -5, depth=4).boxes == serial.boxes
+    rng = np.random.default_rng(11)
+    for i in rng.choice(len(hinted), size=6, replace=False):
+        t0, t1, a0, a1 = hinted[i]
+        th, al = rng.uniform(t0, t1), rng.uniform(a0, a1)
+        box = next(b for b in serial.boxes
+                   if b.bounds[0][1] <= th <= b.bounds[0][2] and b.bounds[1][1] <= al <= b.bounds[1][2])
+        assert box.status != "undecided", (th, al)
+        assert _independent_counts(SYMMETRIC, th, al, *args[2:]) == _proved_counts(box), (box.bounds, th, al)

@@ -55,7 +55,7 @@ there) or as a *fork* tile (``T'''`` of one sign: one zero or three, by the sign
 and only the half of the circle between them is tiled, the other half being its mirror. All three
 phase boundaries of this law pass through those two points: a leaf across one is proved once, its
 structure a function of the signs of ``T'`` and ``lam`` at them, and split into sub-boxes on which
-those signs are certified (two second-order forms each), down to ``min_width / 32``.
+those signs are certified (two second-order forms each), down to ``min_width / 16``.
 
 **Inheritance.** A tile or square decided for a leaf is decided for every sub-box of it, so a
 leaf that fails hands its decided tiles to its two halves, which only rework the undecided pieces
@@ -63,37 +63,43 @@ leaf that fails hands its decided tiles to its two halves, which only rework the
 zero paths, which may cut the narrower paths of the halves; the halves cover the disk afresh.
 
 The walk is that of :func:`theory._region._certify.certify_region`: split the side with the
-largest width relative to its range (``alpha`` in log scale when its range spans a decade, and then
-no wider than ``min_width`` of the range in linear scale either: near ``alpha = 1`` the field moves
-with ``alpha`` itself), down to ``min_width``, then ``undecided``; ``box=``/``depth=`` cut it into
-subtrees as there (each pending box carries what its parent proved, so a subtree walked elsewhere is walked as here:
+largest width relative to its range (``alpha`` in log scale when its range spans a decade), down to
+``min_width``; a leaf at that width whose ``alpha`` side is wider than ``min_width`` of the range in
+linear scale is split across ``alpha`` further (near ``alpha = 1`` the field moves with ``alpha``
+itself), then ``undecided``; ``box=``/``depth=`` cut it into subtrees as there (each pending box
+carries what its parent proved, so a subtree walked elsewhere is walked as here:
 :func:`numerics.certify_region_k2_tasks`). Before a proof attempt, the float signatures of the
 circle equilibria at the leaf's corners and centre (:mod:`theory._region._circle_floats`) are
 compared: when they differ no proof can succeed, and the leaf is split across the side whose ends
 differ without trying. A root tile is also proved on a tile wider than the fine width when ``T``
 has opposite certified signs at its ends and ``T'``, ``lam`` one certified sign on a few pieces
-covering it. Tiles wider than :data:`_WIDEST` are split without an attempt. Each attempt has a
-budget (:data:`_MAX_TILES`, :data:`_MAX_SQUARES`).
+covering it; a piece with no certified sign of ``T`` at either end lies inside the band a zero
+sweeps over the leaf and is not split further (it joins a cluster). Tiles wider than
+:data:`_WIDEST` are split without an attempt. Each attempt has a budget (:data:`_MAX_TILES`,
+:data:`_MAX_SQUARES`).
 
-**Cost.** Measured on a machine of 2 cores, loaded by other jobs (the CPU seconds are the figures
-to compare). The default region of the CLI (``sigrec phase --prior 'onehot(k=2)' --region``:
-``theta`` 0-5 by ``alpha`` 1e-4-1 in log, ``min_width = 2^-6``, in-process) leaves 3.8% undecided
-in 18,698 leaves and 484 CPU-s. Before the symmetric law's proofs it left 22.5% in 2,342 leaves and
-500 CPU-s, and 73.6% with first-order forms: every leaf across a phase boundary was undecided, and
-so was most of ``alpha`` above 0.02-0.2. What is left is at ``theta`` above 4 with ``alpha`` above
-0.05, and next to the mixture's boundary at ``alpha`` above 0.1, where leaves of the smallest width
-are still too wide for the enclosures (at ``theta`` 4.5, ``alpha`` 0.1, ``T'`` at ``pi/4`` is about
-360, and its enclosure on the leaf ``theta`` 4.5-4.58 by ``alpha`` 0.1-0.116 is ``+/- 450``; halving
-either side proves it). The time goes to failed attempts on those leaves; an attempt on a leaf that
-will still be split stops when a tile about a point of symmetry fails (the halves try again): without
-that rule the region took 915 CPU-s for 3.5%. With ``--workers 2`` the CLI takes 355 s of wall time
-(the same leaves). At ``min_width = 2^-7`` the region leaves 0.13% undecided in 36,028 leaves and
-609 CPU-s. ``theta`` 0-1.5 by ``alpha`` 0.01-1 (the CLI with
-``--theta-max 1.5 --alpha-min 0.01``) leaves 0.09% in 90 CPU-s; the small box (``theta`` 0.7-1,
-``alpha`` 0.1-0.15, ``min_width = 2^-3``) 0.29% in 0.9 CPU-s (19.5% in 5 CPU-s before). The
-field's setup (:func:`k2_field`) takes about 5 s per process for the symmetric law (the jets along
-the diagonal and of ``T'''``), 2.5 s for another. At most 1% undecided is reached on the default region
-(at ``2^-7``), not within 60 s on 2 cores.
+**Hints** (symmetric law). Any partition of the circle and the diagonal that proves a leaf will do,
+and a neighbour's nearly does: a proof starts from the cuts of a leaf proved before it in the walk
+(:class:`_Hints`; the tiles about the points of symmetry from the last half-widths proved there),
+where a bisection from :data:`_WIDEST` tries each tile two or three times. Hints only change where
+tiles are cut, never what a tile must satisfy, and they start afresh at every leaf at least
+:data:`_HINT_SCOPE` (2^-4) wide, so that a subtree walked alone from a box at most :data:`MAX_DEPTH`
+splits deep is walked as here.
+
+**Cost.** Measured on a machine of 2 cores (the CPU seconds are the figures to compare). The default
+region of the CLI (``sigrec phase --prior 'onehot(k=2)' --region``: ``theta`` 0-5 by ``alpha``
+1e-4-1 in log, ``min_width = 2^-7``) leaves 0.20% undecided in 20,422 leaves and 204 CPU-s in one
+process; the CLI with ``--workers 2`` takes 131 s of certification (2 min 18 s in all). The same
+region took 609 CPU-s for 0.13% (bands ``min_width / 32`` wide) before the hints, the linear
+``alpha`` width only at ``min_width``, the clusters of band pieces and ``G`` alone on the diagonal,
+and at ``min_width = 2^-6`` 484 CPU-s for 3.8% (22.5% in 500 CPU-s before the symmetric law's
+proofs, 73.6% with first-order forms). Most of the time goes to the corner ``theta`` above 3,
+``alpha`` above 0.1, where a leaf is proved only at about ``2^-7`` and its half circle takes about a
+hundred tiles (``T`` changes fast with ``theta`` and ``alpha`` there); an attempt on a leaf that
+will still be split stops at the first point of symmetry whose tile fails (its halves try again).
+What is left undecided are the bands along the three phase boundaries, ``min_width / 16`` wide. The
+field's setup (:func:`k2_field`) takes about 5 s per process for the symmetric law, 2.5 s for
+another. At most 1% undecided is reached on the default region, not within 60 s on 2 cores.
 """
 
 from __future__ import annotations
@@ -116,6 +122,7 @@ from ._certify import _DOMAIN, _parse, _split_point, _sub_box, area_fractions, r
 from ._circle_floats import SignatureCache, zero_boxes
 from ._circle_symmetric import CENTRES, conditions, diagonal, expand, interior, resolve, symmetric_tile
 from ._circle_taylor import K2Field, Offsets, enclose, k2_field, second_order
+from ._proof import cut_at, split_where
 
 #: default relative width below which a leaf is not split further
 MIN_WIDTH = 2.0 ** -8
@@ -270,18 +277,20 @@ _MONOTONE_PIECES = 8
 _REFINE = 4
 #: tiles wider than this (in ``u``, ``phi = pi u``) are split without a proof attempt
 _WIDEST = fmpq(1, 16)
-#: where a tile is split, in order of preference (the first where ``T`` has a certified sign)
-_FRACTIONS = (_SPLIT, fmpq(1, 3), fmpq(2, 3), fmpq(1, 5), fmpq(4, 5))
 
 
-def _tile(circle: _Circle, pending, u_min: fmpq, max_tiles: int):
+def _tile(circle: _Circle, pending, u_min: fmpq, max_tiles: int, cuts=()):
     """Bisect the intervals ``pending``: the decided tiles and the (merged) intervals left. A tile
-    is split where ``T`` has a certified sign for every parameter if one of :data:`_FRACTIONS` gives
-    one: a split point that a zero passes through for some parameter of the leaf would leave both
-    halves undecided at every depth. Undecided pieces narrower than ``u_min`` are merged into
-    clusters, and a cluster is a root tile when ``T'`` and ``lam`` have one certified sign on all
-    its pieces and ``T`` opposite certified signs at its ends (a zero that moves with the
-    parameters stays inside the cluster)."""
+    is split where ``T`` has a certified sign for every parameter if one of
+    :data:`theory._region._proof.SPLIT_FRACTIONS` gives one: a split point that a zero passes through
+    for some parameter of the leaf would leave both halves undecided at every depth. Undecided pieces
+    narrower than ``u_min``, or with no certified sign of ``T`` at either end (inside the band a zero
+    sweeps over the leaf, where splitting only makes more such pieces), are merged into clusters, and a
+    cluster is a root tile when ``T'`` and
+    ``lam`` have one certified sign on all its pieces and ``T`` opposite certified signs at its ends (a
+    zero that moves with the parameters stays inside the cluster). The intervals are first cut at
+    ``cuts`` (:func:`theory._region._proof.cut_at`)."""
+    pending = [piece for a, b in pending for piece in cut_at(a, b, cuts)]  # a cut through a zero: a cluster
     tiles, fine, rest, stack, count = [], [], [], list(reversed(pending)), 0
     while stack:
         a, b = stack.pop()
@@ -294,7 +303,7 @@ def _tile(circle: _Circle, pending, u_min: fmpq, max_tiles: int):
             tiles.append((a, b, *out))
         elif count > max_tiles:
             rest.append((a, b))
-        elif b - a < u_min:
+        elif b - a < u_min or not (circle.end_sign(a) or circle.end_sign(b)):  # inside a zero's band
             fine.append((a, b))
         elif (root := circle.monotone(a, b, _MONOTONE_PIECES))[0] is not None:
             tiles.append((a, b, *root[0]))
@@ -312,9 +321,9 @@ def _tile(circle: _Circle, pending, u_min: fmpq, max_tiles: int):
 
 
 def _halves(circle: _Circle, a: fmpq, b: fmpq) -> list:
-    """``[(p, b), (a, p)]``, ``p`` the first of :data:`_FRACTIONS` of ``[a, b]`` where ``T`` has a
-    certified sign (:func:`_tile`)."""
-    p = next((a + (b - a) * q for q in _FRACTIONS if circle.end_sign(a + (b - a) * q)), a + (b - a) * _SPLIT)
+    """``[(p, b), (a, p)]``, ``p`` where ``T`` has a certified sign if it has one at some
+    :data:`theory._region._proof.SPLIT_FRACTIONS` of ``[a, b]`` (:func:`_tile`)."""
+    p = split_where(circle.end_sign, a, b)
     return [(p, b), (a, p)]
 
 
@@ -547,12 +556,28 @@ class _Proof:
                            len(self.squares) if self.pieces is None else len(self.pieces))
 
 
-def _prove(f: K2Field, leaf: _Leaf, state: tuple, width: float, last: bool = True):
+@dataclass
+class _Hints:
+    """Where a leaf proved in this part of the walk cut its circle (``cuts``, in ``u``) and its diagonal
+    (``pieces``, in ``t``), its relative ``width``, and the half-widths of the last tiles about the
+    points of symmetry (``halves``): the next leaves, its neighbours, start from them (any partition
+    that proves a leaf will do; starting from a neighbour's, most tiles are proved at the first try,
+    where a bisection from :data:`_WIDEST` tries two or three times). The cuts are those of the last
+    leaf that cut afresh: one narrower than ``width`` does (a wider leaf needs finer tiles, and a leaf
+    adds its own cuts to those it starts from, so cuts handed on from leaf to leaf would only grow)."""
+
+    cuts: tuple = ()
+    pieces: tuple = ()
+    halves: dict = field(default_factory=dict)
+    width: float = math.inf
+
+
+def _prove(f: K2Field, leaf: _Leaf, state: tuple, width: float, last: bool = True, hints: _Hints | None = None):
     """``(proof, state)``: the :class:`_Proof` (``None`` when the leaf is not proved) and what is
     decided so far (for the halves of a leaf that fails); ``last``: the leaf is not split further when
-    it fails."""
+    it fails; ``hints``: where to start (symmetric law only; updated from what this leaf proves)."""
     if f.diag_jet is not None:
-        return _prove_symmetric(f, leaf, state, width, last)
+        return _prove_symmetric(f, leaf, state, width, last, _Hints() if hints is None else hints)
     tiles, pending, squares, left = state
     u_min = fmpq(*max(2.0 ** -24, width / 32).as_integer_ratio())
     circle = _Circle(f, leaf)
@@ -571,29 +596,42 @@ def _prove(f: K2Field, leaf: _Leaf, state: tuple, width: float, last: bool = Tru
     return _Proof(tiles, squares), (tiles, (), squares, ())
 
 
-def _prove_symmetric(f: K2Field, leaf: _Leaf, state: tuple, width: float, last: bool):
+def _prove_symmetric(f: K2Field, leaf: _Leaf, state: tuple, width: float, last: bool, hints: _Hints):
     """:func:`_prove` for the symmetric one-hot law: tiles about the points of symmetry (possibly
     conditional; without both, the attempt stops there unless the leaf is ``last``); the rest of the
     circle as for any law, on the half ``u`` in ``[1/4, 5/4]`` when both are proved (``T(pi/2 - phi) =
     -T(phi)`` gives the other half: :func:`_mirror`), the inherited tiles that overlap the new symmetric
-    ones dropped; and the diagonal in place of the disk."""
+    ones dropped; and the diagonal in place of the disk. Each part starts where ``hints`` say and
+    updates them when it is proved."""
     circle = _Circle(f, leaf)
-    sym = [t for c in CENTRES if (t := symmetric_tile(circle, c)) is not None]
-    if len(sym) < len(CENTRES) and not last:  # the halves try again; the general tiling would need a
-        return None, state  # tile holding the zero c, which the tiles about c failed to prove
+    sym = []
+    for c in CENTRES:
+        tile = symmetric_tile(circle, c, hints.halves.get(c))
+        if tile is None and not last:  # the halves try again; the general tiling would need a tile
+            return None, state  # holding the zero c, which the tiles about c failed to prove
+        if tile is not None:
+            sym.append(tile)
+            hints.halves[c] = (tile[1] - tile[0]) / 2
     half = [(-_QUARTER * 3, _QUARTER)] if len(sym) == len(CENTRES) else []  # the half the mirror gives
     kept = tuple(t for t in state[0] if not any(t[0] < u[1] and u[0] < t[1] for u in [*sym, *half]))
     u_min = fmpq(*max(2.0 ** -24, width / 32).as_integer_ratio())
-    new, pending = _tile(circle, _gaps([*kept, *sym, *half]), u_min, max_tiles=_MAX_TILES)
+    fresh = width < 0.75 * hints.width  # narrower than the leaf that cut (up to rounding): cut afresh
+    new, pending = _tile(circle, _gaps([*kept, *sym, *half]), u_min, max_tiles=_MAX_TILES,
+                         cuts=() if fresh else hints.cuts)
     kept = (*kept, *new)
     if pending:
         return None, (kept, tuple(pending), (), ())
+    if fresh:
+        hints.cuts, hints.width = tuple(sorted({u for t in kept for u in t[:2]})), width
     tiles = (*kept, *(_mirror(t) for t in kept if half), *sym)
     if not audit_circle(tiles):
         raise AssertionError("a complete tiling of the circle failed its audit")  # a bug, not a leaf's fate
-    pieces = diagonal(f, leaf, fmpq(*max(2.0 ** -16, width / 32).as_integer_ratio()))
+    pieces = diagonal(f, leaf, fmpq(*max(2.0 ** -16, width / 32).as_integer_ratio()),
+                      cuts=() if fresh else hints.pieces)
     if pieces is None:
         return None, (kept, (), (), ())
+    if fresh:
+        hints.pieces = tuple(p[1] for p in pieces[:-1])
     return _Proof(tiles, (), pieces, conditions(tiles, pieces)), (kept, (), (), ())
 
 
@@ -769,7 +807,8 @@ def certify_region_k2(theta, alpha, beta=1.0, sigma2=1.0, prior="onehot(k=2)", *
         Walk only this sub-box (bounds as :attr:`K2RegionBox.bounds`) of the region, exactly as the
         whole walk would when ``inherited`` is the one :attr:`K2RegionCertificate.pending` gave with it.
     depth : int, optional
-        Leave the boxes ``depth`` splits below the start unexamined: :attr:`K2RegionCertificate.pending`.
+        Leave the boxes ``depth`` splits below the start unexamined: :attr:`K2RegionCertificate.pending`;
+        at most :data:`MAX_DEPTH` (8), so that each is walked alone as the whole walk walks it.
     inherited : tuple, optional
         With ``box``: what its parent had proved (from :attr:`K2RegionCertificate.pending`).
 
@@ -780,7 +819,7 @@ def certify_region_k2(theta, alpha, beta=1.0, sigma2=1.0, prior="onehot(k=2)", *
     start = time.perf_counter()
     region, law = _region(theta, alpha, beta, sigma2, prior, min_width, prec)
     max_boxes = integer("max_boxes", max_boxes, 1)
-    depth = None if depth is None else integer("depth", depth, 0)
+    depth = None if depth is None else integer("depth", depth, 0, MAX_DEPTH)
     top = tuple((k, *region["ranges"][k]) for k in ("theta", "alpha"))
     root = top if box is None else _sub_box(box, top)
     state = _state0() if inherited is None else _check_inherited(inherited)
@@ -849,6 +888,23 @@ def _split_width(region: dict, name: str, lo: float, hi: float) -> float:
     return w
 
 
+def _widths(region: dict, bounds) -> list:
+    """The widths the walk splits a leaf by: :func:`theory._region._certify.relative_width` (``alpha`` in
+    its scale) while either side is wider than ``min_width``, then :func:`_split_width` (``alpha`` also
+    in linear scale), so that a leaf near ``alpha = 1`` is cut thinner in ``alpha`` only where it fails at
+    ``min_width``."""
+    plain = [relative_width(region, *b) for b in bounds]
+    return plain if max(plain) > region["min_width"] else [_split_width(region, *b) for b in bounds]
+
+
+#: the hints (:class:`_Hints`) start afresh at each leaf at least this wide (relative to the range): a
+#: subtree walked alone (:func:`numerics.certify_region_k2_tasks`) from a box that wide is walked as in
+#: the whole walk. After ``d`` splits a box is at least ``2^-ceil(d/2)`` wide on one side, so every box
+#: at most :data:`MAX_DEPTH` splits deep is.
+_HINT_SCOPE = 2.0 ** -4
+MAX_DEPTH = 2 * round(-math.log2(_HINT_SCOPE))
+
+
 def _walk(f: K2Field, region: dict, start: tuple, depth, max_boxes: int) -> tuple:
     """The leaves of the subtree of ``start = (bounds, state)`` in depth-first order (low halves
     first), each box handing what it decided to its halves, and the ``(index, bounds, state)`` of the
@@ -858,7 +914,7 @@ def _walk(f: K2Field, region: dict, start: tuple, depth, max_boxes: int) -> tupl
     floats = SignatureCache(f.floats, beta, sigma2, skip=_SKIP if f.diag_jet is not None else ())
     leaves: list[K2RegionBox] = []
     pending: list[tuple] = []
-    stack, examined = [(*start, 0)], 0
+    stack, examined, hints = [(*start, 0)], 0, _Hints()
     while stack:
         bounds, state, level = stack.pop()
         if depth is not None and level >= depth:
@@ -868,12 +924,14 @@ def _walk(f: K2Field, region: dict, start: tuple, depth, max_boxes: int) -> tupl
         if examined > max_boxes:
             leaves.extend(K2RegionBox(b, "undecided") for b in [bounds, *(b for b, _, _ in stack)])
             break
-        widths = [_split_width(region, *b) for b in bounds]
+        widths = _widths(region, bounds)
+        if max(relative_width(region, *b) for b in bounds) > 0.75 * _HINT_SCOPE:  # 2^-4 up to rounding
+            hints = _Hints()
         axis = floats.split_axis(bounds)
         if axis is None:
             (_, t0, t1), (_, a0, a1) = bounds
             proof, state = _prove(f, _Leaf.of(t0, t1, a0, a1, beta, sigma2), state, max(widths),
-                                  last=max(widths) <= region["min_width"])
+                                  last=max(widths) <= region["min_width"], hints=hints)
             if proof is not None:
                 leaves.extend(_proved(f, proof, bounds, region))
                 continue

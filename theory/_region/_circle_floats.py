@@ -16,6 +16,7 @@ its squares off their paths; a wrong hint only costs squares.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 import numpy as np
 
@@ -32,12 +33,22 @@ def signatures(values: Callable, points, beta: float, sigma2: float, skip=()) ->
     """The signature of each ``(theta, alpha)`` of ``points`` (module doc), ``None`` where the floats
     overflow. ``values(r1, r2, theta, alpha, beta, sigma2) -> (T, T', lam)`` in numpy. The zeros on the
     arcs ``skip`` (``(centre, half-width)`` in radians) are left out."""
+    T, lam = _rows(values, points, beta, sigma2)
+    return _signatures(T, lam, _keep(tuple(skip)))
+
+
+def _rows(values: Callable, points, beta: float, sigma2: float) -> tuple:
+    """``T`` and ``lam`` on the grid of angles (one row per point of ``points``)."""
     th = np.array([p[0] for p in points], dtype=float)[:, None]
     al = np.array([p[1] for p in points], dtype=float)[:, None]
     with np.errstate(all="ignore"):
         T, _, lam = values(_COS[None, :], _SIN[None, :], th, al, beta, sigma2)
     shape = (len(points), N_ANGLES)
-    T, lam = np.broadcast_to(T, shape), np.broadcast_to(lam, shape)
+    return np.broadcast_to(T, shape), np.broadcast_to(lam, shape)
+
+
+def _signatures(T, lam, keep) -> list:
+    """:func:`signatures` of the rows ``T``, ``lam``, counting the zeros at the grid angles ``keep``."""
     out: list = []
     for row, radial in zip(T, lam, strict=True):
         if not (np.all(np.isfinite(row)) and np.all(np.isfinite(radial))):
@@ -45,24 +56,19 @@ def signatures(values: Callable, points, beta: float, sigma2: float, skip=()) ->
             continue
         s = np.sign(row)
         after = np.roll(s, -1)
-        idx = np.nonzero((s != after) & (s != 0) & (after != 0) & _KEEP[skip])[0]
+        idx = np.nonzero((s != after) & (s != 0) & (after != 0) & keep)[0]
         out.append(tuple(sorted(zip(after[idx].astype(int).tolist(), (-np.sign(radial[idx])).astype(int).tolist(),
                                     strict=True))))
     return out
 
 
-class _Keep(dict):
-    """``skip`` -> the mask of the grid angles off the arcs ``skip`` (computed once)."""
-
-    def __missing__(self, skip):
-        keep = np.ones(N_ANGLES, dtype=bool)
-        for centre, half in skip:
-            keep &= np.abs(np.angle(np.exp(1j * (_PHI - centre)))) > half
-        self[skip] = keep
-        return keep
-
-
-_KEEP = _Keep()
+@cache
+def _keep(skip: tuple) -> np.ndarray:
+    """The mask of the grid angles off the arcs ``skip``."""
+    keep = np.ones(N_ANGLES, dtype=bool)
+    for centre, half in skip:
+        keep &= np.abs(np.angle(np.exp(1j * (_PHI - centre)))) > half
+    return keep
 
 
 class SignatureCache:
@@ -85,8 +91,9 @@ class SignatureCache:
         pts = [(t0, a0), (t1, a0), (t0, a1), (t1, a1), (0.5 * (t0 + t1), 0.5 * (a0 + a1))]
         new = [p for p in pts if p not in self.known]
         if new:
-            full = signatures(self.values, new, self.beta, self.sigma2)
-            off = signatures(self.values, new, self.beta, self.sigma2, self.skip) if self.skip else full
+            T, lam = _rows(self.values, new, self.beta, self.sigma2)
+            full = _signatures(T, lam, _keep(()))
+            off = _signatures(T, lam, _keep(self.skip)) if self.skip else full
             self.known.update(zip(new, zip(full, off, strict=True), strict=True))
         both = [self.known[p] for p in pts]
         if any(x[0] is None for x in both) or any(len({x[i] for x in both}) == 1 for i in (0, 1)):

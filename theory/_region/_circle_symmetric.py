@@ -48,7 +48,6 @@ that narrow.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +56,7 @@ from flint import arb, fmpq
 from .._certify._roots import sign
 from ._certify import _split_point
 from ._circle_taylor import K2Field, Offsets, enclose
+from ._proof import cut_at, split_where
 
 #: the widest piece (in ``u``) on which the signs of ``T'''`` and ``lam`` are read for a fork tile
 _FORK_PIECE = fmpq(1, 64)
@@ -66,11 +66,10 @@ CENTRES = (fmpq(1, 4), fmpq(-3, 4))
 _HALF = tuple(fmpq(*h) for h in ((1, 32), (1, 64), (1, 16), (1, 128), (3, 32), (1, 8), (3, 16), (1, 256), (1, 512)))
 #: the diagonal's pole ``t = +-1`` -> the point of symmetry of the circle it meets
 _POLE = {1: fmpq(1, 4), -1: fmpq(-3, 4)}
-#: budget of diagonal pieces of one leaf, and where a piece is split, in order of preference
+#: budget of diagonal pieces of one leaf
 _MAX_PIECES = 200
-_FRACTIONS = (fmpq(29, 59), fmpq(1, 3), fmpq(2, 3), fmpq(1, 5), fmpq(4, 5))
 #: the sub-boxes of a leaf with conditions are split down to ``min_width / 2^FINE_BITS``
-FINE_BITS = 5
+FINE_BITS = 4
 #: a sub-box is split across its longer side when that is this many times the other (relative widths)
 _ASPECT = 16
 
@@ -78,18 +77,26 @@ _ASPECT = 16
 def point_slopes(f: K2Field, leaf, u: fmpq) -> tuple:
     """Balls containing ``(T', lam)`` at the exact angle ``phi = pi u`` for every parameter of ``leaf``
     (a :class:`theory._region._circle._Leaf`)."""
+    return _point_slopes(f, leaf, u)[1]
+
+
+def _point_slopes(f: K2Field, leaf, u: fmpq) -> tuple:
+    """``(jet, balls)``: the jet of ``(T', lam)`` at ``phi = pi u`` and the centre of ``leaf`` (as
+    :attr:`K2Field.slope_jet` returns it), and :func:`point_slopes`."""
     phi = arb.pi() * arb(u)
     cs, sn = phi.cos(), phi.sin()
-    return enclose(f.slope_jet(cs, sn, *leaf.pc), f.slope_hess(cs, sn, *leaf.P), Offsets.of(arb(0), leaf.dth, leaf.dal))
+    jet = f.slope_jet(cs, sn, *leaf.pc)
+    return jet, enclose(jet, f.slope_hess(cs, sn, *leaf.P), Offsets.of(arb(0), leaf.dth, leaf.dal))
 
 
-def symmetric_tile(circle, c: fmpq):
+def symmetric_tile(circle, c: fmpq, first: fmpq | None = None):
     """A tile ``(a, b, "root", tangent sign, radial sign)`` (radial sign ``0``: the condition
     ``("lam", c)``) or ``(a, b, "fork", s, radial sign)`` about the point of symmetry ``c`` (module
-    doc), or ``None``. ``circle``: the :class:`theory._region._circle._Circle` of the leaf."""
+    doc), or ``None``. ``circle``: the :class:`theory._region._circle._Circle` of the leaf; ``first``:
+    the half-width to try first (then those of :data:`_HALF`)."""
     f, leaf = circle.f, circle.leaf
     lam_c = None
-    for h in _HALF:
+    for h in _HALF if first is None else (first, *(h for h in _HALF if h != first)):
         a, b = c - h, c + h
         right = circle.end_sign(b)
         if not right or circle.end_sign(a) != -right:
@@ -188,44 +195,41 @@ def interior(pieces, signs: dict) -> list:
 @dataclass
 class _Diagonal:
     """``G``, ``G_s``, ``A`` over pieces ``[a, b]`` of ``t`` (``r = (t, t) / sqrt 2``) for one leaf
-    (``jet``, ``hess``: :attr:`K2Field.diag_jet`, :attr:`K2Field.diag_hess`), with a cache of the end
-    values."""
+    (:attr:`K2Field.diag_jet`, :attr:`K2Field.diag_hess`; ``G`` alone, where most pieces are decided, by
+    :attr:`K2Field.diag_g_jet` and :attr:`K2Field.diag_g_hess`), with a cache of the end values."""
 
-    jet: Callable[..., Any]
-    hess: Callable[..., Any]
+    f: K2Field
     leaf: Any
     ends: dict
 
     @classmethod
     def of(cls, f: K2Field, leaf) -> _Diagonal:
-        assert f.diag_jet is not None and f.diag_hess is not None, "the symmetric law's field (k2_field)"
-        return cls(f.diag_jet, f.diag_hess, leaf, {})
+        assert None not in (f.diag_jet, f.diag_hess, f.diag_g_jet, f.diag_g_hess), "the symmetric law's field"
+        return cls(f, leaf, {})
 
-    def _point(self, t: fmpq) -> arb:
-        s = arb(t) / arb(2).sqrt()
-        lf = self.leaf
-        o = Offsets.of(arb(0), lf.dth, lf.dal)
-        return enclose(self.jet(s, s, *lf.pc), self.hess(s, s, *lf.P), o)[0]
+    def _on(self, a: fmpq, b: fmpq, jet, hess) -> tuple:
+        """The second-order forms of the functions of ``jet``, ``hess`` on the piece ``[a, b]`` (a point
+        when ``a == b``)."""
+        root2, lf = arb(2).sqrt(), self.leaf
+        S, sc = arb(a).union(arb(b)) / root2, arb((a + b) / 2) / root2
+        return enclose(jet(sc, sc, *lf.pc), hess(S, S, *lf.P), Offsets.of(S - sc, lf.dth, lf.dal))
 
     def end_sign(self, t: fmpq) -> int:
         """The certified sign of ``G`` at ``t`` for every parameter of the leaf (``0``: none)."""
         if t not in self.ends:
-            self.ends[t] = sign(self._point(t))
+            self.ends[t] = sign(self._on(t, t, self.f.diag_g_jet, self.f.diag_g_hess)[0])
         return self.ends[t]
 
     def values(self, a: fmpq, b: fmpq) -> tuple:
         """Balls containing ``(G, G_s, A)`` on the piece ``[a, b]``."""
-        root2, lf = arb(2).sqrt(), self.leaf
-        S, sc = arb(a).union(arb(b)) / root2, arb((a + b) / 2) / root2
-        o = Offsets.of(S - sc, lf.dth, lf.dal)
-        return enclose(self.jet(sc, sc, *lf.pc), self.hess(S, S, *lf.P), o)
+        return self._on(a, b, self.f.diag_jet, self.f.diag_hess)
 
     def decide(self, a: fmpq, b: fmpq):
         """``(a, b, "none")``, ``(a, b, "one", inertia)``, ``(a, b, "pole", key, present, inertia)`` (one
         zero iff the condition ``key`` has the sign ``present``) or ``None``."""
-        G, Gs, A = self.values(a, b)
-        if sign(G):
+        if sign(self._on(a, b, self.f.diag_g_jet, self.f.diag_g_hess)[0]):
             return (a, b, "none")
+        _, Gs, A = self.values(a, b)
         ts = sign(Gs)
         if not ts:
             return None
@@ -250,12 +254,13 @@ def _inertia(*signs) -> tuple:
     return (sum(s < 0 for s in signs), sum(s > 0 for s in signs))
 
 
-def diagonal(f: K2Field, leaf, u_min: fmpq):
+def diagonal(f: K2Field, leaf, u_min: fmpq, cuts=()):
     """The pieces of ``t`` in ``[-1, 1]`` that prove the zeros of ``g`` in the open disk on the leaf (module
-    doc), or ``None`` when a piece narrower than ``u_min`` or the budget is left undecided."""
+    doc), or ``None`` when a piece narrower than ``u_min`` or the budget is left undecided. The first
+    pieces are ``[-1, 1]`` cut at ``cuts`` (:func:`theory._region._proof.cut_at`)."""
     d, out, count = _Diagonal.of(f, leaf), [], 0
-    stack = [(fmpq(-1), fmpq(1))]  # split where G has a certified sign: a fixed grid may sit on a zero's path
-    while stack:
+    stack = cut_at(fmpq(-1), fmpq(1), cuts, d.end_sign)[::-1]
+    while stack:  # split where G has a certified sign: a fixed grid may sit on a zero's path
         a, b = stack.pop()
         count += 1
         got = d.decide(a, b) if count <= _MAX_PIECES else None
@@ -264,7 +269,7 @@ def diagonal(f: K2Field, leaf, u_min: fmpq):
             continue
         if count > _MAX_PIECES or b - a < u_min:
             return None
-        p = next((a + (b - a) * q for q in _FRACTIONS if d.end_sign(a + (b - a) * q)), a + (b - a) * _FRACTIONS[0])
+        p = split_where(d.end_sign, a, b)
         stack += [(p, b), (a, p)]
     return tuple(out)
 
@@ -273,16 +278,17 @@ def diagonal(f: K2Field, leaf, u_min: fmpq):
 # the conditions over sub-boxes
 
 
-def condition_signs(f: K2Field, leaf, keys) -> dict:
-    """The certified sign of each condition ``(kind, c)`` on ``leaf`` (``0``: none): ``T'(c)`` for
-    ``"Tp"``, ``lam(c)`` for ``"lam"``."""
+def condition_signs(f: K2Field, leaf, keys) -> tuple:
+    """``(signs, jets)``: the certified sign of each condition ``(kind, c)`` on ``leaf`` (``0``: none),
+    ``T'(c)`` for ``"Tp"``, ``lam(c)`` for ``"lam"``; and the jet of ``(T', lam)`` at each ``c`` and the
+    centre of the leaf (:func:`_point_slopes`)."""
     at: dict = {}
     out = {}
     for kind, c in keys:
         if c not in at:
-            at[c] = point_slopes(f, leaf, c)
-        out[(kind, c)] = sign(at[c][0 if kind == "Tp" else 1])
-    return out
+            at[c] = _point_slopes(f, leaf, c)
+        out[(kind, c)] = sign(at[c][1][0 if kind == "Tp" else 1])
+    return out, {c: jet for c, (jet, _) in at.items()}
 
 
 def resolve(f: K2Field, keys, bounds, make_leaf, widths, min_width: float, log_alpha: bool):
@@ -296,7 +302,7 @@ def resolve(f: K2Field, keys, bounds, make_leaf, widths, min_width: float, log_a
     while stack:
         b = stack.pop()
         leaf = make_leaf(b)
-        signs = condition_signs(f, leaf, keys)
+        signs, jets = condition_signs(f, leaf, keys)
         if all(signs.values()):
             out.append((b, signs))
             continue
@@ -304,7 +310,8 @@ def resolve(f: K2Field, keys, bounds, make_leaf, widths, min_width: float, log_a
         if max(w) <= fine:
             out.append((b, None))
             continue
-        i = _across(f, leaf, next(k for k, s in signs.items() if not s), b, w, fine)
+        key = next(k for k, s in signs.items() if not s)
+        i = _across(jets[key[1]], key[0], b, w, fine)
         name, lo, hi = b[i]
         p = _split_point(lo, hi, log_alpha and name == "alpha")
         for part in ((p, hi), (lo, p)):
@@ -312,16 +319,13 @@ def resolve(f: K2Field, keys, bounds, make_leaf, widths, min_width: float, log_a
     return out
 
 
-def _across(f: K2Field, leaf, key, bounds, w, fine: float) -> int:
-    """The side (0: theta, 1: alpha) of the sub-box to split for the condition ``key``: the one along
-    which it changes most at the centre, unless that side is already at ``fine`` or :data:`_ASPECT`
-    times narrower than the other."""
+def _across(jet, kind: str, bounds, w, fine: float) -> int:
+    """The side (0: theta, 1: alpha) of the sub-box to split for the condition of ``kind`` whose jet
+    at the centre is ``jet`` (:func:`condition_signs`): the one along which it changes most there,
+    unless that side is already at ``fine`` or :data:`_ASPECT` times narrower than the other."""
     longer = 0 if w[0] >= w[1] else 1
     if w[longer] > _ASPECT * w[1 - longer] or w[1 - longer] <= fine:
         return longer
-    kind, c = key
-    phi = arb.pi() * arb(c)
-    jet = f.slope_jet(phi.cos(), phi.sin(), *leaf.pc)
     F_theta, F_alpha = jet[2:4] if kind == "Tp" else jet[6:8]
     (_, t0, t1), (_, a0, a1) = bounds
     return 0 if abs(float(F_theta.mid())) * (t1 - t0) >= abs(float(F_alpha.mid())) * (a1 - a0) else 1

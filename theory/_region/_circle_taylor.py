@@ -59,8 +59,9 @@ class K2Field:
     everywhere, no hints); for the symmetric one-hot law only (:func:`symmetric_onehot`, else
     ``None``), ``diag_jet`` and ``diag_hess``: the jets and Hessians, along the diagonal direction
     ``s`` (``r = (s, s)``) in place of ``phi``, of ``G = g1 + g2``, ``G_s`` and ``A = d^2 J / d a^2``
-    (``a`` along ``(1, -1)``), in turn, and ``fork_jet``: the jet of ``T'''`` (read at a centre for its
-    value, over a box for the first-order form; :mod:`theory._region._circle_symmetric`).
+    (``a`` along ``(1, -1)``), in turn, ``diag_g_jet`` and ``diag_g_hess`` those of ``G`` alone, and
+    ``fork_jet``: the jet of ``T'''`` (read at a centre for its value, over a box for the first-order
+    form; :mod:`theory._region._circle_symmetric`).
     A test hook replaces them (:func:`theory._region._circle.certify_region_k2` ``field=``)."""
 
     tangent_jet: Callable[..., Any]
@@ -75,6 +76,8 @@ class K2Field:
     disk_floats: Callable[..., Any] | None = None
     diag_jet: Callable[..., Any] | None = None
     diag_hess: Callable[..., Any] | None = None
+    diag_g_jet: Callable[..., Any] | None = None
+    diag_g_hess: Callable[..., Any] | None = None
     fork_jet: Callable[..., Any] | None = None
 
 
@@ -291,13 +294,14 @@ def symmetric_onehot(law) -> bool:
 
 
 def _diagonal(f: _Field) -> dict:
-    """``diag_jet``, ``diag_hess`` and ``fork_jet`` of :class:`K2Field`."""
+    """``diag_jet``, ``diag_hess``, ``diag_g_jet``, ``diag_g_hess`` and ``fork_jet`` of :class:`K2Field`."""
     d = f.p.d
     G = d(f.p.root, "diag")
     lines = [f.jets(F, "diag") for F in (G, d(G, "diag"), d(d(f.p.root, "anti"), "anti"))]
     T3 = d(d(f.circle[1], "phi"), "phi")
     return {"diag_jet": f.balls([e for jet, _ in lines for e in jet]),
             "diag_hess": f.balls([e for _, hess in lines for e in hess]),
+            "diag_g_jet": f.balls(lines[0][0]), "diag_g_hess": f.balls(lines[0][1]),
             "fork_jet": f.balls([T3, *(d(T3, v) for v in ("phi", "theta", "alpha"))])}
 
 

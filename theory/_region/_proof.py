@@ -51,19 +51,36 @@ def _tiles(g, dg, rho_min: fmpq, max_tiles: int):
     return tiles
 
 
-#: where a rho-tile is split, in order of preference (the first with a certified sign of g)
-_FRACTIONS = (_SPLIT, fmpq(1, 3), fmpq(2, 3), fmpq(1, 5), fmpq(4, 5))
+#: where an interval of exact rationals is split, in order of preference (not dyadic: an exact zero such
+#: as ``u = 1/4`` never lands on an end)
+SPLIT_FRACTIONS = (_SPLIT, fmpq(1, 3), fmpq(2, 3), fmpq(1, 5), fmpq(4, 5))
+
+
+def split_where(end_sign, a: fmpq, b: fmpq) -> fmpq:
+    """The first point of ``[a, b]`` at one of :data:`SPLIT_FRACTIONS` where ``end_sign`` (a certified
+    sign, ``0`` for none) is nonzero, else the first: a split point that a zero passes through for some
+    parameter would leave both halves undecided at every depth."""
+    return next((a + (b - a) * q for q in SPLIT_FRACTIONS if end_sign(a + (b - a) * q)),
+                a + (b - a) * SPLIT_FRACTIONS[0])
+
+
+#: hint points are rounded to this odd denominator (bounded size; never a multiple of ``1/4``)
+_HINT_DENOMINATOR = 3 ** 13
+
+
+def cut_at(a: fmpq, b: fmpq, points, end_sign=None) -> list:
+    """``[a, b]`` cut at those of the ``points`` strictly inside it (rounded to multiples of ``1 / 3^13``)
+    where ``end_sign`` (if given) is nonzero (a cut through a zero leaves both sides undecided), as a
+    list of intervals from ``a`` up."""
+    rounded = {fmpq(round(float(p) * _HINT_DENOMINATOR), _HINT_DENOMINATOR) for p in points}
+    ends = [a, *sorted(q for q in rounded if a < q < b and (end_sign is None or end_sign(q))), b]
+    return list(itertools.pairwise(ends))
 
 
 def _split(g, a: fmpq, b: fmpq) -> fmpq:
-    """A split point of ``[a, b]`` where ``g`` has a certified sign for the whole parameter
-    box, if one of :data:`_FRACTIONS` gives one: a fixed split point that the root passes
-    through for some parameter in the box would stay undecided at every depth."""
-    for frac in _FRACTIONS:
-        p = a + (b - a) * frac
-        if sign(g(arb(p))):
-            return p
-    return a + (b - a) * _SPLIT
+    """A split point of the rho-tile ``[a, b]`` where ``g`` has a certified sign for the whole parameter
+    box (:func:`split_where`)."""
+    return split_where(lambda p: sign(g(arb(p))), a, b)
 
 
 def audit(tiles, root_at_zero: bool) -> str | None:

@@ -97,7 +97,7 @@ MAX_BETA_THETA = 50.0
 #: integrations (to t = 500) end far from the equilibria (speed ~1e-3 at theta = 2, H = k = 2): few are found
 ALPHA_MIN, HEADS_ALPHA_MIN = 1e-4, 0.05
 #: --region with a k = 2 law: the default relative width (2^-bits) and budget of leaves
-K2_MIN_WIDTH_BITS, K2_MAX_BOXES = 6, 4000
+K2_MIN_WIDTH_BITS, K2_MAX_BOXES = 7, 4000
 #: --heads >= 2: the default grid (each point: a search from 8 + 2k starts and its certificates, 3 to 15 s of a core)
 HEADS_N_THETA, HEADS_N_ALPHA, HEADS_THETA_MAX = 6, 4, 4.0
 

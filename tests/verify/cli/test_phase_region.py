@@ -94,9 +94,9 @@ def test_region_is_refused_for_a_scalar_prior(tmp_path, capsys):
     assert "k = 2" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("given", "used"), [([], 2.0 ** -6), (["--min-width", str(2.0 ** -10)], 2.0 ** -10)])
+@pytest.mark.parametrize(("given", "used"), [([], 2.0 ** -7), (["--min-width", str(2.0 ** -10)], 2.0 ** -10)])
 def test_a_k2_region_keeps_a_min_width_given_equal_to_the_scalar_default(tmp_path, capsys, given, used):
-    # the k = 2 default (2^-6) replaced the flag's value whenever it equalled the scalar default 2^-10
+    # the k = 2 default (2^-7) replaced the flag's value whenever it equalled the scalar default 2^-10
     args = ["phase", "--prior", "onehot(k=2)", "--region", "--theta-max", "0.6", *given, "--max-boxes", "1",
             "--workers", "1", "--json", "--out", str(tmp_path)]
     assert main(args) == 0
