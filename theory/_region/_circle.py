@@ -280,16 +280,16 @@ _WIDEST = fmpq(1, 16)
 
 
 def _tile(circle: _Circle, pending, u_min: fmpq, max_tiles: int, cuts=()):
-    """Bisect the intervals ``pending``: the decided tiles and the (merged) intervals left. A tile
-    is split where ``T`` has a certified sign for every parameter if one of
-    :data:`theory._region._proof.SPLIT_FRACTIONS` gives one: a split point that a zero passes through
-    for some parameter of the leaf would leave both halves undecided at every depth. Undecided pieces
-    narrower than ``u_min``, or with no certified sign of ``T`` at either end (inside the band a zero
-    sweeps over the leaf, where splitting only makes more such pieces), are merged into clusters, and a
-    cluster is a root tile when ``T'`` and
-    ``lam`` have one certified sign on all its pieces and ``T`` opposite certified signs at its ends (a
-    zero that moves with the parameters stays inside the cluster). The intervals are first cut at
-    ``cuts`` (:func:`theory._region._proof.cut_at`)."""
+    """Bisect the intervals ``pending``: the decided tiles and the (merged) intervals left. A tile is split
+    where ``T`` has a certified sign for every parameter if one of
+    :data:`theory._region._proof.SPLIT_FRACTIONS` gives one: a split point that a zero passes
+    through for some parameter of the leaf would leave both halves undecided at every depth.
+    Undecided pieces narrower than ``u_min``, or with no certified sign of ``T`` at either end
+    (inside the band a zero sweeps over the leaf, where splitting only makes more such pieces), are
+    merged into clusters, and a cluster is a root tile when ``T'`` and ``lam`` have one certified
+    sign on all its pieces and ``T`` opposite certified signs at its ends (a zero that moves with
+    the parameters stays inside the cluster). The intervals are first cut at ``cuts``
+    (:func:`theory._region._proof.cut_at`)."""
     pending = [piece for a, b in pending for piece in cut_at(a, b, cuts)]  # a cut through a zero: a cluster
     tiles, fine, rest, stack, count = [], [], [], list(reversed(pending)), 0
     while stack:
