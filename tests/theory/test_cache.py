@@ -251,3 +251,53 @@ def test_a_disabled_cache_gives_the_honest_numbers(monkeypatch):
     calls = []
     _assert_honest(cache.cached_lambdify("test|off", _expr_build(calls)))
     assert calls == [1]
+
+
+# ------------------------------------------------------------------ source a module prints itself
+
+
+def _source_build(calls, scale="3"):
+    def build():
+        calls.append(1)
+        return f"def _program(x, y):\n    return (_twice(x) * {scale} + y,)\n"
+    return build
+
+
+NAMESPACE = {"_twice": lambda x: 2 * x}
+
+
+def test_printed_source_is_cached_run_in_its_namespace_and_checked(tmp_path, monkeypatch):
+    """:func:`cached_source` (the k = 2 region's ball functions): built once, then read; a file whose
+    code was altered (a constant changed, the HMAC left) is rebuilt, never run; a planted file that
+    runs code on import is not run either."""
+    monkeypatch.setenv("SIGREC_CACHE_DIR", str(tmp_path))
+    calls = []
+    fresh = cache.cached_source("test|src", _source_build(calls), NAMESPACE)
+    again = cache.cached_source("test|src", _source_build(calls), NAMESPACE)
+    assert calls == [1] and fresh(1.5, 0.25) == again(1.5, 0.25) == (9.25,)
+    (path,) = tmp_path.glob("*.py")
+    path.write_text(path.read_text().replace("* 3", "* 4"))
+    assert cache.cached_source("test|src", _source_build(calls), NAMESPACE)(1.5, 0.25) == (9.25,)
+    assert calls == [1, 1] and "* 4" not in path.read_text()
+    marker = tmp_path / "marker"
+    path.write_text(f"import pathlib; pathlib.Path({str(marker)!r}).write_text('ran')\n"
+                    "def _program(x, y):\n    return (170.0,)\n")
+    assert cache.cached_source("test|src", _source_build(calls), NAMESPACE)(1.5, 0.25) == (9.25,)
+    assert calls == [1, 1, 1] and not marker.exists()
+
+
+def test_printed_source_of_another_tag_or_theory_misses(tmp_path, monkeypatch):
+    monkeypatch.setenv("SIGREC_CACHE_DIR", str(tmp_path))
+    calls = []
+    cache.cached_source("test|one", _source_build(calls), NAMESPACE)
+    other = cache.cached_source("test|two", _source_build(calls, "5"), NAMESPACE)
+    assert calls == [1, 1] and other(1.0, 0.0) == (10.0,)
+    monkeypatch.setattr(cache, "_digest", lambda: "0123456789abcdef")
+    cache.cached_source("test|one", _source_build(calls), NAMESPACE)
+    assert calls == [1, 1, 1]
+
+
+def test_source_that_defines_no_function_is_an_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("SIGREC_CACHE_DIR", "off")
+    with pytest.raises(ValueError, match="defines no function"):
+        cache.cached_source("test|none", lambda: "x = 1\n", NAMESPACE)

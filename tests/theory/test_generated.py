@@ -239,3 +239,32 @@ def test_the_installed_objective_polynomial_is_checked_byte_for_byte(tmp_path, m
         assert cache._shipped_source(slope) == (folder / f"{slope}.code").read_text()
     finally:
         cache._shipped_manifest.cache_clear()
+
+
+def test_the_k2_region_functions_are_shipped_and_equal_a_fresh_derivations():
+    """The ball functions of the symmetric one-hot law's region certificate are read from the package
+    (no derivation in a fresh process), and give the balls of the functions printed from a fresh
+    derivation, at a parameter box away from ``beta = sigma2 = 1``."""
+    from flint import arb
+
+    import sigrec.theory._region._circle_taylor as taylor
+    from sigrec.theory._laws._vector import parse_law
+
+    law = parse_law("onehot(k=2)")
+    taylor.k2_field.cache_clear()
+    try:
+        shipped = taylor.k2_field(law)
+        fresh = taylor._field(law)  # the derivation, which the shipped functions skipped
+        for name, (balls, outputs) in {**taylor._OUTPUTS, **taylor._DIAGONAL}.items():
+            fn = getattr(shipped, name)
+            assert str(cache.SHIPPED) in fn.__code__.co_filename, name
+            if not balls:
+                continue
+            point = (arb("0.6 +/- 0.01"), arb("0.79 +/- 0.01"), arb("3.7 +/- 0.02"), arb("0.3 +/- 0.004"),
+                     arb("1.3"), arb("0.8"))
+            want = fresh.balls(outputs(fresh))(*point)
+            got = fn(*point)
+            assert len(got) == len(want) and all(a.mid() == b.mid() and a.rad() == b.rad()
+                                                 for a, b in zip(got, want, strict=True)), name
+    finally:
+        taylor.k2_field.cache_clear()

@@ -3,13 +3,15 @@
 The finite-step derivation (:func:`theory.derive_effective`) and the lambdification of its
 large expressions take several seconds per prior and per process; the numbers they produce
 depend only on the theory's own source. :func:`cached_lambdify` stores the generated
-source of each lambdified function in the user's cache folder, keyed by a digest of the
+source of each lambdified function in the user's cache folder (:func:`cached_source`, the source a
+module prints itself: the ball functions of a ``k = 2`` region certificate), keyed by a digest of the
 generating modules (:func:`generating_modules`) and the sympy and numpy versions, so a second
 process skips both the derivation and the code generation (``sigrec complexity`` answers a
 cold instance in a few seconds). A changed derivation changes the key.
 
 The generating modules are derived from the source, not listed by hand: the generator
-(``_codegen/_generate.py``) and every theory module that imports :func:`cached_lambdify`,
+(``_codegen/_generate.py``) and every theory module that imports :func:`cached_lambdify` or
+:func:`cached_source`,
 and every theory module these import, transitively (read by ``ast``, relative imports
 resolved; ``from package import name`` reaches ``package/__init__.py`` unless every name is a
 submodule; a package's ``__init__`` is not reached by importing one of its submodules, as it
@@ -81,8 +83,8 @@ SHIPPED = Path(__file__).parent / "_generated"
 _THEORY = Path(__file__).parents[1]
 #: the generator of the shipped code, relative to :data:`_THEORY`
 GENERATOR = "_codegen/_generate.py"
-#: the name whose importers generate code (each is a root of :func:`generating_modules`)
-_ENTRY = "cached_lambdify"
+#: the names whose importers generate code (each is a root of :func:`generating_modules`)
+_ENTRIES = ("cached_lambdify", "cached_source")
 
 
 def _module_file(root: Path, parts: tuple[str, ...]) -> Path | None:
@@ -106,7 +108,7 @@ def _statements(node: ast.AST):
 
 def _imports(root: Path, path: Path) -> tuple[list[Path], bool]:
     """The theory modules ``path`` imports (anywhere in it, relative imports resolved), and
-    whether it imports :data:`_ENTRY`."""
+    whether it imports one of :data:`_ENTRIES`."""
     rel = path.relative_to(root)
     package = rel.parent.parts  # of a package's __init__, the package itself
     found: list[Path] = []
@@ -117,7 +119,7 @@ def _imports(root: Path, path: Path) -> tuple[list[Path], bool]:
             targets = [(tuple(a.name.split(".")), []) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             names = [a.name for a in node.names]
-            entry = entry or _ENTRY in names
+            entry = entry or any(e in names for e in _ENTRIES)
             dotted = tuple(node.module.split(".")) if node.module else ()
             if node.level == 0:
                 targets = [(dotted, names)]
@@ -141,7 +143,7 @@ def _imports(root: Path, path: Path) -> tuple[list[Path], bool]:
 def generating_modules(root: Path | None = None) -> tuple[str, ...]:
     """The theory modules the generated code comes from, as paths relative to ``root``
     (default :data:`_THEORY`), sorted: the closure under imports of :data:`GENERATOR` and of every
-    module that imports :data:`_ENTRY` (module docstring)."""
+    module that imports one of :data:`_ENTRIES` (module docstring)."""
     root = _THEORY if root is None else root
     parsed: dict[Path, tuple[list[Path], bool]] = {}
 
@@ -152,7 +154,7 @@ def generating_modules(root: Path | None = None) -> tuple[str, ...]:
 
     # only a file that spells the name can import it: the others are not parsed for roots
     todo = [root / GENERATOR] + [path for path in sorted(root.rglob("*.py"))
-                                 if _ENTRY.encode() in path.read_bytes() and imports(path)[1]]
+                                 if _spells_entry(path) and imports(path)[1]]
     seen: set[Path] = set()
     while todo:
         path = todo.pop()
@@ -160,6 +162,11 @@ def generating_modules(root: Path | None = None) -> tuple[str, ...]:
             seen.add(path)
             todo += imports(path)[0]
     return tuple(sorted(path.relative_to(root).as_posix() for path in seen))
+
+
+def _spells_entry(path: Path) -> bool:
+    data = path.read_bytes()
+    return any(e.encode() in data for e in _ENTRIES)
 
 
 @cache
@@ -269,11 +276,44 @@ def cached_lambdify(tag: str, build, modules: str = "numpy"):
     cache, the code shipped with the package (:data:`SHIPPED`) is used when it is current
     (:func:`shipped_current`).
     """
-    key_name = _key_name(tag, modules)
+
+    def made():
+        args, expr, kwargs = build()
+        fn = sp.lambdify(args, expr, modules=modules, **kwargs)
+        try:
+            return fn, inspect.getsource(fn)
+        except (OSError, TypeError):
+            return fn, None
+
+    return _cached(_key_name(tag, modules), made, _namespace(modules))
+
+
+def cached_source(tag: str, build, namespace: dict):
+    """The function that generated Python source defines, from the disk cache when a verified file
+    is there: as :func:`cached_lambdify`, for code a module prints itself.
+
+    ``build()`` returns the source of one top-level function (``def name(...)``, the first in the
+    text) and is called only on a cache miss; the source is run in a copy of ``namespace`` (the
+    names it uses). ``tag`` names the function; the same trust rules hold (HMAC-checked user cache,
+    current shipped code first)."""
+
+    def made():
+        source = build()
+        fn = _load(source, namespace, f"<generated {tag}>")
+        if fn is None:
+            raise ValueError(f"the generated source of {tag!r} defines no function")
+        return fn, source
+
+    return _cached(_key_name(tag, "source"), made, namespace)
+
+
+def _cached(key_name: str, made, namespace: dict):
+    """The function of ``key_name``: the shipped code, else the user cache's verified file, else
+    ``made() -> (function, its source or None)``, whose source is then stored."""
     shipped = _shipped_source(key_name)
     if shipped is not None:
         try:
-            fn = _load(shipped, modules, str(SHIPPED / f"{key_name}.code"))
+            fn = _load(shipped, namespace, str(SHIPPED / f"{key_name}.code"))
             if fn is not None:
                 return fn
         except Exception:
@@ -295,21 +335,20 @@ def cached_lambdify(tag: str, build, modules: str = "numpy"):
             source, writable = None, False
         if source is not None:
             try:
-                fn = _load(source, modules, str(path))
+                fn = _load(source, namespace, str(path))
                 if fn is not None:
                     return fn
             except Exception:
                 pass
-    args, expr, kwargs = build()
-    fn = sp.lambdify(args, expr, modules=modules, **kwargs)
-    if _RECORD is not None:
-        _RECORD[key_name] = inspect.getsource(fn)
-    if writable:
+    fn, body = made()
+    if _RECORD is not None and body is not None:
+        _RECORD[key_name] = body
+    if writable and body is not None:
         assert path is not None and secret is not None  # writable only with a cache file and its key
         try:
-            body = inspect.getsource(fn).encode()
-            _store(path, _HEADER + _mac(secret, path.name, body).encode() + b"\n" + body)
-        except (OSError, TypeError, ValueError):
+            data = body.encode()
+            _store(path, _HEADER + _mac(secret, path.name, data).encode() + b"\n" + data)
+        except (OSError, ValueError):
             pass
     return fn
 
@@ -386,11 +425,11 @@ def _read_verified(path: Path, secret: bytes) -> str | None:
         return None
 
 
-def _load(source: str, modules: str, filename: str):
+def _load(source: str, namespace: dict, filename: str):
     match = re.search(r"^def (\w+)\(", source, flags=re.M)
     if not match:
         return None
-    ns = dict(_namespace(modules))
+    ns = dict(namespace)
     exec(compile(source, filename, "exec"), ns)
     return ns[match.group(1)]
 

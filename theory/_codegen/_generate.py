@@ -3,13 +3,16 @@
 Run ``python -m sigrec.theory._codegen._generate`` after changing a generating module (a few CPU
 minutes per prior: it runs the derivations); ``tests/theory/test_generated.py`` says when it is
 due. The generating modules are this one, every theory module that imports
-:func:`theory._codegen._cache.cached_lambdify`, and what they import, transitively
+:func:`theory._codegen._cache.cached_lambdify` or :func:`theory._codegen._cache.cached_source`, and
+what they import, transitively
 (:func:`theory._codegen._cache.generating_modules`, derived from the source); an edit elsewhere in
 ``theory/`` leaves the shipped code current. It derives, with every cache off, the lambdified
 functions that the evaluation of :data:`PRIORS` asks ``cached_lambdify`` for (the finite-step
 moments, the finite-``L`` terms, the in-plane variance, and the prior-free polynomial layer for
-numpy and mpmath), writes each one's generated source as ``<name>.code`` and then ``DIGEST``: the
-digest of the generating modules they came from, then the SHA-256 of each file's bytes
+numpy and mpmath) and the ball functions that a region certificate of each law of
+:data:`K2_LAWS` reads (:func:`theory._region._circle_taylor.k2_field`), writes each one's
+generated source as ``<name>.code`` and then ``DIGEST``: the digest of the generating modules
+they came from, then the SHA-256 of each file's bytes
 (:func:`theory._codegen._cache.manifest_lines`), without which no shipped file is run.
 """
 
@@ -23,14 +26,19 @@ from .._effective._diffusion import _lam
 from .._effective._evaluate import _numpy_functions
 from .._field._scalar import _polynomials
 from .._laws import parse_prior
+from .._laws._vector import parse_law
+from .._region._circle_taylor import k2_field
 from . import _cache
 
 #: the priors of the suite's built-in cases (paper-weak, paper-bistable, finite-size, sparse: fixed; rademacher)
 PRIORS = ("fixed", "rademacher")
+#: the k = 2 laws whose region certificates' ball functions are shipped (the symmetric one-hot law:
+#: five seconds of derivation per process, three processes with ``sigrec phase --region --workers 2``)
+K2_LAWS = ("onehot(k=2)",)
 
 
-def generate(folder: Path = _cache.SHIPPED, priors=PRIORS) -> dict:
-    """Derive and write the shipped code of ``priors`` into ``folder``; ``{name: source}``."""
+def generate(folder: Path = _cache.SHIPPED, priors=PRIORS, k2_laws=K2_LAWS) -> dict:
+    """Derive and write the shipped code of ``priors`` and ``k2_laws`` into ``folder``; ``{name: source}``."""
     saved = os.environ.get("SIGREC_CACHE_DIR")
     os.environ["SIGREC_CACHE_DIR"] = "off"
     _cache._RECORD = {}
@@ -41,6 +49,8 @@ def generate(folder: Path = _cache.SHIPPED, priors=PRIORS) -> dict:
             _lam.__wrapped__(prior)
         for module in ("numpy", "mpmath"):
             _polynomials.__wrapped__(module)
+        for spec in k2_laws:
+            k2_field.__wrapped__(parse_law(spec))
         record = dict(_cache._RECORD)
     finally:
         _cache._RECORD = None

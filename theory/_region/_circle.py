@@ -89,7 +89,7 @@ splits deep is walked as here.
 **Cost.** Measured on a machine of 2 cores (the CPU seconds are the figures to compare). The default
 region of the CLI (``sigrec phase --prior 'onehot(k=2)' --region``: ``theta`` 0-5 by ``alpha``
 1e-4-1 in log, ``min_width = 2^-7``) leaves 0.20% undecided in 20,422 leaves and 204 CPU-s in one
-process; the CLI with ``--workers 2`` takes 131 s of certification (2 min 18 s in all). The same
+process; the CLI with ``--workers 2`` takes 116 s of certification (2 min 3 s in all). The same
 region took 609 CPU-s for 0.13% (bands ``min_width / 32`` wide) before the hints, the linear
 ``alpha`` width only at ``min_width``, the clusters of band pieces and ``G`` alone on the diagonal,
 and at ``min_width = 2^-6`` 484 CPU-s for 3.8% (22.5% in 500 CPU-s before the symmetric law's
@@ -98,8 +98,10 @@ proofs, 73.6% with first-order forms). Most of the time goes to the corner ``the
 hundred tiles (``T`` changes fast with ``theta`` and ``alpha`` there); an attempt on a leaf that
 will still be split stops at the first point of symmetry whose tile fails (its halves try again).
 What is left undecided are the bands along the three phase boundaries, ``min_width / 16`` wide. The
-field's setup (:func:`k2_field`) takes about 5 s per process for the symmetric law, 2.5 s for
-another. At most 1% undecided is reached on the default region, not within 60 s on 2 cores.
+field's setup (:func:`k2_field`, deriving and printing the ball functions) takes about 5 s per
+process for the symmetric law, 2.5 s for another, once: the functions are kept in the disk cache
+of generated code, and the package ships those of ``onehot(k=2)``. At most 1% undecided is
+reached on the default region, not within 60 s on 2 cores.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ from flint import arb
 from sympy.printing.numpy import NumPyPrinter
 
 from .._certify._subspace_balls import _NAMESPACE, _ArbPrinter
+from .._codegen._cache import cached_source
 from .._derivation._subspace import PARAM_SYMBOLS, _derive
 
 #: entries per function of the jet (value and gradient) and of the Hessian
@@ -114,8 +115,9 @@ class _Printer(_ArbPrinter):
         return super()._print_Pow(expr, rational)
 
 
-#: the names the generated code uses
+#: the names the generated code uses, for balls and for numpy floats
 _BALLS = {**_NAMESPACE, "_power": power}
+_FLOATS = {"numpy": np}
 
 
 # ----------------------------------------------------------------------------------
@@ -241,9 +243,6 @@ class _Field:
     def balls(self, outputs) -> Callable[..., Any]:
         return compile_program(self.p.source(outputs, _Printer()), _BALLS)
 
-    def floats(self, outputs) -> Callable[..., Any]:
-        return compile_program(self.p.source(outputs, NumPyPrinter()), {"numpy": np})
-
 
 @cache
 def _field(law) -> _Field:
@@ -265,22 +264,68 @@ def _field(law) -> _Field:
     return _Field(p, (g1, g2), h, (T, p.d(T, "phi"), p.add(r1 * g1 + r2 * g2)))
 
 
+def _circle_outputs(f: _Field, i: int, part: int) -> list:
+    return f.jets(f.circle[i])[part]
+
+
+def _dg(f: _Field) -> list:
+    """``(g1_theta, g1_alpha)``, ``(g2_theta, g2_alpha)``: lines of ``f``."""
+    return [(f.p.d(g, "theta"), f.p.d(g, "alpha")) for g in f.g]
+
+
+def _diagonal_lines(f: _Field) -> list:
+    """The jets and Hessians along the diagonal of ``G``, ``G_s`` and ``A`` (:class:`K2Field`)."""
+    d = f.p.d
+    G = d(f.p.root, "diag")
+    return [f.jets(F, "diag") for F in (G, d(G, "diag"), d(d(f.p.root, "anti"), "anti"))]
+
+
+def _fork(f: _Field) -> list:
+    d = f.p.d
+    T3 = d(d(f.circle[1], "phi"), "phi")
+    return [T3, *(d(T3, v) for v in ("phi", "theta", "alpha"))]
+
+
+#: each function of :class:`K2Field`: ``(printed for balls, its outputs as lines of a _Field)``
+_OUTPUTS: dict[str, tuple[bool, Callable[[_Field], Any]]] = {
+    "tangent_jet": (True, lambda f: _circle_outputs(f, 0, 0)),
+    "tangent_hess": (True, lambda f: _circle_outputs(f, 0, 1)),
+    "slope_jet": (True, lambda f: _circle_outputs(f, 1, 0) + _circle_outputs(f, 2, 0)),
+    "slope_hess": (True, lambda f: _circle_outputs(f, 1, 1) + _circle_outputs(f, 2, 1)),
+    "end_hess": (True, lambda f: _circle_outputs(f, 0, 1)[3:]),
+    "disk_jet": (True, lambda f: (*f.g, *_dg(f)[0], *_dg(f)[1], *f.h)),
+    "disk_hess": (True, lambda f: [e for gt, ga in _dg(f)
+                                   for e in (f.p.d(gt, "theta"), f.p.d(gt, "alpha"), f.p.d(ga, "alpha"))]),
+    "disk_slopes": (True, lambda f: (*f.h, *(f.p.d(e, v) for e in f.h for v in ("r1", "r2", "theta", "alpha")))),
+    "floats": (False, lambda f: f.circle),
+    "disk_floats": (False, lambda f: (*f.g, *f.h)),
+}
+#: the functions of the symmetric one-hot law only
+_DIAGONAL: dict[str, tuple[bool, Callable[[_Field], Any]]] = {
+    "diag_jet": (True, lambda f: [e for jet, _ in _diagonal_lines(f) for e in jet]),
+    "diag_hess": (True, lambda f: [e for _, hess in _diagonal_lines(f) for e in hess]),
+    "diag_g_jet": (True, lambda f: _diagonal_lines(f)[0][0]),
+    "diag_g_hess": (True, lambda f: _diagonal_lines(f)[0][1]),
+    "fork_jet": (True, _fork),
+}
+
+
 @cache
 def k2_field(law) -> K2Field:
-    """The :class:`K2Field` of a ``k = 2`` law, derived symbolically (:func:`_field`) and printed for balls."""
-    f = _field(law)
-    d = f.p.d
-    (tj, th), (j1, h1), (jl, hl) = (f.jets(F) for F in f.circle)
-    dg = [(d(g, "theta"), d(g, "alpha")) for g in f.g]
-    return K2Field(
-        tangent_jet=f.balls(tj), tangent_hess=f.balls(th), slope_jet=f.balls(j1 + jl), slope_hess=f.balls(h1 + hl),
-        end_hess=f.balls(th[3:]),
-        disk_jet=f.balls((*f.g, *dg[0], *dg[1], *f.h)),
-        disk_hess=f.balls([e for gt, ga in dg for e in (d(gt, "theta"), d(gt, "alpha"), d(ga, "alpha"))]),
-        disk_slopes=f.balls((*f.h, *(d(e, v) for e in f.h for v in ("r1", "r2", "theta", "alpha")))),
-        floats=f.floats(f.circle),
-        disk_floats=f.floats((*f.g, *f.h)),
-        **(_diagonal(f) if symmetric_onehot(law) else {}))
+    """The :class:`K2Field` of a ``k = 2`` law, derived symbolically (:func:`_field`) and printed for balls
+    (or numpy floats). Each function's source goes through the disk cache of generated code
+    (:func:`theory._codegen._cache.cached_source`, keyed by the law's spec and the generating
+    modules), so a process that finds them all there derives nothing."""
+    table = {**_OUTPUTS, **(_DIAGONAL if symmetric_onehot(law) else {})}
+    return K2Field(**{name: _program(law, name, balls, outputs) for name, (balls, outputs) in table.items()})
+
+
+def _program(law, name: str, balls: bool, outputs: Callable[[_Field], Any]) -> Callable[..., Any]:
+    def build() -> str:
+        f = _field(law)
+        return f.p.source(outputs(f), _Printer() if balls else NumPyPrinter())
+
+    return cached_source(f"k2-{name}|{law.spec}", build, _BALLS if balls else _FLOATS)
 
 
 def symmetric_onehot(law) -> bool:
@@ -291,18 +336,6 @@ def symmetric_onehot(law) -> bool:
         return False
     t1, t2 = sp.symbols("t1 t2", real=True)
     return sp.simplify(law.mgf((t1, t2)) - (sp.exp(t1) + sp.exp(t2)) / 2) == 0
-
-
-def _diagonal(f: _Field) -> dict:
-    """``diag_jet``, ``diag_hess``, ``diag_g_jet``, ``diag_g_hess`` and ``fork_jet`` of :class:`K2Field`."""
-    d = f.p.d
-    G = d(f.p.root, "diag")
-    lines = [f.jets(F, "diag") for F in (G, d(G, "diag"), d(d(f.p.root, "anti"), "anti"))]
-    T3 = d(d(f.circle[1], "phi"), "phi")
-    return {"diag_jet": f.balls([e for jet, _ in lines for e in jet]),
-            "diag_hess": f.balls([e for _, hess in lines for e in hess]),
-            "diag_g_jet": f.balls(lines[0][0]), "diag_g_hess": f.balls(lines[0][1]),
-            "fork_jet": f.balls([T3, *(d(T3, v) for v in ("phi", "theta", "alpha"))])}
 
 
 @cache
