@@ -581,15 +581,14 @@ def _prove(f: K2Field, leaf: _Leaf, state: tuple, width: float, last: bool = Tru
     if f.diag_jet is not None:
         return _prove_symmetric(f, leaf, state, width, last, _Hints() if hints is None else hints)
     tiles, pending, squares, left = state
-    u_min = fmpq(*max(2.0 ** -24, width / 32).as_integer_ratio())
+    u_min = _fine(width, 24)
     circle = _Circle(f, leaf)
     new, pending = _tile(circle, pending, u_min, max_tiles=_MAX_TILES)
     tiles = (*tiles, *new)
     if pending:  # the disk only once the circle is proved (a wider leaf is harder)
         return None, (tiles, tuple(pending), squares, left)
-    if not audit_circle(tiles):
-        raise AssertionError("a complete tiling of the circle failed its audit")  # a bug, not a leaf's fate
-    w_min = fmpq(*max(2.0 ** -12, width / 32).as_integer_ratio())
+    _audit(tiles)
+    w_min = _fine(width, 12)
     zeros = [(_dyadic_box(core), _dyadic_box(band)) for core, band in zero_boxes(f.disk_floats, *leaf.floats)]
     done, left = _cover(lambda box: _disk_decide(f, leaf, box), left, w_min, max_boxes=_MAX_SQUARES, zeros=zeros)
     squares = (*squares, *done)
@@ -616,8 +615,8 @@ def _prove_symmetric(f: K2Field, leaf: _Leaf, state: tuple, width: float, last: 
             hints.halves[c] = (tile[1] - tile[0]) / 2
     half = [(-_QUARTER * 3, _QUARTER)] if len(sym) == len(CENTRES) else []  # the half the mirror gives
     kept = tuple(t for t in state[0] if not any(t[0] < u[1] and u[0] < t[1] for u in [*sym, *half]))
-    u_min = fmpq(*max(2.0 ** -24, width / 32).as_integer_ratio())
-    fresh = width < 0.75 * hints.width  # narrower than the leaf that cut (up to rounding): cut afresh
+    u_min = _fine(width, 24)
+    fresh = not _at_least(width, hints.width)  # narrower than the leaf that cut: cut afresh
     new, pending = _tile(circle, _gaps([*kept, *sym, *half]), u_min, max_tiles=_MAX_TILES,
                          cuts=() if fresh else hints.cuts)
     kept = (*kept, *new)
@@ -626,9 +625,8 @@ def _prove_symmetric(f: K2Field, leaf: _Leaf, state: tuple, width: float, last: 
     if fresh:
         hints.cuts, hints.width = tuple(sorted({u for t in kept for u in t[:2]})), width
     tiles = (*kept, *(_mirror(t) for t in kept if half), *sym)
-    if not audit_circle(tiles):
-        raise AssertionError("a complete tiling of the circle failed its audit")  # a bug, not a leaf's fate
-    pieces = diagonal(f, leaf, fmpq(*max(2.0 ** -16, width / 32).as_integer_ratio()),
+    _audit(tiles)
+    pieces = diagonal(f, leaf, _fine(width, 16),
                       cuts=() if fresh else hints.pieces)
     if pieces is None:
         return None, (kept, (), (), ())
@@ -638,6 +636,17 @@ def _prove_symmetric(f: K2Field, leaf: _Leaf, state: tuple, width: float, last: 
 
 
 _QUARTER = fmpq(1, 4)
+
+
+def _fine(width: float, bits: int) -> fmpq:
+    """The smallest piece a proof on a leaf of relative ``width`` cuts (angle tiles, squares, diagonal
+    pieces): ``width / 32``, but not below ``2^-bits``."""
+    return fmpq(*max(2.0 ** -bits, width / 32).as_integer_ratio())
+
+
+def _audit(tiles) -> None:
+    if not audit_circle(tiles):
+        raise AssertionError("a complete tiling of the circle failed its audit")  # a bug, not a leaf's fate
 
 
 def _mirror(tile) -> tuple:
@@ -890,13 +899,20 @@ def _split_width(region: dict, name: str, lo: float, hi: float) -> float:
     return w
 
 
-def _widths(region: dict, bounds) -> list:
-    """The widths the walk splits a leaf by: :func:`theory._region._certify.relative_width` (``alpha`` in
-    its scale) while either side is wider than ``min_width``, then :func:`_split_width` (``alpha`` also
-    in linear scale), so that a leaf near ``alpha = 1`` is cut thinner in ``alpha`` only where it fails at
+def _widths(region: dict, bounds) -> tuple:
+    """``(split widths, plain widths)`` of a leaf: the plain ones are
+    :func:`theory._region._certify.relative_width` (``alpha`` in its scale), and the walk splits by them
+    while either side is wider than ``min_width``, then by :func:`_split_width` (``alpha`` also in linear
+    scale), so that a leaf near ``alpha = 1`` is cut thinner in ``alpha`` only where it fails at
     ``min_width``."""
     plain = [relative_width(region, *b) for b in bounds]
-    return plain if max(plain) > region["min_width"] else [_split_width(region, *b) for b in bounds]
+    return (plain if max(plain) > region["min_width"] else [_split_width(region, *b) for b in bounds]), plain
+
+
+def _at_least(w: float, v: float) -> bool:
+    """``w >= v`` for relative widths that are powers of two up to rounding (a width of ``0.075`` in a
+    range of ``0.6`` is ``0.12499...``, not ``1/8``): a factor ``3/4`` of slack, half a split."""
+    return w > 0.75 * v
 
 
 #: the hints (:class:`_Hints`) start afresh at each leaf at least this wide (relative to the range): a
@@ -926,8 +942,8 @@ def _walk(f: K2Field, region: dict, start: tuple, depth, max_boxes: int) -> tupl
         if examined > max_boxes:
             leaves.extend(K2RegionBox(b, "undecided") for b in [bounds, *(b for b, _, _ in stack)])
             break
-        widths = _widths(region, bounds)
-        if max(relative_width(region, *b) for b in bounds) > 0.75 * _HINT_SCOPE:  # 2^-4 up to rounding
+        widths, plain = _widths(region, bounds)
+        if _at_least(max(plain), _HINT_SCOPE):
             hints = _Hints()
         axis = floats.split_axis(bounds)
         if axis is None:

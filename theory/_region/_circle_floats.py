@@ -29,16 +29,9 @@ _PHI = np.linspace(-np.pi, np.pi, N_ANGLES, endpoint=False) + _OFFSET
 _COS, _SIN = np.cos(_PHI), np.sin(_PHI)
 
 
-def signatures(values: Callable, points, beta: float, sigma2: float, skip=()) -> list:
-    """The signature of each ``(theta, alpha)`` of ``points`` (module doc), ``None`` where the floats
-    overflow. ``values(r1, r2, theta, alpha, beta, sigma2) -> (T, T', lam)`` in numpy. The zeros on the
-    arcs ``skip`` (``(centre, half-width)`` in radians) are left out."""
-    T, lam = _rows(values, points, beta, sigma2)
-    return _signatures(T, lam, _keep(tuple(skip)))
-
-
 def _rows(values: Callable, points, beta: float, sigma2: float) -> tuple:
-    """``T`` and ``lam`` on the grid of angles (one row per point of ``points``)."""
+    """``T`` and ``lam`` on the grid of angles (one row per ``(theta, alpha)`` of ``points``);
+    ``values(r1, r2, theta, alpha, beta, sigma2) -> (T, T', lam)`` in numpy."""
     th = np.array([p[0] for p in points], dtype=float)[:, None]
     al = np.array([p[1] for p in points], dtype=float)[:, None]
     with np.errstate(all="ignore"):
@@ -48,7 +41,8 @@ def _rows(values: Callable, points, beta: float, sigma2: float) -> tuple:
 
 
 def _signatures(T, lam, keep) -> list:
-    """:func:`signatures` of the rows ``T``, ``lam``, counting the zeros at the grid angles ``keep``."""
+    """The signature of each row of ``T``, ``lam`` (module doc), ``None`` where the floats overflow,
+    counting the zeros at the grid angles ``keep`` only (:func:`_keep`)."""
     out: list = []
     for row, radial in zip(T, lam, strict=True):
         if not (np.all(np.isfinite(row)) and np.all(np.isfinite(radial))):
@@ -64,7 +58,7 @@ def _signatures(T, lam, keep) -> list:
 
 @cache
 def _keep(skip: tuple) -> np.ndarray:
-    """The mask of the grid angles off the arcs ``skip``."""
+    """The mask of the grid angles off the arcs ``skip`` (``(centre, half-width)`` in radians)."""
     keep = np.ones(N_ANGLES, dtype=bool)
     for centre, half in skip:
         keep &= np.abs(np.angle(np.exp(1j * (_PHI - centre)))) > half
@@ -74,7 +68,7 @@ def _keep(skip: tuple) -> np.ndarray:
 class SignatureCache:
     """The signatures of one walk's leaf corners and centres, each point computed once. With arcs
     ``skip``, a leaf is also tried when its signatures agree with the zeros on those arcs left out
-    (:func:`signatures`)."""
+    (:func:`_signatures`)."""
 
     def __init__(self, values: Callable | None, beta: float, sigma2: float, skip=()):
         self.values, self.beta, self.sigma2, self.skip = values, beta, sigma2, tuple(skip)
