@@ -8,6 +8,13 @@ leaves of each unit go back in its place. :meth:`theory.K2RegionCertificate.from
 the fractions from the merged leaves, in the serial order, so the certificate is the serial one (all
 but ``seconds``), whatever ran where; ``max_boxes`` counts per unit (and for the top levels), not
 over the whole walk, so the two may differ when it runs out.
+
+The units are sent in the reverse of the serial order. That order ends in the far corner (largest
+``theta`` and ``alpha``), where the field moves fastest and the leaves are narrowest: on the CLI's
+default region at depth 6 the last three of 60 units hold half of the 216 CPU-s. Sent first, they
+run while the light units fill the other worker; sent last, one of them ran alone at the end (a
+schedule of the measured unit times on two workers: 124 s in the serial order, 108 s reversed,
+108 s the ideal).
 """
 
 from __future__ import annotations
@@ -53,7 +60,8 @@ def certify_region_k2_tasks(theta, alpha, beta=1.0, sigma2=1.0, prior="onehot(k=
     args = (theta, alpha, beta, sigma2, str(prior))
     top = certify_region_k2(*args, depth=depth, **options)
     units = [(args, options, bounds, inherited) for _, bounds, inherited in top.pending]
-    parts = current_executor().map(_subtree, units, progress=progress) if units else []
+    # last first (module doc): the heaviest units are at the end of the serial order
+    parts = current_executor().map(_subtree, units[::-1], progress=progress)[::-1] if units else []
     boxes = splice(top.boxes, [p[0] for p in top.pending], parts)
     return K2RegionCertificate.from_boxes(top.region, boxes, time.perf_counter() - start)
 
