@@ -89,7 +89,7 @@ splits deep is walked as here.
 **Cost.** Measured on a machine of 2 cores (the CPU seconds are the figures to compare). The default
 region of the CLI (``sigrec phase --prior 'onehot(k=2)' --region``: ``theta`` 0-5 by ``alpha``
 1e-4-1 in log, ``min_width = 2^-7``) leaves 0.20% undecided in 20,422 leaves and 204 CPU-s in one
-process; the CLI with ``--workers 2`` takes 116 s of certification (2 min 3 s in all). The same
+process; the CLI with ``--workers 2`` takes 115-122 s of certification (about 2 min in all). The same
 region took 609 CPU-s for 0.13% (bands ``min_width / 32`` wide) before the hints, the linear
 ``alpha`` width only at ``min_width``, the clusters of band pieces and ``G`` alone on the diagonal,
 and at ``min_width = 2^-6`` 484 CPU-s for 3.8% (22.5% in 500 CPU-s before the symmetric law's
