@@ -130,3 +130,39 @@ def test_leaves_proved_from_a_neighbours_cuts_agree_with_a_40_digit_count_and_wi
                    if b.bounds[0][1] <= th <= b.bounds[0][2] and b.bounds[1][1] <= al <= b.bounds[1][2])
         assert box.status != "undecided", (th, al)
         assert _independent_counts(SYMMETRIC, th, al, *args[2:]) == _proved_counts(box), (box.bounds, th, al)
+
+
+def test_resolve_joins_undecided_halves_and_keeps_every_certified_sign():
+    """The sub-boxes of a leaf across the mixture's boundary (``T'(pi/4) = 0``, beta 1.3, sigma2 0.8):
+    they tile the leaf; each decided one has the signs ``condition_signs`` certifies on it again; two
+    halves both left undecided come back as one box, so some undecided box is wider than the fine width
+    (11,494 undecided sub-boxes of the CLI's default region were 2,970 boxes once joined)."""
+    from flint import fmpq
+
+    from sigrec.theory._region._circle_symmetric import FINE_BITS, condition_signs, resolve
+
+    beta, sigma2, law = 1.3, 0.8, Model(1.0, 0.1, prior=SYMMETRIC).law
+    f = k2_field(law)
+    (t_lo, t_hi), (a_lo, a_hi) = (0.55, 0.8), (0.004, 0.02)
+
+    def widths(b):
+        (_, t0, t1), (_, a0, a1) = b
+        return [(t1 - t0) / (t_hi - t_lo), math.log(a1 / a0) / math.log(a_hi / a_lo)]
+
+    def make(b):
+        (_, t0, t1), (_, a0, a1) = b
+        return _circle._Leaf.of(t0, t1, a0, a1, beta, sigma2)
+
+    keys = (("Tp", fmpq(1, 4)),)
+    min_width = 2.0 ** -2
+    parts = resolve(f, keys, (("theta", t_lo, t_hi), ("alpha", a_lo, a_hi)), make, widths, min_width, True)
+    area = sum(math.prod(widths(b)) for b, _ in parts)
+    assert abs(area - 1) < 1e-12, area
+    decided = [(b, s) for b, s in parts if s is not None]
+    undecided = [b for b, s in parts if s is None]
+    assert {s[keys[0]] for _, s in decided} == {-1, 1}  # both sides of the boundary
+    for b, s in decided:
+        assert condition_signs(f, make(b), keys)[0] == s
+    fine = min_width / 2 ** FINE_BITS
+    assert undecided and any(max(widths(b)) > fine * (1 + 1e-9) for b in undecided)
+    assert sum(math.prod(widths(b)) for b in undecided) < 0.1

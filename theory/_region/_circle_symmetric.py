@@ -42,7 +42,7 @@ a zero of ``g`` entering the disk at ``-3 pi/4`` where ``lam(-3 pi/4) = 0``; the
 :func:`resolve` splits the leaf into sub-boxes on which each condition has a certified sign (two
 second-order forms per sub-box, no new proof), across the boundary first, down to a width
 :data:`FINE_BITS` powers of two below the walk's ``min_width``: the undecided band along a boundary is
-that narrow.
+that narrow (two halves both left undecided are joined again into one box, which claims nothing).
 """
 
 from __future__ import annotations
@@ -293,30 +293,31 @@ def condition_signs(f: K2Field, leaf, keys) -> tuple:
 
 def resolve(f: K2Field, keys, bounds, make_leaf, widths, min_width: float, log_alpha: bool):
     """``[(bounds, signs or None)]``: sub-boxes of the leaf ``bounds`` on which every condition of ``keys``
-    has a certified sign (``signs``: key -> +-1), and those narrower than ``min_width / 2^FINE_BITS`` on
-    which some has not (``None``), in depth-first order (low halves first). ``make_leaf(bounds)``: the
-    :class:`theory._region._circle._Leaf` of a sub-box; ``widths(bounds)``: its relative widths. A
-    sub-box is split across the boundary (the side along which the undecided condition changes most
-    at its centre), unless that side is much narrower than the other."""
-    fine, out, stack = min_width / 2 ** FINE_BITS, list[tuple](), [bounds]
-    while stack:
-        b = stack.pop()
-        leaf = make_leaf(b)
-        signs, jets = condition_signs(f, leaf, keys)
+    has a certified sign (``signs``: key -> +-1), and those on which some has not (``None``): sub-boxes
+    narrower than ``min_width / 2^FINE_BITS``, two halves of a split both left so joined again (no claim
+    is lost: an undecided box claims nothing), in depth-first order (low halves first).
+    ``make_leaf(bounds)``: the :class:`theory._region._circle._Leaf` of a sub-box; ``widths(bounds)``: its
+    relative widths. A sub-box is split across the boundary (the side along which the undecided
+    condition changes most at its centre), unless that side is much narrower than the other."""
+    fine = min_width / 2 ** FINE_BITS
+
+    def walk(b) -> list:
+        signs, jets = condition_signs(f, make_leaf(b), keys)
         if all(signs.values()):
-            out.append((b, signs))
-            continue
+            return [(b, signs)]
         w = widths(b)
         if max(w) <= fine:
-            out.append((b, None))
-            continue
+            return [(b, None)]
         key = next(k for k, s in signs.items() if not s)
         i = _across(jets[key[1]], key[0], b, w, fine)
         name, lo, hi = b[i]
         p = _split_point(lo, hi, log_alpha and name == "alpha")
-        for part in ((p, hi), (lo, p)):
-            stack.append((*b[:i], (name, *part), *b[i + 1:]))
-    return out
+        low, high = (walk((*b[:i], (name, *part), *b[i + 1:])) for part in ((lo, p), (p, hi)))
+        if len(low) == len(high) == 1 and low[0][1] is None and high[0][1] is None:
+            return [(b, None)]
+        return low + high
+
+    return walk(bounds)
 
 
 def _across(jet, kind: str, bounds, w, fine: float) -> int:
