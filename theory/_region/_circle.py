@@ -891,15 +891,16 @@ def _proved(f: K2Field, proof: _Proof, bounds, region: dict) -> list:
     return [K2RegionBox(b, "undecided") if signs is None else proof.box(b, signs) for b, signs in parts]
 
 
-def _split_width(region: dict, name: str, lo: float, hi: float) -> float:
-    """The width the walk splits a side by: :func:`theory._region._certify.relative_width`, but for
-    ``alpha`` in log scale at least its linear width relative to the range (the field moves with
-    ``alpha`` itself, so a log-scale side near ``alpha = 1`` is wide for a proof)."""
-    w = relative_width(region, name, lo, hi)
+def _split_width(region: dict, side: tuple, plain: float) -> float:
+    """The width the walk splits a side ``(name, lo, hi)`` by: its ``plain`` width
+    (:func:`theory._region._certify.relative_width`), but for ``alpha`` in log scale at least its linear
+    width relative to the range (the field moves with ``alpha`` itself, so a log-scale side near
+    ``alpha = 1`` is wide for a proof)."""
+    name, lo, hi = side
     if name == "alpha" and region["scale"]["alpha"] == "log":
         a, b = region["ranges"]["alpha"]
-        w = max(w, (hi - lo) / (b - a))
-    return w
+        return max(plain, (hi - lo) / (b - a))
+    return plain
 
 
 def _widths(region: dict, bounds) -> tuple:
@@ -909,7 +910,9 @@ def _widths(region: dict, bounds) -> tuple:
     scale), so that a leaf near ``alpha = 1`` is cut thinner in ``alpha`` only where it fails at
     ``min_width``."""
     plain = [relative_width(region, *b) for b in bounds]
-    return (plain if max(plain) > region["min_width"] else [_split_width(region, *b) for b in bounds]), plain
+    if max(plain) > region["min_width"]:
+        return plain, plain
+    return [_split_width(region, b, w) for b, w in zip(bounds, plain, strict=True)], plain
 
 
 def _at_least(w: float, v: float) -> bool:
