@@ -70,17 +70,18 @@ def _second_and_first(spec, leaf, a, b):
     return second, first
 
 
-def test_second_order_enclosures_contain_the_field_at_random_points():
+@pytest.mark.parametrize("spec", [LAW, "onehot(k=2)"])  # the second: the functions read in its weights
+def test_second_order_enclosures_contain_the_field_at_random_points(spec):
     t0, t1, a0, a1 = 0.9, 1.0, 0.1, 0.12
     leaf = _Leaf.of(t0, t1, a0, a1, BETA, SIGMA2)
     rng = np.random.default_rng(3)
     with precision(128):
         for a, b in ((fmpq(1, 10), fmpq(3, 25)), (fmpq(-3, 4) - fmpq(1, 64), fmpq(-3, 4) + fmpq(1, 64)),
                      (fmpq(2, 5), fmpq(7, 16))):
-            second, _ = _second_and_first(LAW, leaf, a, b)
+            second, _ = _second_and_first(spec, leaf, a, b)
             for _ in range(12):
                 phi = np.pi * rng.uniform(float(a), float(b))
-                point = _circle_values(LAW, phi, rng.uniform(t0, t1), rng.uniform(a0, a1))
+                point = _circle_values(spec, phi, rng.uniform(t0, t1), rng.uniform(a0, a1))
                 for ball, value in zip(second, point, strict=True):
                     assert ball.contains(arb(value, 1e-9 * (1 + abs(value)))), (a, b, ball, value)
 
@@ -101,10 +102,11 @@ def _jet_hess(f, phi, th, al):
     return f.tangent_jet(c, s, *params), f.tangent_hess(c, s, *params), f.slope_jet(c, s, *params)
 
 
-def test_jets_and_hessians_are_the_derivatives_of_the_field():
+@pytest.mark.parametrize("spec", [LAW, "onehot(k=2)"])
+def test_jets_and_hessians_are_the_derivatives_of_the_field(spec):
     """The derivatives the forms read (forward-differentiated programs) against central differences of
     the values at 48 digits; ``T'`` against the difference of ``T``."""
-    f = _field(LAW)
+    f = _field(spec)
     with precision(160):
         point, h = (arb("0.7"), arb("1.1"), arb("0.2")), arb(2) ** -50
         jet, hess, slope = _jet_hess(f, *point)

@@ -1,0 +1,87 @@
+"""The symmetric one-hot law's region functions read in its weights (theory._region._circle_taylor:
+``_weighted_field``, ``weights``): they are the reduced field's, checked against the programs printed from
+the law's own derivation (its MGF, differentiated by sympy) over the whole supported space, away from
+beta = sigma2 = 1; the weights' balls contain the weights; and on a leaf of the far corner they prove
+what the derivation's programs could not."""
+
+from functools import cache
+
+import numpy as np
+import pytest
+from flint import arb, fmpq
+
+from sigrec.theory._laws._vector import parse_law
+from sigrec.theory._region import _circle_taylor as taylor
+from sigrec.theory._region._circle import _Circle, _Leaf
+
+LAW = parse_law("onehot(k=2)")
+
+
+@cache
+def _derived(name):
+    """The function ``name`` printed from the law's derivation (``_field``), not from its weights."""
+    f = taylor._field(LAW)
+    return f.balls({**taylor._OUTPUTS, **taylor._DIAGONAL}[name][1](f))
+
+
+def _random_args(rng, name, rad=0.0):
+    th, al = rng.uniform(0, 5), 10 ** rng.uniform(-4, 0)
+    be, s2 = rng.uniform(0.3, 3), rng.uniform(0.2, 3)
+    if name.startswith("diag"):  # r = (s, s) on the diagonal: the same ball twice
+        s = arb(rng.uniform(-1, 1) / np.sqrt(2), rad)
+        r = (s, s)
+    else:
+        phi = arb(rng.uniform(-np.pi, np.pi), rad)
+        r = (phi.cos(), phi.sin())
+    return (*r, arb(th, rad * th), arb(al, rad * al), arb(be), arb(s2))
+
+
+@pytest.mark.parametrize("name", ["tangent_hess", "slope_jet", "slope_hess", "diag_hess", "fork_jet"])
+def test_the_weighted_functions_are_the_derivations_at_random_points(name):
+    got_fn, want_fn = getattr(taylor.k2_field(LAW), name), _derived(name)
+    assert hasattr(got_fn, "program"), "the symmetric law's function reads the weights"
+    rng = np.random.default_rng(11)
+    for _ in range(15):
+        args = _random_args(rng, name)
+        got, want = got_fn(*args), want_fn(*args)
+        assert len(got) == len(want)
+        for x, y in zip(got, want, strict=True):
+            assert x.overlaps(y), (name, args, x, y)
+            assert abs(float(x.mid()) - float(y.mid())) <= 1e-8 * (1 + abs(float(y.mid()))), (name, args, x, y)
+        # on a box both are enclosures of the same function: they meet
+        box = _random_args(rng, name, rad=1e-3)
+        assert all(x.overlaps(y) for x, y in zip(got_fn(*box), want_fn(*box), strict=True)), (name, box)
+
+
+def test_the_weights_contain_the_weights_at_every_point_of_the_balls():
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        mids = rng.uniform(-1, 1, 2), rng.uniform(0, 5), 10 ** rng.uniform(-4, 0), rng.uniform(0.3, 3)
+        (m1, m2), th, al, be = mids
+        rads = rng.uniform(0, 0.05, 4)
+        balls = arb(m1, rads[0]), arb(m2, rads[1]), arb(th, rads[2]), arb(al, min(rads[3], al / 2)), arb(be)
+        n1, n2, w = taylor.weights(*balls)
+        for _ in range(6):
+            r1, r2, t, a = (rng.uniform(float(x.lower()), float(x.upper())) for x in balls[:4])
+            u1, u2 = np.exp(be * t * r1), np.exp(be * t * r2)
+            D = a * (u1 + u2) / 2 + 1 - a
+            for ball, value in zip((n1, n2, w), (u1 / (2 * D), u2 / (2 * D), 1 / D), strict=True):
+                assert ball.contains(arb(value, 1e-12 * value)), (balls, ball, value)
+    # one ball for both coordinates: the diagonal, where u1 = u2 exactly, and the weights are narrower
+    s = arb(0.3, 0.01)
+    params = (arb(4), arb(0.5), arb(1))
+    same, copies = taylor.weights(s, s, *params), taylor.weights(s, arb(0.3, 0.01), *params)
+    assert same[0].rad() < 0.5 * copies[0].rad()
+
+
+def test_the_weighted_form_proves_the_tile_about_pi_4_on_a_corner_leaf():
+    """A leaf of the far corner at 2^-6 of the default region (theta 4.06-4.14 x alpha 0.5-0.58, beta 1.1,
+    sigma2 0.9): ``T'`` on the tile about ``pi/4`` has a certified sign in the weighted form, and not in the
+    derivation's programs (the derivatives of ``e^{beta theta r_i} / D`` cancel, and balls lose it)."""
+    derived = taylor.K2Field(**{name: taylor._program(LAW, name, balls, outputs)
+                                for name, (balls, outputs) in {**taylor._OUTPUTS, **taylor._DIAGONAL}.items()})
+    leaf = _Leaf.of(4.0625, 4.0625 + 5 * 2 ** -6, 0.5, 0.5 * 10 ** (4 * 2 ** -6), 1.1, 0.9)
+    a, b = fmpq(1, 4) - fmpq(1, 256), fmpq(1, 4) + fmpq(1, 256)
+    weighted = _Circle(taylor.k2_field(LAW), leaf).slopes(a, b)[0]
+    assert weighted > 0
+    assert not _Circle(derived, leaf).slopes(a, b)[0] > 0
