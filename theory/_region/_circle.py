@@ -88,23 +88,22 @@ splits deep is walked as here.
 
 **Cost.** Measured on a machine of 2 cores (the CPU seconds are the figures to compare). The default
 region of the CLI (``sigrec phase --prior 'onehot(k=2)' --region``: ``theta`` 0-5 by ``alpha``
-1e-4-1 in log, ``min_width = 2^-7``) leaves 0.20% undecided in 11,898 leaves and 204 CPU-s in one
-process; the CLI with ``--workers 2`` takes 115-122 s of certification (about 2 min in all). The same
-region took 609 CPU-s for 0.13% (bands ``min_width / 32`` wide) before the hints, the linear
-``alpha`` width only at ``min_width``, the clusters of band pieces and ``G`` alone on the diagonal,
-and at ``min_width = 2^-6`` 484 CPU-s for 3.8% (22.5% in 500 CPU-s before the symmetric law's
-proofs, 73.6% with first-order forms). Most of the time goes to the corner ``theta`` above 3,
-``alpha`` above 0.1, where a leaf is proved only at about ``2^-7`` and its half circle takes about a
-hundred tiles (``T`` changes fast with ``theta`` and ``alpha`` there); an attempt on a leaf that
-will still be split stops at the first point of symmetry whose tile fails (its halves try again).
-What is left undecided are the bands along the three phase boundaries, ``min_width / 16`` wide
-(two halves of a sub-box both undecided are joined again). The
-field's setup (:func:`k2_field`, deriving and printing the ball functions) takes about 5 s per
-process for the symmetric law, 2.5 s for another, once: the functions are kept in the disk cache
-of generated code, and the package ships those of ``onehot(k=2)``. At most 1% undecided is
-reached on the default region, not within 60 s on 2 cores: a leaf of the far corner fails at
-``2^-6`` on the tile about ``pi/4``, whose enclosure of ``T'`` over the leaf is several times wider
-than ``T'`` (the derivatives of ``e^{beta theta r_i} / D`` cancel, and balls lose it).
+1e-4-1 in log, ``min_width = 2^-7``) leaves 0.19% undecided in 10,488 leaves and 49 CPU-s in one
+process; the CLI with ``--workers 2`` takes about 30 s of certification (36 s in all). Until the
+symmetric law's circle and diagonal functions were written in its weights
+(:func:`theory._region._circle_taylor._weighted_field`) the same region took 204 CPU-s (115-122 s with
+``--workers 2``): a leaf of the far corner failed at ``2^-6`` on the tile about ``pi/4``, whose
+enclosure of ``T'`` over the leaf was several times wider than ``T'`` (the derivatives of
+``e^{beta theta r_i} / D`` cancel, and balls lose it), and was proved only at ``2^-7``, in about a
+hundred tiles. Before the hints, the linear ``alpha`` width only at ``min_width``, the clusters of
+band pieces and ``G`` alone on the diagonal it took 609 CPU-s for 0.13% (bands ``min_width / 32``
+wide), and at ``min_width = 2^-6`` 484 CPU-s for 3.8% (22.5% in 500 CPU-s before the symmetric law's
+proofs, 73.6% with first-order forms). An attempt on a leaf that will still be split stops at the
+first point of symmetry whose tile fails (its halves try again). What is left undecided are the
+bands along the three phase boundaries, ``min_width / 16`` wide (two halves of a sub-box both
+undecided are joined again). The field's setup (:func:`k2_field`, deriving and printing the ball
+functions) takes about 5 s per process for the symmetric law, 2.5 s for another, once: the functions
+are kept in the disk cache of generated code, and the package ships those of ``onehot(k=2)``.
 """
 
 from __future__ import annotations

@@ -21,19 +21,20 @@ circle ``d/dphi`` is the directional derivative with the seeds ``dr1 = -r2``, ``
 themselves, so that it can be taken again). The arithmetic is exact (sympy on small expressions);
 the code is printed for balls or numpy floats.
 
-**The weights** (symmetric one-hot law). Printed from the law's derivation, the field is a
-program in the exponentials ``u_i = e^{beta theta r_i}`` and ``1 / D``; its derivatives are sums of
-large terms (``u_i^2 / D^3`` and the like) that cancel, and a ball evaluation over a wide box loses
-the cancellation: on a leaf of the far corner (``theta`` 4.06-4.14, ``alpha`` 0.5-0.58) the entries
-of the Hessian of ``T'`` at ``pi/4`` came out 10 to 300 times wider than their values, and ``T'`` on
-the tile about ``pi/4`` had no certified sign. :func:`_weighted_field` writes the same field in the weights
-``n_i = u_i / (2 D)`` and ``w = 1 / D``, bounded quantities, taken as inputs of the program with their
-derivatives as seeds (``dn_i = n_i (b dr_i + beta r_i d theta - d log D)``, ``dw = -w d log D``), so every
-derivative is a polynomial in ``n``, ``w``, ``r`` and the parameters; :func:`weights` encloses the
-weights over a box by quotients in which each exponential enters once. On that leaf the Hessian's
-entries at ``pi/4`` are 2 to 14 times narrower, the enclosures of ``T'`` on tiles away from the
-points of symmetry 5 to 13 times, and the leaf is proved; the programs are shorter too (about 0.29 ms
-for ``T``, ``T'`` and ``lam`` on a tile, against 0.44 ms).
+**The weights** (one-hot laws: :func:`onehot_probs`). Printed from the law's derivation, the field
+is a program in the exponentials ``u_i = e^{beta theta r_i}`` and ``1 / D``; its derivatives are
+sums of large terms (``u_i^2 / D^3`` and the like) that cancel, and a ball evaluation over a wide
+box loses the cancellation: on a leaf of the far corner (``theta`` 4.06-4.14, ``alpha`` 0.5-0.58)
+the entries of the Hessian of ``T'`` at ``pi/4`` came out 10 to 300 times wider than their values,
+and ``T'`` on the tile about ``pi/4`` had no certified sign. :func:`_weighted_field` writes the same
+field in the weights ``n_i = p_i u_i / D`` and ``w = 1 / D`` (``p_i`` the law's probabilities),
+bounded quantities, taken as inputs of the program with their derivatives as seeds (``dn_i = n_i (b
+dr_i + beta r_i d theta - d log D)``, ``dw = -w d log D``), so every derivative is a polynomial in
+``n``, ``w``, ``r`` and the parameters; :func:`weights` encloses the weights over a box by quotients
+in which each exponential enters once. On that leaf the Hessian's entries at ``pi/4`` are 2 to 14
+times narrower, the enclosures of ``T'`` on tiles away from the points of symmetry 5 to 13 times,
+and the leaf is proved; the programs are shorter too (about 0.29 ms for ``T``, ``T'`` and ``lam`` on
+a tile, against 0.44 ms).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
-from flint import arb
+from flint import arb, fmpq
 from sympy.printing.numpy import NumPyPrinter
 
 from .._certify._subspace_balls import _NAMESPACE, _ArbPrinter
@@ -288,12 +289,13 @@ WEIGHTS = sp.symbols("n1 n2 w", positive=True)
 
 @cache
 def _weighted_field(law) -> _Field:
-    """The reduced field of the symmetric one-hot law (:func:`symmetric_onehot`) as a program in
-    ``(r1, r2, theta, alpha, beta, sigma2)`` and the **weights** ``n_i = u_i / (2 D)`` and ``w = 1 / D``
-    (``u_i = e^{b r_i}``, ``b = beta theta``, ``D = alpha (u1 + u2) / 2 + 1 - alpha``; module doc):
-    ``(j - c^2) / (theta alpha) = theta alpha |n|^2 + 2 c <r, n>``, with the derivatives of the weights
-    as seeds, from ``d log D = alpha b <n, dr> + alpha beta <n, r> d theta + (n1 + n2 - w) d alpha``:
-    ``dn_i = n_i (b dr_i + beta r_i d theta - d log D)``, ``dw = -w d log D``."""
+    """The reduced field of a one-hot law of ``k = 2`` (:func:`onehot_probs`: probabilities ``p_i``) as a
+    program in ``(r1, r2, theta, alpha, beta, sigma2)`` and the **weights** ``n_i = p_i u_i / D`` and
+    ``w = 1 / D`` (``u_i = e^{b r_i}``, ``b = beta theta``, ``D = alpha (p_1 u_1 + p_2 u_2) + 1 - alpha``;
+    module doc): ``(j - c^2) / (theta alpha) = theta alpha |n|^2 + 2 c <r, n>``, with the derivatives of
+    the weights as seeds, from ``d log D = alpha b <n, dr> + alpha beta <n, r> d theta + (n1 + n2 - w) d
+    alpha``: ``dn_i = n_i (b dr_i + beta r_i d theta - d log D)``, ``dw = -w d log D``. The program does
+    not depend on the probabilities (only the weights do: :func:`weights`)."""
     d = _derive(law)
     r1, r2 = d.r
     th, al, be, _ = PARAM_SYMBOLS
@@ -313,27 +315,29 @@ def _weighted_field(law) -> _Field:
     return _of_program(Program((r1, r2, *PARAM_SYMBOLS, *WEIGHTS), reduced, directions), r1, r2)
 
 
-def weights(r1: arb, r2: arb, theta: arb, alpha: arb, beta: arb) -> tuple:
-    """Balls containing the weights ``(n1, n2, w)`` (:func:`_weighted_field`) for every point of the
-    balls, each a quotient in which ``alpha`` and the exponentials enter once or twice:
-    ``n_i = 1 / (alpha (1 + e^{b (r_j - r_i)}) + 2 (1 - alpha) e^{-b r_i})``,
-    ``w = 1 / (alpha ((u1 + u2) / 2 - 1) + 1)``. On the diagonal (``r1`` and ``r2`` the same ball: one
-    variable) ``e^{b (r2 - r1)}`` is exactly 1."""
+def weights(r1: arb, r2: arb, theta: arb, alpha: arb, beta: arb, probs: tuple = (fmpq(1, 2), fmpq(1, 2))) -> tuple:
+    """Balls containing the weights ``(n1, n2, w)`` (:func:`_weighted_field`) of the one-hot law with the
+    probabilities ``probs`` (exact) for every point of the balls, each a quotient in which ``alpha`` and
+    the exponentials enter once or twice: ``n_i = 1 / (alpha (1 + (p_j / p_i) e^{b (r_j - r_i)}) + (1 -
+    alpha) e^{-b r_i} / p_i)``, ``w = 1 / (alpha (p_1 u_1 + p_2 u_2 - 1) + 1)``. On the diagonal (``r1``
+    and ``r2`` the same ball: one variable) ``e^{b (r2 - r1)}`` is exactly 1."""
     b = beta * theta
     q = arb(1) if r1 is r2 else (b * (r2 - r1)).exp()
+    p1, p2 = arb(probs[0]), arb(probs[1])
     one = arb(1)
-    n1 = one / (alpha * (1 + q) + 2 * (1 - alpha) * (-b * r1).exp())
-    n2 = one / (alpha * (1 + 1 / q) + 2 * (1 - alpha) * (-b * r2).exp())
-    w = one / (alpha * (((b * r1).exp() + (b * r2).exp()) / 2 - 1) + 1)
+    n1 = one / (alpha * (1 + arb(probs[1] / probs[0]) * q) + (1 - alpha) * (-b * r1).exp() / p1)
+    n2 = one / (alpha * (1 + arb(probs[0] / probs[1]) / q) + (1 - alpha) * (-b * r2).exp() / p2)
+    w = one / (alpha * (p1 * (b * r1).exp() + p2 * (b * r2).exp() - 1) + 1)
     return n1, n2, w
 
 
-def _in_weights(program: Callable[..., Any]) -> Callable[..., Any]:
+def _in_weights(program: Callable[..., Any], probs: tuple) -> Callable[..., Any]:
     """``f(r1, r2, theta, alpha, beta, sigma2)``: ``program`` (of :func:`_weighted_field`) at the
-    weights of its arguments (:func:`weights`); ``f.program`` is ``program``."""
+    weights of its arguments (:func:`weights`, for the probabilities ``probs``); ``f.program`` is
+    ``program``."""
 
     def f(r1, r2, theta, alpha, beta, sigma2):
-        return program(r1, r2, theta, alpha, beta, sigma2, *weights(r1, r2, theta, alpha, beta))
+        return program(r1, r2, theta, alpha, beta, sigma2, *weights(r1, r2, theta, alpha, beta, probs))
 
     f.program = program  # type: ignore[attr-defined]
     return f
@@ -385,22 +389,18 @@ _DIAGONAL: dict[str, tuple[bool, Callable[[_Field], Any]]] = {
 }
 
 
-#: the functions of the symmetric one-hot law read in its weights (:func:`_weighted_field`)
-WEIGHTED = ("tangent_jet", "tangent_hess", "slope_jet", "slope_hess", "end_hess", *_DIAGONAL)
-
-
 @cache
 def k2_field(law) -> K2Field:
     """The :class:`K2Field` of a ``k = 2`` law, derived symbolically (:func:`_field`) and printed for balls
-    (or numpy floats); for the symmetric one-hot law, the functions of :data:`WEIGHTED` are those of
-    :func:`_weighted_field`, read at the weights of their arguments (:func:`weights`). Each function's
-    source goes through the disk cache of generated code (:func:`theory._codegen._cache.cached_source`,
-    keyed by the law's spec and the generating modules), so a process that finds them all there
-    derives nothing."""
-    if not symmetric_onehot(law):
-        return K2Field(**{name: _program(law, name, balls, outputs) for name, (balls, outputs) in _OUTPUTS.items()})
-    table = {**_OUTPUTS, **_DIAGONAL}
-    return K2Field(**{name: _in_weights(_program(law, name, True, outputs, weighted=True)) if name in WEIGHTED
+    (or numpy floats); for a one-hot law, the ball functions are those of :func:`_weighted_field`, read
+    at the weights of their arguments (:func:`weights`). Each function's source goes through the disk
+    cache of generated code (:func:`theory._codegen._cache.cached_source`, keyed by the law's spec and
+    the generating modules), so a process that finds them all there derives nothing."""
+    table = {**_OUTPUTS, **(_DIAGONAL if symmetric_onehot(law) else {})}
+    probs = onehot_probs(law)
+    if probs is None:
+        return K2Field(**{name: _program(law, name, balls, outputs) for name, (balls, outputs) in table.items()})
+    return K2Field(**{name: _in_weights(_program(law, name, True, outputs, weighted=True), probs) if balls
                       else _program(law, name, balls, outputs) for name, (balls, outputs) in table.items()})
 
 
@@ -412,6 +412,19 @@ def _program(law, name: str, balls: bool, outputs: Callable[[_Field], Any],
 
     tag = "k2w" if weighted else "k2"
     return cached_source(f"{tag}-{name}|{law.spec}", build, _BALLS if balls else _FLOATS)
+
+
+def onehot_probs(law) -> tuple | None:
+    """The probabilities ``(p_1, p_2)`` (exact) of a one-hot law of ``k = 2``, whose MGF is exactly
+    ``p_1 e^{t1} + p_2 e^{t2}``, else ``None``."""
+    if getattr(law, "k", None) != 2:
+        return None
+    t1, t2 = sp.symbols("t1 t2", real=True)
+    mgf = sp.expand(law.mgf((t1, t2)))
+    p = [mgf.coeff(sp.exp(t)) for t in (t1, t2)]
+    if not all(x.is_Rational and x > 0 for x in p) or sp.simplify(mgf - p[0] * sp.exp(t1) - p[1] * sp.exp(t2)) != 0:
+        return None
+    return fmpq(int(p[0].p), int(p[0].q)), fmpq(int(p[1].p), int(p[1].q))
 
 
 def symmetric_onehot(law) -> bool:
