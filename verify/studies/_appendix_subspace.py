@@ -7,8 +7,9 @@ brackets of the mixture/specialisation transition (``theory.certify_transition``
 certified statement at the paper's weak signal, and the arrays of its two figures: the
 projected flow on the disk with every equilibrium certified (``certify_circle`` and
 ``certify_disk``) and ODE paths, and the principal angles of two heads over time
-(the reduced flow ``heads_flow``). Everything here is theory and
-float ODEs: seconds, so nothing is saved beside the figures (unlike the effective-drift
+(the reduced flow ``heads_flow``), and the region certificate of ``onehot(k=2)`` on the CLI's
+default region (``theory.certify_region_k2``: about 50 CPU-s, the longest part). Everything here
+is theory and float ODEs, so nothing is saved beside the figures (unlike the effective-drift
 figure, whose data is a suite run's simulation).
 """
 
@@ -22,10 +23,12 @@ import sympy as sp
 from flint import arb
 
 from ...theory import (
+    K2RegionCertificate,
     Model,
     SubspaceCertificate,
     TransitionBracket,
     certify,
+    certify_region_k2,
     certify_transition,
     derive,
     evaluate,
@@ -59,6 +62,9 @@ HEADS_D = 5
 HEADS_TIMES = np.concatenate([[0.0], np.geomspace(0.01, 200.0, 64)])
 #: three heads on k = 2: (theta, alpha, seeds of the random starting frames in d = HEADS_D + 1)
 EXTRA_HEAD = (1.5, 0.05, (0, 1, 2, 3))
+#: the region of the k = 2 region proposition: the CLI's default (``sigrec phase --prior 'onehot(k=2)'
+#: --region``; alpha in log scale), beta = sigma2 = 1
+REGION_K2: dict = {"theta": (0.0, 5.0), "alpha": (1e-4, 1.0), "min_width": 2.0 ** -7}
 #: a principal angle within this of 0 or pi/2 counts as such at the end of a run
 ANGLE_TOL = 1e-6
 #: the bound printed for |M M^T - I| at the end of the extra-head runs, as a power of ten: the runs stop at
@@ -145,6 +151,7 @@ class SubspaceData:
     flow: tuple
     heads: tuple
     extra: ExtraHead
+    region: K2RegionCertificate
 
 
 def _checked(display, derived, what: str):
@@ -323,7 +330,7 @@ def _extra_head(theta_: float, alpha_: float, seeds) -> ExtraHead:
 
 
 def subspace_data() -> SubspaceData:
-    """Compute the subspace section's data (module doc); about 15 s of CPU."""
+    """Compute the subspace section's data (module doc); about 65 s of CPU."""
     transitions = tuple(certify_transition(k, a) for k, a in TRANSITION_CASES)
     weak = []
     for k, a in TRANSITION_CASES:
@@ -338,4 +345,6 @@ def subspace_data() -> SubspaceData:
         flow=tuple(_flow_panel(t, a) for t, a in FLOW_PANELS),
         heads=tuple(_heads_panel(t, a, s) for t, a, s in HEADS_PANELS),
         extra=_extra_head(*EXTRA_HEAD),
+        region=certify_region_k2(REGION_K2["theta"], REGION_K2["alpha"], 1.0, 1.0, SUBSPACE_LAW,
+                                 min_width=REGION_K2["min_width"]),
     )

@@ -38,6 +38,8 @@ REDUCED = {
     "FLOW_STARTS": ((0.3, 0.1), (-0.5, -0.45)),
     "HEADS_PANELS": ((1.5, 0.05, (0,)), (3.0, 0.3, (4,))),
     "EXTRA_HEAD": (1.5, 0.05, (0,)),
+    # a box across the mixture's boundary (theta_c near 0.9 at small alpha) and the specialised phase
+    "REGION_K2": {"theta": (0.7, 1.3), "alpha": (0.01, 0.1), "min_width": 2.0 ** -3},
 }
 
 
@@ -209,9 +211,30 @@ def test_the_section_prints_its_rounding_residue_as_a_checked_bound(rendered):
 def test_section_labels_evidence_and_includes_the_figures(rendered):
     _, md, latex, out = rendered
     assert "numerical evidence" in md and "(certified)" in md
-    for stem in ("subspace_flow", "subspace_heads"):
+    for stem in ("subspace_flow", "subspace_heads", "subspace_region"):
         assert f"\\includegraphics[width=1.0\\linewidth]{{{stem}}}" in latex
         assert (out / f"{stem}.png").exists() and (out / f"{stem}.pdf").exists()
+
+
+def test_region_table_prints_the_certificates_shares_and_claims_nothing_in_the_band(rendered):
+    data, md, _, _ = rendered
+    cert = data.region
+    assert cert.region["prior"] == "onehot(k=2)" and {"mixture", "specialised"} <= {b.status for b in cert.boxes}
+    rows = {}
+    for m in re.finditer(r"^\| ([^|]+) \| ([^|]+) \| ([^|]*) \| ([\d.]+)% \| ([\d,]+) \|$", md, flags=re.M):
+        circle, inside, name = (x.strip() for x in m.groups()[:3])
+        counts = [re.fullmatch(r"(\d+) \((\d+)\)", x) for x in (circle, inside)]
+        status = name.replace(" (no claim)", "") or "{} on circle ({} stable), {} inside ({} stable)".format(
+            *counts[0].groups(), *counts[1].groups())
+        rows[status] = (float(m.group(4)), int(m.group(5).replace(",", "")))
+    assert set(rows) == {b.status for b in cert.boxes}
+    for status, (share, leaves) in rows.items():
+        assert leaves == sum(b.status == status for b in cert.boxes)
+        # the share is the leaves' area in (theta, log10 alpha), recomputed here from the boxes
+        area = sum((b.bounds[0][2] - b.bounds[0][1]) * (math.log10(b.bounds[1][2]) - math.log10(b.bounds[1][1]))
+                   for b in cert.boxes if b.status == status)
+        assert share == pytest.approx(100 * area / (0.6 * 1.0), abs=0.006), status
+    assert "What is *not* proved: anything in $B$" in md
 
 
 @pytest.mark.slow
@@ -223,3 +246,8 @@ def test_full_section_data():
         assert t.certified and t.lo < root < t.hi and w.bracket.certified and w.bracket.lo < root
     assert "shared direction" in data.heads[-1].ends and all(e == "recovered" for e in data.heads[0].ends)
     assert max(data.extra.span_error) < 1e-9
+    # the CLI's default region: the four phases, at most 1% undecided
+    assert data.region.fractions["undecided"] < 0.01
+    assert {b.status for b in data.region.boxes} == {"mixture", "specialised", "undecided",
+                                                     "4 on circle (2 stable), 1 inside (0 stable)",
+                                                     "6 on circle (3 stable), 1 inside (0 stable)"}
