@@ -210,9 +210,9 @@ def _region(doc, s, out: Path) -> None:
         f"On {domain}, let $B\\subset D$ be the union of the undecided leaves of the table below, of area "
         f"{_g(undecided * area, 2)} in $(\\theta,\\log_{{10}}\\alpha)$ units out of {_g(area)} "
         f"({100 * undecided:.2f}%). For every $(\\theta,\\alpha)\\in D\\setminus B$ the one-query flow has "
-        "finitely many equilibria on the closed disk of overlaps, each simple, and their number on the circle, "
-        "inside the disk, and how many are stable are those of one row of the table, the same for every "
-        "parameter of the leaf that holds it.")
+        "finitely many equilibria on the closed disk of overlaps, each hyperbolic, and their number on the "
+        "circle, inside the disk, and how many are stable (every eigenvalue of the flow's Jacobian there "
+        "negative) are those of one row of the table, the same for every parameter of the leaf that holds it.")
     order = sorted(counts, key=lambda x: (x == "undecided", _k2_row(x)[0]))
     rows = [[*_k2_row(x), f"{100 * cert.fractions.get(x, 0.0):.2f}%", f"{counts[x]:,}"] for x in order]
     doc.table(["on the circle (stable)", "inside (stable)", "name", "area", "leaves"], rows,
@@ -236,8 +236,9 @@ def _region(doc, s, out: Path) -> None:
         "$T'$ and $\\langle r,g\\rangle$ at those two points alone. Every leaf's tiling is audited (contiguous, "
         f"cyclically consistent signs); {len(cert.boxes):,} leaves. The tests compare random points of certified "
         "leaves with an independent count of the field's zeros (40-digit roots of the derived gradient from a grid "
-        "of starts), away from $\\beta=\\sigma^{2}=1$. At $\\theta=0$ the field has no zero ($g=(c,c)$), so each "
-        "claim of a leaf starting there is for $\\theta>0$. What is *not* proved: anything in $B$, which is the "
+        "of starts), away from $\\beta=\\sigma^{2}=1$. The proofs are of $g/(\\theta\\alpha)$, smooth down to "
+        "$\\theta=0$, with the same zeros and signs for $\\theta>0$; at $\\theta=0$ the objective is constant, so "
+        "the claim of a leaf starting there is for $\\theta>0$. What is *not* proved: anything in $B$, which is the "
         "band along the three phase boundaries, or outside $D$.")
     doc.figure("subspace_region",
                f"The region certificate of `{s.law}` on $D$, $\\beta=\\sigma^{{2}}=1$: each leaf in the colour of "
