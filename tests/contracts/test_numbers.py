@@ -123,6 +123,53 @@ def test_sigterm_is_one_line_its_exit_code_and_no_temporary_folder(tmp_path):
     assert list(tmp_path.iterdir()) == [], list(tmp_path.iterdir())  # no temporary folder, no half report
 
 
+#: a command interrupted while a library builds an object (numba compiling in llvmlite: SIGTERM
+#: arrived there in a clean clone's cold JIT cache) leaves it half made; its ``__del__`` fails
+#: when the interpreter shuts down, which Python reports as "Exception ignored in ..." and a traceback
+_HALF_MADE = """
+import sys, types
+from sigrec.verify.cli import _main
+
+class HalfMade:
+    def __del__(self):
+        raise AttributeError("no attribute '_as_parameter_'")
+
+def run(args):
+    half = HalfMade()
+    half.cycle = half  # collected by the garbage collector when the interpreter shuts down
+    raise {exc}()
+
+_main.build_parser = lambda: types.SimpleNamespace(parse_args=lambda argv: types.SimpleNamespace(run=run))
+_main.resolve_sizes = lambda args: None
+_main.console_main()
+"""
+
+
+@pytest.mark.parametrize(("exc", "code", "line"), [("_main.Terminated", 143, "error: terminated"),
+                                                   ("KeyboardInterrupt", 130, "error: interrupted")])
+def test_an_interrupted_command_prints_one_line_even_when_a_finalizer_fails(exc, code, line):
+    proc = subprocess.run([sys.executable, "-c", _HALF_MADE.format(exc=exc)], capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+    assert proc.returncode == code, proc.stderr
+    assert proc.stderr.splitlines() == [line], proc.stderr
+
+
+def test_main_inside_another_program_leaves_its_unraisable_hook_alone(monkeypatch):
+    import types
+
+    from sigrec.verify.cli import _main
+
+    def run(args):
+        raise _main.Terminated()
+
+    monkeypatch.setattr(_main, "build_parser", lambda: types.SimpleNamespace(
+        parse_args=lambda argv: types.SimpleNamespace(run=run)))
+    monkeypatch.setattr(_main, "resolve_sizes", lambda args: None)
+    hook = sys.unraisablehook
+    assert _main.main([]) == TERMINATED
+    assert sys.unraisablehook is hook
+
+
 def test_sigterm_while_renaming_is_deferred():
     # the atomic renames block SIGTERM as well as SIGINT (their handler raises mid-rename otherwise)
     from sigrec.verify.cli._atomic import _no_sigint

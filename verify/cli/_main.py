@@ -94,18 +94,31 @@ class Terminated(KeyboardInterrupt):
     the same after SIGTERM, and no ``except Exception`` swallows it."""
 
 
-def _raise_terminated(signum, frame):
-    raise Terminated()
+def _quiet_finalizers(process: bool) -> None:
+    """After an interrupt of a command that is the whole ``process``, the rest of the process
+    reports no failing finalizer. The interrupt may have stopped a library halfway through building
+    an object (numba compiling in llvmlite), whose ``__del__`` then fails when it is collected;
+    Python would print "Exception ignored in ..." and a traceback after the command's one
+    ``error:`` line. The process is ending; those objects were abandoned by the interrupt, not by a
+    bug of the command. Inside another program (``process`` false) nothing changes."""
+    if process:
+        sys.unraisablehook = lambda unraisable: None
 
 
 @contextmanager
-def _sigterm_as_interrupt():
+def _sigterm_as_interrupt(process: bool):
     """SIGTERM raises :class:`Terminated` in the main thread while the block runs (the
-    previous handler is restored afterwards: ``main`` may run inside another program)."""
+    previous handler is restored afterwards: ``main`` may run inside another program), after
+    :func:`_quiet_finalizers` (``process``), before anything the interrupt abandons is collected."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.signal(signal.SIGTERM, _raise_terminated)
+
+    def terminated(signum, frame):
+        _quiet_finalizers(process)
+        raise Terminated()
+
+    old = signal.signal(signal.SIGTERM, terminated)
     try:
         yield
     finally:
@@ -164,7 +177,7 @@ def _unknown_flag_hint(exc: BaseException, argv) -> str:
             f"{flags[0]} is what " + ", ".join(f"`{t}`" for t in takers) + " take")
 
 
-def main(argv=None) -> int:
+def main(argv=None, *, _process: bool = False) -> int:
     """Run the CLI; returns the process exit code.
 
     0 (or the command's own code) on success; 2 with one ``error:`` line on stderr for
@@ -172,20 +185,23 @@ def main(argv=None) -> int:
     ``error: internal error in <command>: ...``); 130 with ``error: interrupted`` on
     ``KeyboardInterrupt`` (SIGINT); 143 with ``error: terminated`` on SIGTERM. A warning
     (e.g. numba's cache off for the process) is one ``warning:`` line on stderr. Never a
-    traceback; the atomic outputs leave no temporary folder either way.
+    traceback; the atomic outputs leave no temporary folder either way. ``_process``: the
+    command is the whole process (:func:`console_main`), which ends after an interrupt.
     """
     _quiet_worker_interrupts()
     args = None
     try:
-        with _sigterm_as_interrupt(), warnings.catch_warnings():
+        with _sigterm_as_interrupt(_process), warnings.catch_warnings():
             warnings.showwarning = _warning_line
             args = build_parser().parse_args(argv)
             resolve_sizes(args)
             return int(args.run(args) or 0)
     except Terminated:
+        _quiet_finalizers(_process)
         print("error: terminated", file=sys.stderr)
         return TERMINATED
     except KeyboardInterrupt:
+        _quiet_finalizers(_process)
         print("error: interrupted", file=sys.stderr)
         return 130
     except (_UsageError, ValueError) as exc:
@@ -197,7 +213,7 @@ def main(argv=None) -> int:
 
 
 def console_main():  # pragma: no cover - exercised through the installed script
-    code = main()
+    code = main(_process=True)
     # the command's local dask cluster is closed here, while the interpreter is whole,
     # not by atexit during its shutdown (where a worker's last heartbeat could log)
     from ...numerics import shutdown_local
