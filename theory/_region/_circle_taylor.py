@@ -283,7 +283,7 @@ def _of_program(p: Program, r1, r2) -> _Field:
     return _Field(p, (g1, g2), h, (T, p.d(T, "phi"), p.add(r1 * g1 + r2 * g2)))
 
 
-#: the weights of the symmetric one-hot law, inputs of :func:`_weighted_field` after ``r`` and the parameters
+#: the weights of a one-hot law, inputs of :func:`_weighted_field` after ``r`` and the parameters
 WEIGHTS = sp.symbols("n1 n2 w", positive=True)
 
 
