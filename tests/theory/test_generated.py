@@ -254,8 +254,7 @@ def test_the_k2_region_functions_are_shipped_and_equal_a_fresh_derivations():
     taylor.k2_field.cache_clear()
     try:
         shipped = taylor.k2_field(law)
-        # the derivations, which the shipped functions skipped
-        fresh, weighted = taylor._field(law), taylor._weighted_field(law)
+        weighted = taylor._weighted_field(law)  # the derivation, which the shipped functions skipped
         for name, (balls, outputs) in {**taylor._OUTPUTS, **taylor._DIAGONAL}.items():
             fn = getattr(shipped, name)
             program = fn.program if balls else fn  # the ball functions read the weights
@@ -264,10 +263,7 @@ def test_the_k2_region_functions_are_shipped_and_equal_a_fresh_derivations():
                 continue
             point = (arb("0.6 +/- 0.01"), arb("0.79 +/- 0.01"), arb("3.7 +/- 0.02"), arb("0.3 +/- 0.004"),
                      arb("1.3"), arb("0.8"))
-            if balls:
-                want = taylor._in_weights(weighted.balls(outputs(weighted)), taylor.onehot_probs(law))(*point)
-            else:
-                want = fresh.balls(outputs(fresh))(*point)
+            want = taylor._in_weights(weighted.balls(outputs(weighted)), taylor.onehot_probs(law))(*point)
             got = fn(*point)
             assert len(got) == len(want) and all(a.mid() == b.mid() and a.rad() == b.rad()
                                                  for a, b in zip(got, want, strict=True)), name

@@ -23,6 +23,7 @@ import sympy as sp
 from flint import arb
 
 from ...theory import (
+    DEFAULT_REGION,
     K2RegionCertificate,
     Model,
     SubspaceCertificate,
@@ -62,9 +63,9 @@ HEADS_D = 5
 HEADS_TIMES = np.concatenate([[0.0], np.geomspace(0.01, 200.0, 64)])
 #: three heads on k = 2: (theta, alpha, seeds of the random starting frames in d = HEADS_D + 1)
 EXTRA_HEAD = (1.5, 0.05, (0, 1, 2, 3))
-#: the region of the k = 2 region proposition: the CLI's default (``sigrec phase --prior 'onehot(k=2)'
-#: --region``; alpha in log scale), beta = sigma2 = 1
-REGION_K2: dict = {"theta": (0.0, 5.0), "alpha": (1e-4, 1.0), "min_width": 2.0 ** -7}
+#: the region of the k = 2 region proposition: :data:`theory.DEFAULT_REGION` (alpha in log scale) with the
+#: leaf width of ``sigrec phase --prior 'onehot(k=2)' --region``
+REGION_K2: dict = {**DEFAULT_REGION, "min_width": 2.0 ** -7}
 #: a principal angle within this of 0 or pi/2 counts as such at the end of a run
 ANGLE_TOL = 1e-6
 #: the bound printed for |M M^T - I| at the end of the extra-head runs, as a power of ten: the runs stop at
@@ -345,6 +346,6 @@ def subspace_data() -> SubspaceData:
         flow=tuple(_flow_panel(t, a) for t, a in FLOW_PANELS),
         heads=tuple(_heads_panel(t, a, s) for t, a, s in HEADS_PANELS),
         extra=_extra_head(*EXTRA_HEAD),
-        region=certify_region_k2(REGION_K2["theta"], REGION_K2["alpha"], 1.0, 1.0, SUBSPACE_LAW,
-                                 min_width=REGION_K2["min_width"]),
+        region=certify_region_k2(REGION_K2["theta"], REGION_K2["alpha"], REGION_K2["beta"], REGION_K2["sigma2"],
+                                 SUBSPACE_LAW, min_width=REGION_K2["min_width"]),
     )

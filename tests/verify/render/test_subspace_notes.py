@@ -39,7 +39,7 @@ REDUCED = {
     "HEADS_PANELS": ((1.5, 0.05, (0,)), (3.0, 0.3, (4,))),
     "EXTRA_HEAD": (1.5, 0.05, (0,)),
     # a box across the mixture's boundary (theta_c near 0.9 at small alpha) and the specialised phase
-    "REGION_K2": {"theta": (0.7, 1.3), "alpha": (0.01, 0.1), "min_width": 2.0 ** -3},
+    "REGION_K2": {**sub.REGION_K2, "theta": (0.7, 1.3), "alpha": (0.01, 0.1), "min_width": 2.0 ** -3},
 }
 
 

@@ -10,7 +10,6 @@ outwards, so a printed bracket still contains the certified one.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from pathlib import Path
@@ -177,21 +176,17 @@ def _kind(e) -> str:
     return e[4].replace("mixture+", "mixture").replace("mixture-", "anti-mixture")
 
 
-#: the structure of the named statuses of a k = 2 region leaf: on the circle (stable), inside (stable)
-_K2_NAMED = {"mixture": (2, 1, 0, 0), "specialised": (4, 2, 0, 0)}
-_K2_STATUS = re.compile(r"(\d+) on circle \((\d+) stable\), (\d+) inside \((\d+) stable\)")
-
-
-def _k2_row(status: str) -> list:
-    """The table cells of a status: equilibria on the circle and inside (stable ones in parentheses), the
-    name (a mixture: its stable equilibrium is the mixture's, in the first quadrant)."""
+def _k2_row(status: str, equilibria) -> list:
+    """The table cells of a status from the equilibria of one of its leaves (every leaf of a status has
+    the same counts: ``theory.status_of``): on the circle and inside (stable ones in parentheses), and
+    the status when it is a name (``mixture``, ``specialised``) rather than those counts."""
     if status == "undecided":
         return ["—", "—", "undecided (no claim)"]
-    match = _K2_STATUS.fullmatch(status)
-    n = _K2_NAMED.get(status) or (tuple(int(x) for x in match.groups()) if match else None)
-    if n is None:
-        return ["—", "—", status]
-    return [f"{n[0]} ({n[1]})", f"{n[2]} ({n[3]})", status if status in _K2_NAMED else ""]
+    cells = []
+    for kind in ("circle", "interior"):
+        found = [e for e in equilibria if e.kind == kind]
+        cells.append(f"{len(found)} ({sum(e.stable for e in found)})")
+    return [*cells, "" if status[0].isdigit() else status]
 
 
 def _region(doc, s, out: Path) -> None:
@@ -202,6 +197,7 @@ def _region(doc, s, out: Path) -> None:
     area = (t1 - t0) * (math.log10(a1) - math.log10(a0))
     undecided = cert.fractions.get("undecided", 0.0)
     counts = Counter(b.status for b in cert.boxes)
+    equilibria = {b.status: b.equilibria for b in cert.boxes}  # the same counts in every leaf of a status
     domain = (f"$D=\\{{(\\theta,\\alpha):{_g(t0)}<\\theta\\le{_g(t1)},\\ {_g(a0)}\\le\\alpha\\le{_g(a1)}\\}}$, "
               f"$\\beta={_g(fixed['beta'])}$, $\\sigma^{{2}}={_g(fixed['sigma2'])}$")
     draw_region_k2(cert, out / "subspace_region.png", title=f"{s.law}: the equilibria proved on each leaf")
@@ -213,8 +209,9 @@ def _region(doc, s, out: Path) -> None:
         "finitely many equilibria on the closed disk of overlaps, each hyperbolic, and their number on the "
         "circle, inside the disk, and how many are stable (every eigenvalue of the flow's Jacobian there "
         "negative) are those of one row of the table, the same for every parameter of the leaf that holds it.")
-    order = sorted(counts, key=lambda x: (x == "undecided", _k2_row(x)[0]))
-    rows = [[*_k2_row(x), f"{100 * cert.fractions.get(x, 0.0):.2f}%", f"{counts[x]:,}"] for x in order]
+    cells = {x: _k2_row(x, equilibria[x]) for x in counts}
+    order = sorted(counts, key=lambda x: (x == "undecided", cells[x][0]))
+    rows = [[*cells[x], f"{100 * cert.fractions.get(x, 0.0):.2f}%", f"{counts[x]:,}"] for x in order]
     doc.table(["on the circle (stable)", "inside (stable)", "name", "area", "leaves"], rows,
               caption=f"The region certificate of `{s.law}` on $D$ (`sigrec phase --prior '{s.law}' --region`; "
               f"leaves down to $2^{{{round(math.log2(cert.region['min_width']))}}}$ of each side): the structure "
