@@ -20,7 +20,9 @@ from sigrec.numerics._diffusion import first_passage
 from sigrec.theory import Model, alignment_variance, derive_diffusion, effective_drift, variance_quadrature
 from sigrec.verify.checks import Case
 from sigrec.verify.checks._context import CheckContext
-from sigrec.verify.checks._diffusion import Budget, fluctuations, hitting_time, splitting
+from sigrec.verify.checks._diffusion import Budget
+from sigrec.verify.checks._diffusion_band import fluctuations, hitting_time
+from sigrec.verify.checks._splitting import splitting
 
 
 @pytest.mark.parametrize("prior", ["fixed", pytest.param("rademacher", marks=pytest.mark.slow)])

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING
 
 from ...numerics import schedule_text
 from ._context import CheckContext, certificate
-from ._diffusion import diffusion_design, splitting_design
+from ._diffusion_band import diffusion_design
 from ._effective import cases as effective_cases
 from ._sga import NOISE_BAND_DRAWS, convergence_schedule
+from ._splitting import splitting_design
 from ._tracking import _design, _pilot_seed
 
 if TYPE_CHECKING:  # annotations only: the registry imports this module and Case imports it
@@ -80,15 +81,15 @@ def landscape(case: Case, ctx: CheckContext) -> tuple[Work, ...]:
 
 
 def _recovery_plan(case: Case, ctx: CheckContext) -> Work:
-    _, steps, runs, info = convergence_schedule(case, ctx)
-    what = "decisive plan (numerics.plan_recovery)" if info["planned"] else "default schedule (plan over budget)"
-    return Work("design", ("recovery plan", case.name), f"recovery schedule: {what}, {runs} runs x {steps:,} steps")
+    d = convergence_schedule(case, ctx)
+    what = "decisive plan (numerics.plan_recovery)" if d.info["planned"] else "default schedule (plan over budget)"
+    return Work("design", ("recovery plan", case.name), f"recovery schedule: {what}, {d.runs} runs x {d.steps:,} steps")
 
 
 def convergence(case: Case, ctx: CheckContext) -> tuple[Work, ...]:
     """``sga.convergence``, ``sga.filtering``, ``stepsize.robbins_monro``: one recovery plan and its runs."""
-    sched, steps, runs, _ = convergence_schedule(case, ctx)
-    p = case.problem
+    d = convergence_schedule(case, ctx)
+    sched, steps, runs, p = d.schedule, d.steps, d.runs, case.problem
     sim = Work("simulation", ("convergence runs", case.name),
                f"{runs} runs x {steps:,} steps of {schedule_text(sched)} from uniform starts at L {p.L}, d {p.d}",
                float(runs) * steps * p.L * p.batch,
@@ -98,7 +99,8 @@ def convergence(case: Case, ctx: CheckContext) -> tuple[Work, ...]:
     band = Work("simulation", ("noise band", case.name),
                 f"{NOISE_BAND_DRAWS} one-step draws at each of {unstable} unstable equilibria (the noise band)",
                 float(unstable * NOISE_BAND_DRAWS * p.L * p.batch))
-    return (_certificate(case), _recovery_plan(case, ctx), sim, *((band,) if unstable else ()))
+    works = [_certificate(case), _recovery_plan(case, ctx), sim]
+    return tuple([*works, band] if unstable else works)
 
 
 def robbins_monro(case: Case, ctx: CheckContext) -> tuple[Work, ...]:

@@ -1,5 +1,8 @@
 """Checks of the diffusion approximation: ``sga.fluctuations``, ``sga.hitting_time``, ``sga.splitting``.
 
+This module holds their shared protocol (constants, routes, schedule design, predictions, exact runs);
+the checks are in :mod:`._diffusion_band` (band and first passage) and :mod:`._splitting`.
+
 Each compares a prediction of the diffusion of docs/design.md section 1.1
 (``d rho = F_eta dt + sqrt(eta Sigma) dW``, ``Sigma = Var(X | rho)``) with the exact reduced
 chain (section 2) on the case's finite instance.
@@ -61,33 +64,26 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.stats import ks_2samp, norm
 
 from ...numerics import (
-    SPLIT_GROWTH,
     MeasuredLaw,
     Problem,
     Schedule,
     censored_quantile,
     diffusion_tables,
-    exits,
-    first_hits,
-    measured_law,
-    predict_paths,
     route_tables,
     simulate,
     simulate_diffusion,
-    splitting_probability,
 )
 from ...theory import validity
-from ._common import order_se
 from ._context import CheckContext, validity_walk
 from ._preset import Preset
 from ._record import CheckRecord
-from ._sequential import Statistic, Stopping, block_seed, interim_verdict, look_counts, stats_table
+from ._sequential import Stopping, block_seed, look_counts, stats_table
 
 if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
     from ._case import Case
+
 
 #: the reproduction's schedule (verify/studies/_reproduce.py PROTOCOL)
 SCHEDULE = Schedule(eta0=45.0, k0=250.0, power=1.0)
@@ -295,156 +291,10 @@ def _inconclusive(check_id, case, cap, t0, what):
                    f"longer run (sigrec complexity gives the steps)", {"max_steps": cap}, case, t0)
 
 
-def _cap(ctx: CheckContext, budget_: Budget | None) -> int:
-    return (budget_ or budget(ctx.preset)).max_steps
-
-
-def _runs(case: Case, ctx: CheckContext, variance_scale: float, budget_: Budget | None, schedule: Schedule | None):
-    """What ``sga.fluctuations`` and ``sga.hitting_time`` compare, from the same fixed start:
-    ``(route, schedule, horizon, predicted paths, predicted passages, exact paths)``, or ``None``
-    when the predicted 90% first passage lies beyond the budget's step cap."""
-    b, route, schedule, horizon = _band_design(case, ctx, budget_, schedule)
-    if horizon is None:
-        return None
-    p, pseed = case.problem, _prediction_seed(case, ctx)
-    pred, hits_pred = _prediction(p, schedule, RHO0, b.max_steps, pseed, float(variance_scale), route)
-    seed = ctx.seed_for(case.name, "diffusion.exact", horizon)
-    if not _stops_early(ctx, route):
-        return route, schedule, horizon, pred, hits_pred, _exact(p, schedule, RHO0, horizon, b.runs, seed), None
-    sim, stopping = _sequential_exact(p, schedule, RHO0, horizon, b.runs, seed, _band_and_passage(pred, hits_pred,
-                                                                                                   horizon))
-    return route, schedule, horizon, pred, hits_pred, sim, stopping
-
-
-def _band_design(case: Case, ctx: CheckContext, budget_: Budget | None = None, schedule: Schedule | None = None):
-    """``(budget, route, schedule, horizon)`` of the runs ``sga.fluctuations`` and ``sga.hitting_time``
-    share (``horizon`` ``None`` beyond the budget's step cap); cached underneath, so the run's plan
-    and the checks read one design."""
-    b = budget_ or budget(ctx.preset)
-    p, pseed = case.problem, _prediction_seed(case, ctx)
-    route = route_for(case, ctx, diffusion_expansion)
-    schedule = schedule or schedule_for(p, pseed, route)
-    return b, route, schedule, _horizon(p, schedule, RHO0, b.max_steps, pseed, 1.0, route)
-
-
 def _stops_early(ctx: CheckContext, route: Route) -> bool:
     """Whether a counted diffusion check runs in looks (:mod:`._sequential`): when the context asks for
     it, on the expansion route (the measured route's law error would have to be re-estimated at every look)."""
     return ctx.sequential and not route.measured
-
-
-def _band_se(inside: np.ndarray, below: np.ndarray) -> tuple[float, float]:
-    """Standard errors of the mean coverage and below-median fractions of the per-run fractions
-    ``inside`` and ``below``, each with the prediction's own binomial error over :data:`PRED_RUNS`
-    paths (:data:`_BAND_FLOORS`)."""
-    n = inside.size
-    return (math.hypot(inside.std(ddof=1) / math.sqrt(n), _BAND_FLOORS[0]),
-            math.hypot(below.std(ddof=1) / math.sqrt(n), _BAND_FLOORS[1]))
-
-
-#: the prediction's own Monte Carlo error on a coverage (p = 0.8) and a below-median (p = 0.5) fraction
-_BAND_FLOORS = (math.sqrt(0.16 / PRED_RUNS), math.sqrt(0.25 / PRED_RUNS))
-
-
-def _checkpoints(horizon: int) -> np.ndarray:
-    """The steps at which ``sga.fluctuations`` compares the band: :data:`CHECKPOINTS` spread to ``horizon``."""
-    return np.unique(np.linspace(0, horizon, CHECKPOINTS + 1)[1:].astype(int))
-
-
-def _band_and_passage(pred: np.ndarray, hits_pred: np.ndarray, horizon: int):
-    """The interim rule of the runs ``sga.fluctuations`` and ``sga.hitting_time`` share (expansion
-    route): their three interval statistics (coverage, below-median, median passage;
-    :class:`._sequential.Statistic`), and an early pass also needs the KS test's own rule at the look."""
-    ks = _checkpoints(horizon)
-    f_cov, f_med = _BAND_FLOORS
-    hp = _censored(hits_pred, horizon)
-
-    def decide(paths: np.ndarray, total: int):
-        n = paths.shape[0]
-        inside, below, _ = _coverage(pred, paths[:, ks], ks)
-        hs = _censored(first_hits(paths, TARGET), horizon)
-        m_sim = float(np.median(hs))
-        if m_sim > horizon:  # the median passage is not yet measured: go on
-            return None, ()
-        se_cov, se_med = _band_se(inside, below)
-        stats = (Statistic("coverage", float(inside.mean()) - 0.8, se_cov, Z, floor=f_cov),
-                 Statistic("below_median", float(below.mean()) - 0.5, se_med, Z, floor=f_med),
-                 Statistic("median_passage", abs(float(np.median(hp)) - m_sim) / m_sim, order_se(hs, 0.5) / m_sim,
-                           3.0, allowance=HIT_TOL))
-        verdict = interim_verdict(stats, n, total, len(look_counts(total)) - 1)
-        if verdict == "pass" and float(ks_2samp(hp, hs).pvalue) < KS_LEVEL:
-            verdict = None
-        return verdict, stats
-
-    return decide
-
-
-def _law_spread(problem: Problem, route: Route, schedule: Schedule, horizon: int, seed: int, stats) -> np.ndarray:
-    """The measured law's Monte Carlo error on each of ``stats(paths)`` (paths of :data:`PRED_RUNS` runs
-    from :data:`RHO0` to ``horizon``): the spread over :data:`LAW_REPLICATES` bootstrap replicates of
-    the law on the same normals (:func:`numerics.predict_paths`), one set of replicate paths for all."""
-    def read(x):
-        values = stats(x)
-        return values, [0.0] * len(values)
-
-    pr = predict_paths(_law(problem, route.seed, route.drift_se), schedule.eta(np.arange(horizon)), RHO0, PRED_RUNS,
-                       seed, read, replicates=LAW_REPLICATES)
-    return pr.law_se
-
-
-def _coverage(pred: np.ndarray, x: np.ndarray, ks: np.ndarray):
-    """Per run of ``x`` (exact paths at the checkpoints ``ks``): the fraction of checkpoints inside
-    the 10-90% band of ``pred`` and below its median; and the predicted quantiles."""
-    q = np.quantile(pred[:, ks], [0.1, 0.5, 0.9], axis=0)
-    return ((x >= q[0]) & (x <= q[2])).mean(axis=1), (x <= q[1]).mean(axis=1), q
-
-
-def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
-                 schedule: Schedule | None = None) -> list[CheckRecord]:
-    """``sga.fluctuations``: predicted 10–90% band vs the exact chain (module docstring)."""
-    t0 = time.perf_counter()
-    runs = _runs(case, ctx, variance_scale, budget_, schedule)
-    if runs is None:
-        return [_inconclusive("sga.fluctuations", case, _cap(ctx, budget_), t0, "the band comparison")]
-    route, schedule, horizon, pred, _, sim, stopping = runs
-    ks = _checkpoints(horizon)
-    x = sim[:, ks]
-    inside, below, q = _coverage(pred, x, ks)
-    n = x.shape[0]
-    # prediction's own Monte Carlo error on a coverage fraction: binomial with PRED_RUNS paths, and on
-    # the measured route the law's own error (the coverage's spread over replicates of the law)
-    cov, med = float(inside.mean()), float(below.mean())
-    law_cov = law_med = 0.0
-    if route.measured:
-        pseed = _prediction_seed(case, ctx)
-        law_cov, law_med = (float(v) for v in _law_spread(
-            case.problem, route, schedule, horizon, pseed,
-            lambda paths: [float(c.mean()) for c in _coverage(paths, x, ks)[:2]]))
-    se_cov, se_med = _band_se(inside, below)
-    if route.measured:
-        se_cov, se_med = math.hypot(se_cov, law_cov), math.hypot(se_med, law_med)
-    z_cov, z_med = (cov - 0.8) / max(se_cov, 1e-12), (med - 0.5) / max(se_med, 1e-12)
-    ok = abs(z_cov) <= Z and abs(z_med) <= Z
-    sim_q = np.quantile(x, [0.1, 0.5, 0.9], axis=0)
-    details = {
-        "schedule": schedule.as_dict(), "rho0": RHO0, "runs": n, "prediction_runs": PRED_RUNS, "horizon": horizon,
-        "checkpoints": ks.tolist(), "predicted_q10": q[0].tolist(), "predicted_q50": q[1].tolist(),
-        "predicted_q90": q[2].tolist(), "simulated_q10": sim_q[0].tolist(), "simulated_q50": sim_q[1].tolist(),
-        "simulated_q90": sim_q[2].tolist(), "coverage": cov, "coverage_se": se_cov, "below_median": med,
-        "below_median_se": se_med, "z": Z, "variance_scale": variance_scale,
-        "method": "diffusion on the step grid (Euler-Maruyama, dt = eta_k) vs exact reduced chain",
-        **_route_details(route, _sample_law(case, route)),
-    }
-    if route.measured:
-        details.update(method="paths of the measured one-step law (exact steps by its draws) vs exact reduced chain",
-                       coverage_law_se=law_cov, below_median_law_se=law_med)
-    if stopping is not None:
-        details["sequential"] = stopping.as_dict()
-    msg = (f"{_route_prefix(route)}{n} runs, {ks.size} checkpoints to step {horizon}: inside predicted 10-90% band "
-           f"{cov:.3f} (expected 0.8, z = {z_cov:+.2f}), below predicted median {med:.3f} (expected 0.5, "
-           f"z = {z_med:+.2f})" + _stopped(stopping))
-    return [_record("sga.fluctuations", "pass" if ok else "fail", max(abs(z_cov), abs(z_med)), Z, msg, details,
-                    case, t0)]
 
 
 def _stopped(stopping: Stopping | None) -> str:
@@ -467,227 +317,6 @@ def _route_details(route: Route, law: MeasuredLaw | None = None) -> dict:
     return out
 
 
-def _sample_law(case: Case, route: Route) -> MeasuredLaw | None:
-    """The law behind the band and passage predictions of the measured route (``None`` else)."""
-    return _law(case.problem, route.seed, route.drift_se) if route.measured else None
-
-
 def _censored(hits: np.ndarray, horizon: int) -> np.ndarray:
     """First passages with the runs that never pass (or pass beyond ``horizon``) at ``horizon + 1``."""
     return np.where((hits < 0) | (hits > horizon), horizon + 1, hits)
-
-
-def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
-                 schedule: Schedule | None = None) -> list[CheckRecord]:
-    """``sga.hitting_time``: predicted vs simulated median first passage (module docstring)."""
-    t0 = time.perf_counter()
-    runs = _runs(case, ctx, variance_scale, budget_, schedule)
-    if runs is None:
-        return [_inconclusive("sga.hitting_time", case, _cap(ctx, budget_), t0, "the first-passage comparison")]
-    route, schedule, horizon, _, hits_pred, sim, stopping = runs
-    hits = first_hits(sim, TARGET)
-    hp = _censored(hits_pred, horizon)
-    hs = _censored(hits, horizon)
-    m_pred, m_sim = float(np.median(hp)), float(np.median(hs))
-    if m_sim > horizon:
-        return [_inconclusive("sga.hitting_time", case, horizon, t0, "the simulated median")]
-    rel = abs(m_pred - m_sim) / m_sim
-    # the measured law's own error on the predicted median widens the tolerance by 3 of its SE
-    law_se = 0.0
-    if route.measured:
-        law_se = float(_law_spread(case.problem, route, schedule, horizon, _prediction_seed(case, ctx),
-                                   lambda paths: [float(np.median(_censored(first_hits(paths, TARGET), horizon)))])[0])
-    # the chain's own median is a statistic of its runs: its order-statistic SE joins the law's
-    sim_se = order_se(hs, 0.5)
-    tol = HIT_TOL + 3.0 * math.hypot(law_se, sim_se) / m_sim
-    pval = float(ks_2samp(hp, hs).pvalue)
-    # order-statistic 95% interval of the simulated median
-    n = hs.size
-    lo_i, hi_i = (int(np.clip(np.floor(n / 2 + s * 1.96 * math.sqrt(n) / 2), 0, n - 1)) for s in (-1, 1))
-    srt = np.sort(hs)
-    ok = rel <= tol and pval >= KS_LEVEL
-    details = {
-        "schedule": schedule.as_dict(), "rho0": RHO0, "target": TARGET, "runs": n, "horizon": horizon,
-        "predicted_median": m_pred, "simulated_median": m_sim, "simulated_median_interval95": [int(srt[lo_i]),
-                                                                                             int(srt[hi_i])],
-        "predicted_q10": float(np.quantile(hp, 0.1)), "predicted_q90": float(np.quantile(hp, 0.9)),
-        "simulated_q10": float(np.quantile(hs, 0.1)), "simulated_q90": float(np.quantile(hs, 0.9)),
-        "relative_difference": rel, "ks_pvalue": pval, "variance_scale": variance_scale,
-        **_route_details(route, _sample_law(case, route)),
-    }
-    details["simulated_median_se"] = sim_se
-    if route.measured:
-        details["predicted_median_law_se"] = law_se
-    if stopping is not None:
-        details["sequential"] = stopping.as_dict()
-    widened = (f" + 3 x hypot(law SE {law_se:.3g}, median SE {sim_se:.3g}) / median" if route.measured
-               else f" + 3 x median SE {sim_se:.3g} / median")
-    msg = (f"{_route_prefix(route)}median first step with |rho| >= {TARGET}: predicted {m_pred:.0f}, simulated "
-           f"{m_sim:.0f} (95% [{srt[lo_i]}, {srt[hi_i]}], {n} runs), relative difference {rel:.3f} (<= {HIT_TOL}"
-           f"{widened}); KS p = {pval:.3g} (>= {KS_LEVEL})" + _stopped(stopping))
-    return [_record("sga.hitting_time", "pass" if ok else "fail", rel, tol, msg, details, case, t0)]
-
-
-def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
-    p = k / n
-    c = (p + z * z / (2 * n)) / (1 + z * z / n)
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return c - h, c + h
-
-
-@lru_cache(maxsize=4)
-def _split_law(problem: Problem, eta: float, seed: int, drift_se: float | None) -> MeasuredLaw:
-    """The exact chain's one-step law at the splitting chain's constant step."""
-    return measured_law(problem, eta, seed=seed, drift_se=drift_se)
-
-
-def splitting(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
-              eta: float = SPLIT_ETA) -> list[CheckRecord]:
-    """``sga.splitting``: simulated fraction reaching ``+xi`` vs the scale function, or on the measured
-    route vs paths of the measured law (module docstring)."""
-    t0 = time.perf_counter()
-    b = budget_ or budget(ctx.preset)
-    p = case.problem
-    route = route_for(case, ctx, splitting_expansion)
-    eta, ref, w, rho0, refusal = _splitting_setup(p, eta)
-    if refusal:
-        details = _route_details(route) if ref is None else {"noise_width": w}
-        return [_record("sga.splitting", "inconclusive", None, None, refusal, details, case, t0)]
-    sched = Schedule.constant(eta)
-    pred = splitting_probability(p, sched, rho0, variance_scale=variance_scale)
-    steps = _split_cap(ref.rate, eta)
-    # a run is decided at its first exit from (a, b): it stops there (the first exit, all that is
-    # compared, is the unstopped run's; the mean exit is about a quarter of the step cap)
-    seed, ab = ctx.seed_for(case.name, "sga.splitting", steps), (pred.a, pred.b)
-    zc = float(norm.isf(0.005))
-    stopping = None
-    if _stops_early(ctx, route):
-        rho, stopping = _sequential_exact(p, sched, rho0, steps, b.split_runs, seed,
-                                          _splitting_rule(pred.probability, ab, zc), ab)
-    else:
-        rho = _exact(p, sched, rho0, steps, b.split_runs, seed, ab)
-    runs = rho.shape[0]
-    n, k = exits(rho, pred.a, pred.b)
-    if n < 0.95 * runs:
-        return [_record("sga.splitting", "inconclusive", None, None,
-                        f"{runs - n} of {runs} runs undecided after {steps} steps", {"steps": steps}, case, t0)]
-    lo, hi = _wilson(k, n, zc)
-    predicted, se_pred, extra = pred.probability, 0.0, _route_details(route)
-    if route.measured:
-        predicted, se_pred, extra = _measured_splitting(case, ctx, route, eta, steps, rho0, (pred.a, pred.b))
-    ok = lo - zc * se_pred <= predicted <= hi + zc * se_pred
-    details = {
-        "eta": eta, "rho_star": ref.unstable, "rate": ref.rate, "noise_width": w, "rho0": rho0, "a": pred.a,
-        "b": pred.b, "predicted_plus": predicted, "gaussian_plus": pred.gaussian, "runs": runs,
-        "decided": n, "plus": k, "interval99": [lo, hi], "steps": steps, "variance_scale": variance_scale,
-        **extra,
-    }
-    if stopping is not None:
-        details["sequential"] = stopping.as_dict()
-    what = (f"measured one-step law {predicted:.3f} +- {se_pred:.3f} (scale function {pred.probability:.3f})"
-            if route.measured else f"scale function {pred.probability:.3f}")
-    msg = (f"from rho0 = rho* + {w:.3g} = {rho0:.4f} at eta = {eta}: +xi first in {k}/{n} runs "
-           f"(99% [{lo:.3f}, {hi:.3f}]), {what}; -xi fraction {1 - k / n:.3f} vs {1 - predicted:.3f}"
-           + _stopped(stopping))
-    return [_record("sga.splitting", "pass" if ok else "fail", k / n, predicted, msg, details, case, t0)]
-
-
-def _splitting_setup(p: Problem, eta: float) -> tuple:
-    """``(eta, reference, w, rho0, refusal)`` of ``sga.splitting`` on ``p`` at the asked step;
-    ``refusal`` says why it is inconclusive (empty when it is not; ``reference`` is ``None`` when
-    the model has no unstable equilibrium).
-
-    The protocol (``rho*``, ``F'(rho*)``, ``eta``, ``w``, ``a``, ``b``) is the expansion's on either
-    route, as in the validation study: the limit's ``rho*`` need not be an unstable zero of the
-    measured drift (theta 2, beta 1.6, L 2,100: measured ``F'(rho*) < 0``), whose own zeros are not
-    located here."""
-    tab = diffusion_tables(p)
-    try:
-        ref = splitting_probability(p, Schedule.constant(eta), 0.0, tables=tab)
-    except ValueError as exc:
-        return eta, None, math.nan, math.nan, f"not applicable: {exc}"
-    # the scale function is the small-step limit of the escape from rho*: keep eta F'(rho*) at most
-    # numerics.SPLIT_GROWTH (one step's growth 1 + eta F' then matches the diffusion's exp(eta F'))
-    if eta * ref.rate > SPLIT_GROWTH:
-        eta = SPLIT_GROWTH / ref.rate
-    w = math.sqrt(eta * float(tab.variance(np.array(ref.unstable))) / (2 * ref.rate))
-    rho0 = float(ref.unstable + w)
-    if not rho0 < 1.0:  # w grows like sqrt(eta): the start must lie inside the sphere's range
-        return eta, ref, w, rho0, (f"the start rho* + w = {ref.unstable:.4g} + {w:.3g} lies beyond 1 at eta = "
-                                   f"{eta}: the noise width w = sqrt(eta Sigma(rho*) / (2 F'(rho*))) needs steps "
-                                   f"more than {(w / (1.0 - ref.unstable)) ** 2:.3g} times smaller")
-    return eta, ref, w, rho0, ""
-
-
-def splitting_design(case: Case, ctx: CheckContext) -> dict | None:
-    """What ``sga.splitting`` will simulate on ``case`` (``None`` when it is inconclusive before any
-    run): ``{"eta", "steps", "runs", "sequential"}`` (the step cap; each run stops at its exit)."""
-    eta, ref, _, _, refusal = _splitting_setup(case.problem, SPLIT_ETA)
-    if refusal:
-        return None
-    route = route_for(case, ctx, splitting_expansion)
-    return {"eta": eta, "steps": _split_cap(ref.rate, eta), "runs": budget(ctx.preset).split_runs,
-            "sequential": _stops_early(ctx, route)}
-
-
-def _split_cap(rate: float, eta: float) -> int:
-    """The step cap of ``sga.splitting``'s runs: ``8 / (F'(rho*) eta)`` steps (eight e-foldings of the escape)."""
-    return math.ceil(8.0 / (rate * eta))
-
-
-def diffusion_design(case: Case, ctx: CheckContext) -> dict:
-    """What ``sga.fluctuations`` and ``sga.hitting_time`` will simulate on ``case``: ``{"route",
-    "schedule", "horizon" (None beyond the step cap), "runs", "paths", "sequential"}`` (the designs
-    they run, cached)."""
-    b, route, schedule, horizon = _band_design(case, ctx)
-    return {"route": route.name, "schedule": schedule, "horizon": horizon, "runs": b.runs, "paths": PRED_RUNS,
-            "sequential": _stops_early(ctx, route)}
-
-
-def _splitting_rule(predicted: float, ab: tuple, zc: float):
-    """The interim rule of ``sga.splitting`` (expansion route): the fraction of decided runs reaching
-    ``b`` first against ``predicted``, the final rule's Wilson interval read as ``|k/n - p| <= zc
-    SE`` with the SE of the observed fraction (:class:`._sequential.Statistic`); a look with more
-    than 5% of its runs undecided goes on."""
-    def decide(paths: np.ndarray, total: int):
-        n, k = exits(paths, *ab)
-        if n < 0.95 * paths.shape[0]:
-            return None, ()
-        shrunk = (k + 2) / (n + 4)  # Agresti and Coull's: an observed 0 or n gives no zero SE
-        stat = Statistic("plus_fraction", k / n - predicted, math.sqrt(shrunk * (1 - shrunk) / n), zc)
-        return interim_verdict((stat,), n, total, len(look_counts(total)) - 1), (stat,)
-
-    return decide
-
-
-def _measured_splitting(case: Case, ctx: CheckContext, route: Route, eta: float, steps: int, rho0: float,
-                        ab: tuple) -> tuple[float, float, dict]:
-    """The fraction of :data:`PRED_RUNS` paths of the measured law at the constant step ``eta`` that
-    leave ``ab = (a, b)`` at ``b``, its standard error (paths and law) and what to record of the law."""
-    law = _split_law(case.problem, eta, route.seed, route.drift_se)
-
-    def read(x):
-        n, plus = exits(x, *ab)
-        f = plus / max(n, 1)
-        return [f], [math.sqrt(max(f * (1.0 - f), 1.0 / max(n, 1)) / max(n, 1))]
-
-    pr = predict_paths(law, np.full(steps, eta), rho0, PRED_RUNS, ctx.seed_for(case.name, "sga.splitting.law"), read,
-                       replicates=LAW_REPLICATES)
-    extra = {"predicted_plus_se": pr.se(0), "predicted_plus_law_se": float(pr.law_se[0]), "prediction_runs": PRED_RUNS,
-             **_route_details(route, law)}
-    return float(pr.value[0]), pr.se(0), extra
-
-
-def check_fluctuations(case: Case, ctx: CheckContext) -> list[CheckRecord]:
-    """Registry entry of ``sga.fluctuations``."""
-    return fluctuations(case, ctx)
-
-
-def check_hitting_time(case: Case, ctx: CheckContext) -> list[CheckRecord]:
-    """Registry entry of ``sga.hitting_time``."""
-    return hitting_time(case, ctx)
-
-
-def check_splitting(case: Case, ctx: CheckContext) -> list[CheckRecord]:
-    """Registry entry of ``sga.splitting``."""
-    return splitting(case, ctx)

@@ -28,11 +28,11 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...numerics import Problem, Schedule, predict, simulate
+from ...numerics import Problem, Schedule, Simulation, predict, simulate
 from ...theory import effective_drift, gradient_second_moment, stationary_alignment
 from ._context import CheckContext
 from ._figures import FigureSpec, effective_drift_figure
@@ -86,10 +86,25 @@ def cases(preset: Preset = QUICK) -> tuple[EffectiveCase, ...]:
     )
 
 
-def _run_case(case: EffectiveCase, runs: int, seed: int, stride: int, drag_scale: float, sequential: bool = False):
-    """The simulation of one configuration (``runs`` runs; with ``sequential``, in the looks of
-    :mod:`._sequential`, stopping at the first that decides a pass: :func:`_decided`), its
-    prediction, the mean and the three sup errors, and where it stopped (``None``: the fixed count)."""
+@dataclass(frozen=True)
+class EffectiveRun:
+    """The simulation of one configuration, its prediction, the mean of the runs, the three sup
+    errors (plain ODE, corrected ODE, corrected beyond 3 SE) and where it stopped (``None``: the
+    fixed count)."""
+
+    sim: Simulation
+    pred: Any  # numerics.predict (scalar engine)
+    mean: np.ndarray
+    e_plain: float
+    e_corr: float
+    e_excess: float
+    stopping: Stopping | None
+
+
+def _run_case(case: EffectiveCase, runs: int, seed: int, stride: int, drag_scale: float,
+              sequential: bool = False) -> EffectiveRun:
+    """The :class:`EffectiveRun` of one configuration (``runs`` runs; with ``sequential``, in the looks
+    of :mod:`._sequential`, stopping at the first that decides a pass: :func:`_decided`)."""
     pred = predict(case.problem, case.schedule, case.steps, case.rho0, stride, engine="scalar",
                    drag_scale=drag_scale)
     counts = look_counts(runs) if sequential else (runs,)
@@ -110,7 +125,7 @@ def _run_case(case: EffectiveCase, runs: int, seed: int, stride: int, drag_scale
     e_corr = float(np.max(np.abs(mean - pred.rho_corrected)))
     se = sim.rho.std(axis=0, ddof=1) / math.sqrt(runs)
     e_excess = float(np.max(np.abs(mean - pred.rho_corrected) - 3.0 * se))
-    return sim, pred, mean, e_plain, e_corr, e_excess, stopping
+    return EffectiveRun(sim, pred, mean, e_plain, e_corr, e_excess, stopping)
 
 
 def _decided(case: EffectiveCase, sim, pred, total: int, drag_scale: float) -> bool:
@@ -223,8 +238,8 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
     first = None
     for i, config in enumerate(cases(preset)):
         runs = fixed if fixed is not None else config.runs_under(preset)
-        sim, pred, _, e_plain, e_corr, e_excess, stopping = _run_case(config, runs, ctx.seed_for(CHECK_ID, i),
-                                                                        stride, drag_scale, ctx.sequential)
+        run = _run_case(config, runs, ctx.seed_for(CHECK_ID, i), stride, drag_scale, ctx.sequential)
+        sim, pred, e_plain, e_corr, e_excess = run.sim, run.pred, run.e_plain, run.e_corr, run.e_excess
         runs = sim.runs
         first = first or (config, sim, pred)
         ok = e_corr <= e_plain / RATIO and e_excess <= ABS_TOL
@@ -233,8 +248,8 @@ def check_effective_drift(case: Case | None, ctx: CheckContext, *, runs: int | N
                  "sup_error_plain": e_plain, "sup_error_corrected": e_corr,
                  "sup_error_corrected_beyond_3se": e_excess,
                  "ratio": e_plain / e_corr if e_corr > 0 else math.inf, "ok": ok}
-        if stopping is not None:
-            entry["sequential"] = stopping.as_dict()
+        if run.stopping is not None:
+            entry["sequential"] = run.stopping.as_dict()
         if config.plateau:
             entry["plateau"] = _plateau(config, sim, pred, drag_scale)
             entry["plateau"].pop("tail", None)

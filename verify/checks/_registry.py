@@ -18,26 +18,17 @@ from dataclasses import dataclass
 
 from . import _cost
 from ._context import CheckContext, certificate, validity_walk
-from ._diffusion import (
-    check_fluctuations,
-    check_hitting_time,
-    check_splitting,
-    diffusion_expansion,
-    splitting_expansion,
-)
+from ._diffusion import diffusion_expansion, splitting_expansion
+from ._diffusion_band import fluctuations, hitting_time
 from ._effective import cases as effective_cases
 from ._effective import check_effective_drift
 from ._field import check_monotone, check_phase_boundary, check_stability
 from ._finite import check_finite_size, check_reduced_exact
 from ._lyapunov import check_lyapunov
 from ._sga import check_convergence, check_filtering, check_robbins_monro, filtering_expansion
-from ._subspace import (
-    check_heads_angles,
-    check_subspace_convergence,
-    check_subspace_equilibria,
-    check_subspace_quadrature,
-    check_subspace_tracking,
-)
+from ._splitting import splitting
+from ._subspace import check_subspace_equilibria, check_subspace_quadrature
+from ._subspace_runs import check_heads_angles, check_subspace_convergence, check_subspace_tracking
 from ._theory import check_endpoints, check_quadrature
 from ._tracking import check_tracking, tracking_expansion
 
@@ -223,13 +214,13 @@ REGISTRY: dict[str, Check] = _entries(
               f"theta {c.problem.theta:g}, R {c.problem.R}, L {c.problem.L}, d {c.problem.d} "
               f"({'constant' if c.schedule.kind == 'constant' else 'decaying'} step)"
               for c in effective_cases()), cost=_cost.effective),
-    Check("sga.fluctuations", check_fluctuations, "instance", ("sga.fluctuations",),
+    Check("sga.fluctuations", fluctuations, "instance", ("sga.fluctuations",),
           "diffusion 10-90% band of rho_k vs the exact chain", ("expansion validity",), diffusion_expansion,
           routes=True, cost=_cost.diffusion),
-    Check("sga.hitting_time", check_hitting_time, "instance", ("sga.hitting_time",),
+    Check("sga.hitting_time", hitting_time, "instance", ("sga.hitting_time",),
           "diffusion vs exact median first step with |rho| >= 0.99", ("expansion validity",), diffusion_expansion,
           routes=True, cost=_cost.diffusion),
-    Check("sga.splitting", check_splitting, "instance", ("sga.splitting",),
+    Check("sga.splitting", splitting, "instance", ("sga.splitting",),
           "scale-function splitting probability vs the exact chain (bistable models)",
           ("unstable equilibrium", "expansion validity"), splitting_expansion, routes=True, cost=_cost.splitting),
     # the subspace model (a k-dimensional law and/or H heads): docs/subspace*.md

@@ -27,6 +27,7 @@ import numpy as np
 
 from ...numerics import (
     Schedule,
+    Simulation,
     decisive_runs,
     effective_step,
     flow_map,
@@ -56,9 +57,28 @@ NOISE_BAND_DRAWS = 200
 #: recovery run: ``Preset.sga_runs``, ``Preset.sga_sim_budget``, ``Preset.sga_plan_budget``
 
 
+@dataclass(frozen=True)
+class ConvergenceDesign:
+    """The runs of ``sga.convergence`` and ``sga.filtering``: ``runs`` runs of ``steps`` steps of
+    ``schedule``; ``info`` says how it was designed (the record's ``schedule_design``)."""
+
+    schedule: Schedule
+    steps: int
+    runs: int
+    info: dict
+
+
+@dataclass(frozen=True)
+class ConvergenceRun:
+    """The simulation those checks share: its :class:`ConvergenceDesign` and the runs."""
+
+    design: ConvergenceDesign
+    sim: Simulation
+
+
 @lru_cache(maxsize=8)
-def convergence_schedule(case: Case, ctx: CheckContext) -> tuple[Schedule, int, int, dict]:
-    """``(schedule, steps, runs, info)`` of the runs of ``sga.convergence`` and ``sga.filtering``
+def convergence_schedule(case: Case, ctx: CheckContext) -> ConvergenceDesign:
+    """The :class:`ConvergenceDesign` of the runs of ``sga.convergence`` and ``sga.filtering``
     (cached; ``stepsize.robbins_monro`` judges this schedule, the one in use).
 
     The budget planner (``numerics.plan_recovery``) designs a decisive run: its last steps
@@ -84,7 +104,7 @@ def convergence_schedule(case: Case, ctx: CheckContext) -> tuple[Schedule, int, 
         sched, steps, info = default_schedule(problem, preset=preset, seed=_schedule_seed(case, ctx))
         runs = preset.sga_runs
         info = {**info, "planned": False, "plan": plan.as_dict(), "plan_text": plan.describe()}
-    return sched, steps, runs, info
+    return ConvergenceDesign(sched, steps, runs, info)
 
 
 def check_robbins_monro(case: Case, ctx: CheckContext, *, schedule: Schedule | None = None) -> list[CheckRecord]:
@@ -97,8 +117,8 @@ def check_robbins_monro(case: Case, ctx: CheckContext, *, schedule: Schedule | N
     t0 = time.perf_counter()
     planned = False
     if schedule is None:
-        schedule, _, _, info = convergence_schedule(case, ctx)
-        planned = bool(info.get("planned"))
+        design = convergence_schedule(case, ctx)
+        schedule, planned = design.schedule, bool(design.info.get("planned"))
     rm = schedule.robbins_monro()
     msg = rm.reason
     if planned and not rm.holds:
@@ -114,15 +134,13 @@ def check_robbins_monro(case: Case, ctx: CheckContext, *, schedule: Schedule | N
 
 
 @lru_cache(maxsize=8)
-def _convergence_run(case: Case, ctx: CheckContext):
+def _convergence_run(case: Case, ctx: CheckContext) -> ConvergenceRun:
     """The simulation shared by ``sga.convergence`` and ``sga.filtering`` (cached), on
     :func:`convergence_schedule`."""
-    problem = case.problem
-    sched, steps, runs, info = convergence_schedule(case, ctx)
-    stride = max(1, steps // 400)
-    sim = simulate(problem, sched, steps=steps, runs=runs, seed=ctx.seed_for(case.name, "sga.convergence"),
-                   stride=stride, workers=2)
-    return sched, steps, info, sim
+    d = convergence_schedule(case, ctx)
+    sim = simulate(case.problem, d.schedule, steps=d.steps, runs=d.runs, stride=max(1, d.steps // 400), workers=2,
+                   seed=ctx.seed_for(case.name, "sga.convergence"))
+    return ConvergenceRun(d, sim)
 
 
 @dataclass(frozen=True)
@@ -210,7 +228,8 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """
     t0 = time.perf_counter()
     m = case.model
-    sched, steps, info, sim = _convergence_run(case, ctx)
+    run = _convergence_run(case, ctx)
+    sched, steps, info, sim = run.design.schedule, run.design.steps, run.design.info, run.sim
     eq = equilibria(m)
     r0, rf = sim.initial_rho, sim.final_rho
     pred = certified_limits(m, r0)
@@ -250,7 +269,7 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         figs.append(str(path))
     common = {"schedule": sched.as_dict(), "steps": steps, "runs": sim.runs, "schedule_design": info,
               "problem": case.problem.as_dict(), "equilibria_midpoints": eq, "figures": figs}
-    rec_msg, budget_msg = _recovery_message(frac, plus, minus, sim.runs, steps, sched, info, ctx, cstatus)
+    rec_msg, budget_msg = _recovery_message(frac, plus, minus, run, ctx, cstatus)
     return [
         CheckRecord(id="sga.convergence.recovery", kind="condition", status=cstatus, value=frac,
                     threshold=RECOVERY_FRACTION, certified=False, message=rec_msg,
@@ -285,10 +304,11 @@ def _recovery_status(frac: float, info: dict) -> str:
     return "fails" if reached or info["planned"] else "undecided"
 
 
-def _recovery_message(frac: float, plus: float, minus: float, runs: int, steps: int, sched, info: dict,
-                      ctx: CheckContext, cstatus: str) -> tuple[str, str]:
+def _recovery_message(frac: float, plus: float, minus: float, run: ConvergenceRun, ctx: CheckContext,
+                      cstatus: str) -> tuple[str, str]:
     """The message of ``sga.convergence.recovery`` and, for a run that was not the planned one,
     what deciding it needs (also quoted by ``sga.convergence``)."""
+    runs, steps, sched, info = run.sim.runs, run.design.steps, run.design.schedule, run.design.info
     rec_msg = (f"{frac:.0%} of {runs} runs reach |rho| >= {RECOVERY_LEVEL} (+xi {plus:.0%}, -xi {minus:.0%}) "
                f"after {steps} steps (ODE time {info['ode_time_reached']:.3g}, needed ~{info['ode_time_needed']:.3g})")
     if info["planned"]:
@@ -381,7 +401,8 @@ def check_filtering(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     t0 = time.perf_counter()
     m = case.model
     assert case.L is not None  # an instance check: the case is simulated
-    sched, steps, _, sim = _convergence_run(case, ctx)
+    run = _convergence_run(case, ctx)
+    sched, steps, sim = run.design.schedule, run.design.steps, run.sim
     rho_k = sim.sampled_rho
     measured = sim.noise_mass[..., 0]  # one head
     predicted = evaluate(m, rho_k, engine="scalar").noise_mass

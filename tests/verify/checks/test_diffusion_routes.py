@@ -14,8 +14,11 @@ import pytest
 
 from sigrec.verify.checks import REGISTRY, Case
 from sigrec.verify.checks import _diffusion as diffusion
+from sigrec.verify.checks import _diffusion_band as band_checks
 from sigrec.verify.checks._context import CheckContext
-from sigrec.verify.checks._diffusion import Budget, fluctuations, hitting_time, route_for, splitting
+from sigrec.verify.checks._diffusion import Budget, route_for
+from sigrec.verify.checks._diffusion_band import fluctuations, hitting_time
+from sigrec.verify.checks._splitting import splitting
 
 #: A2/L = 0.0165 > 0.005: outside the expansion's validity on the token count alone
 OUTSIDE = Case("outside", 0.6, 200 / 4000, beta=2.0, R=200, L=4000, d=20)
@@ -95,7 +98,9 @@ def test_the_measured_route_decides_band_and_passage_outside_the_validity_and_ca
         assert rec.status == "pass", rec.message
     assert hit.details["predicted_median_law_se"] > 0 and hit.threshold > diffusion.HIT_TOL
     assert band.details["coverage_law_se"] > 0
-    monkeypatch.setattr(diffusion, "_law", _weaker_law(0.7))
+    weaker = _weaker_law(0.7)
+    monkeypatch.setattr(diffusion, "_law", weaker)  # the prediction's tables
+    monkeypatch.setattr(band_checks, "_law", weaker)  # the law's spread and summary
     _clear_caches()
     try:
         bad_band = fluctuations(BISTABLE, ctx, budget_=budget)[0]

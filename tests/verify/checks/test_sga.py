@@ -125,12 +125,13 @@ def test_a_run_held_back_is_not_a_disagreement_but_a_wrong_pole_is(monkeypatch, 
     original = _sga._convergence_run
 
     def moved(case, ctx):
-        sched, steps, info, sim = original(case, ctx)
+        sim = original(case, ctx).sim
         pred = _sga.certified_limits(case.model, sim.initial_rho)
         i = int(next(j for j, p in enumerate(pred) if p == 1 and sim.final_rho[j] > 0.99))
         overlaps, out_gram = sim.overlaps.copy(), sim.out_gram.copy()
         overlaps[i, -1, 0, 0], out_gram[i, -1, 0, 0] = final, 1.0 - final**2
-        return sched, steps, info, dataclasses.replace(sim, overlaps=overlaps, out_gram=out_gram)
+        return _sga.ConvergenceRun(original(case, ctx).design,
+                                   dataclasses.replace(sim, overlaps=overlaps, out_gram=out_gram))
 
     monkeypatch.setattr(_sga, "_convergence_run", moved)
     recs = run("sga.convergence", RADE, seed=2)  # the simulation is cached (see above)

@@ -1,4 +1,4 @@
-"""The checks of subspace cases (verify/checks/_subspace.py): a k-dimensional law and/or H heads.
+"""The checks of subspace cases (verify/checks/_subspace.py, _subspace_runs.py): a k-dimensional law and/or H heads.
 
 Independent routes: the certified transition bracket of ``theory.certify_transition`` and the
 closed-form mixture eigenvalue (``theory.mixture_eigenvalues``) for ``subspace.equilibria``; a
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sigrec.theory import Model, critical_thetas, mixture_eigenvalues
-from sigrec.verify.checks import REGISTRY, Case, CheckContext, _subspace
+from sigrec.verify.checks import REGISTRY, Case, CheckContext, _subspace, _subspace_runs
 from sigrec.verify.cli import main
 from sigrec.verify.suite import SuiteConfig, cases_from_toml, plan
 
@@ -134,13 +134,13 @@ def test_tracking_passes_on_both_sides(theta):
 
 
 def test_tracking_fails_against_a_wrong_ode(monkeypatch):
-    real = _subspace.integrate_subspace_flow
+    real = _subspace_runs.integrate_subspace_flow
 
     def wrong(model, r0, t_max=200.0, rtol=1e-10):  # the limit of a 40% stronger signal
         m = Model(1.4 * model.theta, model.alpha, beta=model.beta, sigma2=model.sigma2, prior=model.law)
         return real(m, r0, t_max=t_max, rtol=rtol)
 
-    monkeypatch.setattr(_subspace, "integrate_subspace_flow", wrong)
+    monkeypatch.setattr(_subspace_runs, "integrate_subspace_flow", wrong)
     r = _run("subspace.tracking", _case(1.3))
     assert r.status == "fail", r.message
 
@@ -202,9 +202,9 @@ def test_heads_on_both_sides_of_theta_c(theta):
 
 
 def test_state_names():
-    assert _subspace._state(np.array([0.05, 0.1])) == "recovered"
-    assert _subspace._state(np.array([0.02, 1.55])) == "shared direction"
-    assert _subspace._state(np.array([0.6, 0.9])) == "other"
+    assert _subspace_runs._state(np.array([0.05, 0.1])) == "recovered"
+    assert _subspace_runs._state(np.array([0.02, 1.55])) == "shared direction"
+    assert _subspace_runs._state(np.array([0.6, 0.9])) == "other"
 
 
 # ---------------------------------------------------------------- the command line
@@ -237,7 +237,7 @@ def test_one_head_of_two_directions():
     r = _run("heads.angles", _case(3.0, heads=1, sizes={"L": 1000, "d": 10}), budget=4e7)
     assert "q in span(U)" in r.message and r.status == "holds", r.message
     assert all(len(a) == 1 for a in r.details["final_angles"])
-    assert len(r.details["predicted_states"]) == _subspace.STARTS
+    assert len(r.details["predicted_states"]) == _subspace_runs.STARTS
 
 
 @pytest.mark.slow

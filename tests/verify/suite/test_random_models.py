@@ -170,7 +170,8 @@ def test_splitting_with_a_start_beyond_the_sphere_is_inconclusive():
     so the suite does not run it): its noise width w at eta = 0.1 puts rho* + w beyond 1. Called
     directly, the check says so (it raised a ValueError from the simulator and stopped the suite)."""
     from sigrec.verify.checks import CheckContext
-    from sigrec.verify.checks._diffusion import Budget, splitting
+    from sigrec.verify.checks._diffusion import Budget
+    from sigrec.verify.checks._splitting import splitting
 
     (rec,) = splitting(cases(7, 8)[7], CheckContext(), budget_=Budget(10, 10, 10))
     assert rec.status == "inconclusive" and "beyond 1" in rec.message and "smaller" in rec.message, rec.message
