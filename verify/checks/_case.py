@@ -97,7 +97,7 @@ class Case:
         self._set(checks=checks, theta=float(validate.real("theta", self.theta)),
                   alpha=float(validate.real("alpha", self.alpha)), beta=float(validate.real("beta", self.beta)),
                   sigma2=float(validate.real("sigma2", self.sigma2)))
-        if self.subspace and self.simulated and self.d < k + 2 * heads:
+        if self.subspace and self.d is not None and self.d < k + 2 * heads:
             raise ValueError(f"`d` must be >= k + 2 heads = {k + 2 * heads} for a subspace case (the exact "
                              f"reduced chain), got d = {self.d}")
         _ = self.model  # validates theta, alpha, beta, sigma2, prior together

@@ -122,3 +122,9 @@ class CheckContext:
         if self.figure_dir is None:
             return None
         return Path(self.figure_dir) / f"{name}-{case.name}.png"
+
+    def drawn(self, name: str, case, make) -> tuple[list[str], tuple]:
+        """The figure ``name`` of ``case`` as ``(paths, specs)``: ``([str(path)], (make(path),))`` with
+        the path of :meth:`figure`, or ``([], ())`` without figures."""
+        path = self.figure(name, case)
+        return ([], ()) if path is None else ([str(path)], (make(path),))

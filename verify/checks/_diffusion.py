@@ -102,10 +102,8 @@ LAW_STEPS = 20 * MIN_STEPS
 #: bootstrap replicates of the measured law behind a measured prediction's law error
 LAW_REPLICATES = 8
 #: the measured law's default drift error in these checks (``numerics.measured_law``'s ``drift_se``,
-#: absolute; its work stays bounded by ``max_work``, the law then ``limited``): the two-sample KS
-#: test of ``sga.hitting_time`` does not carry the law's error, and at the library's default (0.02)
-#: that error alone moved a median passage by 3.5% (theta 2, beta 1.6, R 100, L 2100: KS p 0.004
-#: at 0.02, 0.68 at 0.005)
+#: absolute; its work stays bounded by ``max_work``, the law then ``limited``), below the library's
+#: default: the two-sample KS test of ``sga.hitting_time`` does not carry the law's error
 DRIFT_SE = 0.005
 
 
@@ -303,7 +301,7 @@ def _stopped(stopping: Stopping | None) -> str:
 
 
 def _route_prefix(route: Route) -> str:
-    """What a message says of the route: nothing for the expansion (the checks' historical wording)."""
+    """What a message says of the route: nothing for the expansion."""
     return "measured one-step law: " if route.measured else ""
 
 

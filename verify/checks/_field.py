@@ -10,7 +10,7 @@ import mpmath
 
 from ...theory import Model, critical_alpha, evaluate_mp, pole_exponents_mp, pole_signs, sparse_threshold_prior
 from ._context import CheckContext, certificate
-from ._figures import FigureSpec, field_figure
+from ._figures import field_figure
 from ._record import CheckRecord
 
 if TYPE_CHECKING:  # annotations only: the registry imports these modules and Case imports it
@@ -44,12 +44,10 @@ def check_monotone(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         "undecided": f"undecided on {list(cert.undecided)}",
     }[cert.status]
     details = cert.as_dict()
-    path = ctx.figure("field", case)
-    specs: tuple[FigureSpec, ...] = ()
-    if path is not None:
-        specs = (field_figure(path, model, cert, title=f"{case.name}: {cert.status}"
-                              f" ({'certified' if cert.certified else 'not certified'})"),)
-        details["figures"] = [str(path)]
+    figs, specs = ctx.drawn("field", case, lambda path: field_figure(
+        path, model, cert, title=f"{case.name}: {cert.status} ({'certified' if cert.certified else 'not certified'})"))
+    if figs:
+        details["figures"] = figs
     return [CheckRecord(
         id="field.monotone",
         kind="condition",

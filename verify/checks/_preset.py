@@ -2,8 +2,7 @@
 that depends on the preset, defined once. Checks read theirs from
 :attr:`CheckContext.preset`; the suite and the studies read theirs from the same object.
 
-Fields are grouped by their one consumer (the prefix names it); a table that used to be
-indexed by a quick/paper boolean is one field here.
+Fields are grouped by their one consumer (the prefix names it).
 """
 
 from __future__ import annotations
@@ -68,18 +67,14 @@ class Preset:
 
 PAPER = Preset(
     name="paper", quadrature_points=6, lyapunov_starts=41,
-    sga_runs=20, sga_sim_budget=1.2e9,
-    # ~1.1e10 is the flagship weak-signal case at d = 100, about 3 minutes on 2 cores
-    sga_plan_budget=1.5e10, sga_drag_samples=800,
+    # sga_plan_budget admits the planned run of the weak-signal case at d = 100 (~1.1e10 token-steps)
+    sga_runs=20, sga_sim_budget=1.2e9, sga_plan_budget=1.5e10, sga_drag_samples=800,
     tracking_runs=32, tracking_budget=1.5e9, tracking_pilot=1600, tracking_snr=10.0,
     finite_budget=8.0e8, reduced_exact_runs=2000,
-    # 40 runs: the weak case's plateau to +-0.0026 (1 SE; 0.0021 with 60), against the 0.18 between the
-    # corrected plateau (0.82) and the plain ODE's (1) that it tells apart, at two thirds of the cost
+    # 40 runs resolve the weak case's plateau far below the 0.18 between the corrected plateau and the
+    # plain ODE's that it tells apart
     effective_runs=40, effective_weak_steps=3000, effective_weak_plateau=True,
-    # 100 runs put a coverage fraction within +-0.04 (1 SE). Power, measured on the reproduction
-    # case (paper-weak at d = 10, the preset's seed): the derived variance passes (coverage z = -0.42,
-    # median z = +0.48); 2x the variance fails at z = +8.9, half at -6.9, 1.5x at +4.0 (|z| <= 3
-    # passes); 160 runs cost 1.6x as much for power the check does not need
+    # 100 runs put a coverage fraction within +-0.04 (1 SE): enough to reject a variance 1.5x too large
     diffusion_runs=100, diffusion_max_steps=12_000, diffusion_split_runs=300,
     weak_d=100, bistable_d=3,
     reproduce_configs=tuple((t, 500, n) for t in (0.25, 0.5, 1.0, 2.0) for n in (1_000, 2_500, 5_000, 10_000)),
@@ -90,15 +85,11 @@ PAPER = Preset(
 
 #: The default preset decides every claim on the paper's own cases (theta 0.25 and 2, R = 500,
 #: N = 10,000) at d = 2, where the exact reduced chain draws 2L normals a step (3L + 2 for d >= 3)
-#: and the planner's decisive recovery runs are shortest: 2,482 steps on paper-weak and 3,297 on
-#: paper-bistable, each with the 10 runs its verdict needs (``numerics.decisive_runs``; ``sga_runs``
-#: is the most a plan may use): 2.6e8 and 3.5e8 token-steps, about 7 and 9 CPU-seconds at the
-#: measured 3.8e7 token-steps per CPU-second (the paper's d = 100 needs 31,584 steps, 3.3e9
-#: token-steps, within the paper preset's budget). ``sga_plan_budget`` admits both plans.
-#: ``sga.tracking`` at d = 2: its steps are capped by ``|F'| eta <= 0.05``, so only runs add power; with
-#: 16 runs the 1/L exponent was 0.29 +- 0.17 (fails its 2-SE test), with 32 runs 0.52 +- 0.12 (the
-#: sqrt(eta / L) noise predicts 0.5). The absolute bound D/4 stays untested (snr < 4; noise alone
-#: exceeds it below snr ~ 7, the sup over seven start times), as before.
+#: and the planner's decisive recovery runs are shortest (each with the runs its verdict needs,
+#: ``numerics.decisive_runs``; ``sga_runs`` is the most a plan may use); ``sga_plan_budget`` admits
+#: both plans. ``sga.tracking`` at d = 2: its steps are capped by ``|F'| eta <= 0.05``, so only runs
+#: add power (32 runs resolve the 1/L exponent); the absolute bound D/4 stays untested there (noise
+#: alone exceeds it below snr ~ 7, the sup over seven start times).
 QUICK = Preset(
     name="quick", quadrature_points=2, lyapunov_starts=7,
     sga_runs=16, sga_sim_budget=4.0e7, sga_plan_budget=6.0e8, sga_drag_samples=200,

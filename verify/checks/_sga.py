@@ -39,7 +39,7 @@ from ...numerics import (
 from ...theory import central_difference, certified_basin, evaluate
 from ._common import one_step_increments
 from ._context import CheckContext, certificate, equilibria
-from ._figures import FigureSpec, nuisance_figure, trajectories_figure
+from ._figures import nuisance_figure, trajectories_figure
 from ._record import CheckRecord
 from ._schedule import RECOVERY_LEVEL, _schedule_seed, default_schedule
 
@@ -260,13 +260,9 @@ def check_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
         cons_status = "inconclusive"
     else:
         cons_status = "pass" if agree_frac >= 0.95 else "fail"
-    figs: list[str] = []
-    specs: tuple[FigureSpec, ...] = ()
-    path = ctx.figure("sga_trajectories", case)
-    if path is not None:
-        specs = (trajectories_figure(path, m, sim, eq, "SGA (uniform starts) vs ODE from the same starts",
-                                     claim="claim 4: recovery up to sign (sga.convergence)"),)
-        figs.append(str(path))
+    figs, specs = ctx.drawn("sga_trajectories", case, lambda path: trajectories_figure(
+        path, m, sim, eq, "SGA (uniform starts) vs ODE from the same starts",
+        claim="claim 4: recovery up to sign (sga.convergence)"))
     common = {"schedule": sched.as_dict(), "steps": steps, "runs": sim.runs, "schedule_design": info,
               "problem": case.problem.as_dict(), "equilibria_midpoints": eq, "figures": figs}
     rec_msg, budget_msg = _recovery_message(frac, plus, minus, run, ctx, cstatus)
@@ -412,12 +408,7 @@ def check_filtering(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     ok = abs(mean) <= tol
     at1 = float(evaluate(m, 1.0, engine="scalar").noise_mass)
     vanishes = at1 <= 1e-12
-    figs: list[str] = []
-    specs: tuple[FigureSpec, ...] = ()
-    path = ctx.figure("nuisance_mass", case)
-    if path is not None:
-        specs = (nuisance_figure(path, m, rho_k, measured, at1),)
-        figs.append(str(path))
+    figs, specs = ctx.drawn("nuisance_mass", case, lambda path: nuisance_figure(path, m, rho_k, measured, at1))
     if m.prior.family == "fixed":
         formula = "(1-alpha)/(alpha e^(beta theta) + 1 - alpha)"
     elif m.prior.spec == "rademacher":

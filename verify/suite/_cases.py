@@ -27,7 +27,7 @@ def _cases(preset: Preset) -> tuple:
     """The paper's models (docs/design.md section 5) at the preset's dimensions (``Preset.weak_d``,
     ``Preset.bistable_d``) and the regimes around them."""
     small = preset.weak_d != PAPER.weak_d
-    return (
+    cases = [
         Case.from_counts("paper-weak", 0.25, 500, 10_000, preset.weak_d,
                          "the paper's weak-signal setting: theta = 0.25, R = 500, N = 10,000"
                          + ("" if not small else
@@ -47,7 +47,8 @@ def _cases(preset: Preset) -> tuple:
         Case("sparse-bistable", 2.0, 0.0, description="sparse regime alpha -> 0 with beta*theta = 2 > 1: "
              "interior equilibrium at rho* = -1/2"),
         Case("sparse-monotone", 0.5, 0.0, description="sparse regime with beta*theta = 0.5 <= 1: monotone"),
-    )
+    ]
+    return tuple(cases)
 
 
 #: the default (quick) preset's cases: the paper's two models at d = 2 (``QUICK.weak_d``)
@@ -70,9 +71,9 @@ def left_out(config: SuiteConfig) -> list[dict]:
         for check in _LEFT_OUT[case.name]:
             if check in case.checks:
                 continue
-            rho, Ls, _, plan = rate_plan(case.problem)
-            r100, _, _, p100 = rate_plan(replace(case, d=PAPER.weak_d).problem)
-            p, q = plan[rho], p100[r100]
+            here, paper = rate_plan(case.problem), rate_plan(replace(case, d=PAPER.weak_d).problem)
+            rho, Ls = here.rho, here.sizes
+            p, q = here.plan[rho], paper.plan[paper.rho]
             out.append({"check": check, "case": case.name, "reason": (
                 f"is left out at d = {case.d}: there the model's O(1/L) bias is C = {p['C_predicted']:.2g} "
                 f"(at rho = {rho}; leading-order theory), so resolving its rate on L = {Ls[0]}..{Ls[-1]} needs "

@@ -33,8 +33,10 @@ import re
 import stat
 import tomllib
 import unicodedata
+from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
+from typing import Any
 
 from ...core import validate
 from ..checks import Case
@@ -101,14 +103,35 @@ def check_selection(items, where: str = "") -> tuple[str, ...]:
     return chosen
 
 
-def make_case(name: str | None = None, *, theta, alpha=None, R=None, L=None, N=None, d=None, beta=1.0,
-              sigma2=1.0, prior="fixed", heads=1, checks=("*",), description="", where: str = "") -> Case:
-    """One :class:`Case` (which validates its fields): a finite instance (``R``, ``L`` or
-    ``N``, ``d``) or, with ``alpha`` alone, a theory-only case. Checked here what the
-    input forms add: the name (:func:`case_name`; ``None`` gives ``"case"``), a non-empty
-    check selection (:func:`check_selection`), ``N`` for ``L - R`` and which sizes go
+@dataclass(frozen=True)
+class CaseInput:
+    """The fields of a case as a user gives them (the keywords of :func:`make_case`): those of
+    :class:`Case` (unchecked here) and ``N``, the nuisance tokens ``L - R``, in place of ``L``."""
+
+    theta: Any
+    alpha: Any = None
+    R: Any = None
+    L: Any = None
+    N: Any = None
+    d: Any = None
+    beta: Any = 1.0
+    sigma2: Any = 1.0
+    prior: Any = "fixed"
+    heads: Any = 1
+    checks: Any = ("*",)
+    description: Any = ""
+
+
+def make_case(name: str | None = None, *, where: str = "", **fields) -> Case:
+    """One :class:`Case` (which validates its fields) from the keywords of :class:`CaseInput`: a
+    finite instance (``R``, ``L`` or ``N``, ``d``) or, with ``alpha`` alone, a theory-only case.
+    Checked here what the input forms add: the name (:func:`case_name`; ``None`` gives ``"case"``),
+    a non-empty check selection (:func:`check_selection`), ``N`` for ``L - R`` and which sizes go
     together; ``where`` prefixes error messages."""
     pre = f"{where}: " if where else ""
+    spec = CaseInput(**fields)
+    theta, alpha, R, L, N, d = spec.theta, spec.alpha, spec.R, spec.L, spec.N, spec.d
+    checks, description = spec.checks, spec.description
     try:
         name = "case" if name is None else case_name(name)
         checks = check_selection(checks)
@@ -128,8 +151,8 @@ def make_case(name: str | None = None, *, theta, alpha=None, R=None, L=None, N=N
                 raise ValueError(f"a simulated case needs {', '.join(f'`{k}`' for k in missing)} too")
             if N is not None:  # L = R + N; the case checks R, L and d itself
                 L = validate.integer("R", R, 0) + validate.integer("N", N, 0)
-        case = Case(name, theta, alpha, beta=beta, sigma2=sigma2, prior=prior, R=R, L=L, d=d,
-                    description=description, checks=checks, heads=heads)
+        case = Case(name, theta, alpha, beta=spec.beta, sigma2=spec.sigma2, prior=spec.prior, R=R, L=L, d=d,
+                    description=description, checks=checks, heads=spec.heads)
     except ValueError as exc:
         raise ValueError(f"{pre}{exc}") from None
     return case

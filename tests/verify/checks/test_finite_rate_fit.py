@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sigrec.verify.checks._finite import _fit_rate, rate_criteria
+from sigrec.verify.checks._finite_fit import _fit_rate, rate_criteria
 
 #: the ladder of the random model whose pre-asymptotic errors the one-term model rejected
 #: (L_0 = 46, five sizes over 0.6 decades; err * L was 4.97 at L = 46 and 7.05 at L = 184, C = 7.27)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from sigrec.verify.checks import Case
-from sigrec.verify.checks._finite import _RateFit, _sign_finding
+from sigrec.verify.checks._finite_fit import _RateFit, _sign_finding
 
 
 def _fit(C, se):

@@ -1,9 +1,10 @@
-"""How a distributed suite run cuts the plan into units (verify/suite/_runner.py)."""
+"""How a distributed suite run cuts the plan into units (verify/suite/_units.py)."""
 
 from __future__ import annotations
 
 from sigrec.verify.suite._cases import SuiteConfig
-from sigrec.verify.suite._runner import _groups, plan
+from sigrec.verify.suite._runner import plan
+from sigrec.verify.suite._units import _groups
 
 
 def test_the_two_symbolic_checks_share_a_unit_and_every_case_is_one():
