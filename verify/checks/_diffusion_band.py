@@ -184,13 +184,35 @@ def _coverage(pred: np.ndarray, x: np.ndarray, ks: np.ndarray):
     return ((x >= q[0]) & (x <= q[2])).mean(axis=1), (x <= q[1]).mean(axis=1), q
 
 
-def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
-                 schedule: Schedule | None = None) -> list[CheckRecord]:
-    """``sga.fluctuations``: predicted 10–90% band vs the exact chain (module docstring)."""
+#: what each check compares (said when the predicted passage lies beyond the step cap)
+_COMPARES = {"sga.fluctuations": "the band comparison", "sga.hitting_time": "the first-passage comparison"}
+
+
+def _judged(case: Case, ctx: CheckContext, check_id: str, judge, variance_scale: float, budget_: Budget | None,
+            schedule: Schedule | None) -> list[CheckRecord]:
+    """The record of ``check_id`` on the runs the two checks share (:func:`_runs`):
+    ``judge(case, ctx, runs, variance_scale, t0)``, or inconclusive beyond the budget's step cap."""
     t0 = time.perf_counter()
     runs = _runs(case, ctx, variance_scale, budget_, schedule)
     if runs is None:
-        return [_inconclusive("sga.fluctuations", case, _cap(ctx, budget_), t0, "the band comparison")]
+        return [_inconclusive(check_id, case, _cap(ctx, budget_), t0, _COMPARES[check_id])]
+    return [judge(case, ctx, runs, variance_scale, t0)]
+
+
+def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
+                 schedule: Schedule | None = None) -> list[CheckRecord]:
+    """``sga.fluctuations``: predicted 10–90% band vs the exact chain (module docstring)."""
+    return _judged(case, ctx, "sga.fluctuations", _band, variance_scale, budget_, schedule)
+
+
+def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
+                 schedule: Schedule | None = None) -> list[CheckRecord]:
+    """``sga.hitting_time``: predicted vs simulated median first passage (module docstring)."""
+    return _judged(case, ctx, "sga.hitting_time", _passage, variance_scale, budget_, schedule)
+
+
+def _band(case: Case, ctx: CheckContext, runs: BandRuns, variance_scale: float, t0: float) -> CheckRecord:
+    """The record of ``sga.fluctuations`` on ``runs``."""
     route, schedule, horizon, pred, sim, stopping = (runs.route, runs.schedule, runs.horizon, runs.pred, runs.sim,
                                                      runs.stopping)
     ks = _checkpoints(horizon)
@@ -229,8 +251,8 @@ def fluctuations(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
     msg = (f"{_route_prefix(route)}{n} runs, {ks.size} checkpoints to step {horizon}: inside predicted 10-90% band "
            f"{cov:.3f} (expected 0.8, z = {z_cov:+.2f}), below predicted median {med:.3f} (expected 0.5, "
            f"z = {z_med:+.2f})" + _stopped(stopping))
-    return [_record("sga.fluctuations", "pass" if ok else "fail", max(abs(z_cov), abs(z_med)), Z, msg, details,
-                    case, t0)]
+    return _record("sga.fluctuations", "pass" if ok else "fail", max(abs(z_cov), abs(z_med)), Z, msg, details, case,
+                   t0)
 
 
 def _sample_law(case: Case, route: Route) -> MeasuredLaw | None:
@@ -238,13 +260,8 @@ def _sample_law(case: Case, route: Route) -> MeasuredLaw | None:
     return _law(case.problem, route.seed, route.drift_se) if route.measured else None
 
 
-def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, budget_: Budget | None = None,
-                 schedule: Schedule | None = None) -> list[CheckRecord]:
-    """``sga.hitting_time``: predicted vs simulated median first passage (module docstring)."""
-    t0 = time.perf_counter()
-    runs = _runs(case, ctx, variance_scale, budget_, schedule)
-    if runs is None:
-        return [_inconclusive("sga.hitting_time", case, _cap(ctx, budget_), t0, "the first-passage comparison")]
+def _passage(case: Case, ctx: CheckContext, runs: BandRuns, variance_scale: float, t0: float) -> CheckRecord:
+    """The record of ``sga.hitting_time`` on ``runs``."""
     route, schedule, horizon, hits_pred, sim, stopping = (runs.route, runs.schedule, runs.horizon, runs.hits_pred,
                                                           runs.sim, runs.stopping)
     hits = first_hits(sim, TARGET)
@@ -252,7 +269,7 @@ def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
     hs = _censored(hits, horizon)
     m_pred, m_sim = float(np.median(hp)), float(np.median(hs))
     if m_sim > horizon:
-        return [_inconclusive("sga.hitting_time", case, horizon, t0, "the simulated median")]
+        return _inconclusive("sga.hitting_time", case, horizon, t0, "the simulated median")
     rel = abs(m_pred - m_sim) / m_sim
     # the measured law's own error on the predicted median widens the tolerance by 3 of its SE
     law_se = 0.0
@@ -287,7 +304,7 @@ def hitting_time(case: Case, ctx: CheckContext, *, variance_scale: float = 1.0, 
     msg = (f"{_route_prefix(route)}median first step with |rho| >= {TARGET}: predicted {m_pred:.0f}, simulated "
            f"{m_sim:.0f} (95% [{srt[lo_i]}, {srt[hi_i]}], {n} runs), relative difference {rel:.3f} (<= {HIT_TOL}"
            f"{widened}); KS p = {pval:.3g} (>= {KS_LEVEL})" + _stopped(stopping))
-    return [_record("sga.hitting_time", "pass" if ok else "fail", rel, tol, msg, details, case, t0)]
+    return _record("sga.hitting_time", "pass" if ok else "fail", rel, tol, msg, details, case, t0)
 
 
 def diffusion_design(case: Case, ctx: CheckContext) -> dict:

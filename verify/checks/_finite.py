@@ -219,29 +219,22 @@ class _Ladder:
 def check_finite_size(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     """``finite_size.rate``: Monte Carlo mean of ``<P_q g, xi>`` at finite ``(R, L, d)`` vs ``F(rho)``.
 
-    Uses ``(theta, alpha = R/L, beta, sigma2, prior, d)`` of the case; ``L`` runs over
-    ``L_0 2^{j/2}`` (``j = 0..4``, 0.6 decades) from ``L_0 = max(16, 10 / alpha)`` (``R ~ 10``:
-    below that the error is pre-asymptotic, flat in ``L``)
-    at (as nearly as integers allow) the same ``alpha``, at the ``rho`` of :data:`RHO_GRID`
-    where the leading-order theory makes the bias cheapest to resolve (largest ``C^2/v1``).
-    Samples: ``X = <P_q g, xi>`` on token collections of the exact reduced chain
-    (:func:`controlled_draws`), averaged with a control variate: the token features of
+    Uses ``(theta, alpha = R/L, beta, sigma2, prior, d)`` of the case; ``L`` runs over the ladder of
+    :func:`sizes` at (as nearly as integers allow) the same ``alpha``, at the ``rho`` of
+    :data:`RHO_GRID` where the leading-order theory makes the bias cheapest to resolve (largest
+    ``C^2/v1``, :func:`rate_plan`). Samples: ``X = <P_q g, xi>`` on token collections of the exact
+    reduced chain (:func:`controlled_draws`), averaged with a control variate: the token features of
     :func:`sigrec.theory.token_feature_means` minus their exact means (``E h = 0``), whose linear
     span holds the linear influence term of ``X``; the mean ``mean(X - c h)`` is cross-fitted
     (``c`` fitted on the other half of the draws, :class:`sigrec.numerics.CrossFitMean`), so it
     estimates ``E X`` without bias, with the per-draw variance divided by the measured
-    ``variance_reduction``. Draws are planned in two passes: first from the
-    leading-order theory of the bias (``theory.effective_drift``: ``E X = F + C/L``, per-draw
-    variance ``v1/L`` without the control variate, so ``n_L = 3.5^2 v1 L / C^2`` resolves it at
-    3.5 standard errors: the budget gate and what an undrawn ladder would need), with the per-draw
-    variance of the controlled mean measured on a pilot of 1200 draws per size in place of ``v1/L``
-    (at ``d ~ L`` the theory's ``v1`` overestimates even the plain variance) at the sizes where the
-    plain plan needs more than the pilot, the plain mean and plan elsewhere, with
-    at most a third of the budget (``Preset.finite_budget``); then, since that theory is only asymptotic
-    (at ``d/L`` of order one the measured bias can be half of it), in up to three more passes
-    from the ``C`` (one standard error below its estimate) and variances measured so far,
-    aiming at 4.5 standard errors, on the smallest unresolved sizes first, until three sizes
-    resolve the bias or the budget is spent.
+    ``variance_reduction``. Draws are planned first from the leading-order theory of the bias
+    (``theory.effective_drift``: ``E X = F + C/L``, per-draw variance ``v1/L`` without the control
+    variate, so ``n_L = 3.5^2 v1 L / C^2`` resolves it at 3.5 standard errors: the budget gate and
+    what an undrawn ladder would need) and a pilot of the controlled variance, with at most a third
+    of the budget (``Preset.finite_budget``; :func:`_planned_pass`), then in up to three more passes
+    from what was measured, aiming at 4.5 standard errors, until three sizes resolve the bias or the
+    budget is spent (:func:`_measured_passes`).
     (Coupling the sizes by common random numbers does not help here: ``X_L`` fluctuates
     mainly through the linear term of its own ``L`` tokens, so nested prefixes share little
     of the noise of ``X_L - X_{2L}`` while halving its signal.)

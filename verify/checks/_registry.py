@@ -73,13 +73,14 @@ class Check:
         a case without it is not run and not counted (:meth:`reason`).
     expansion : callable or None
         With ``"expansion validity"``: ``expansion(case, ctx, steps) -> ((d, L, eta_max), ...)``, the
-        instances and largest steps its prediction uses (``steps=False``: the instances alone);
-        ``None`` otherwise.
+        instances and largest steps its prediction uses (``steps=False``: the instances alone, the
+        steps may then be 0, so that nothing costly runs); ``None`` otherwise.
     model : {"scalar", "subspace"}
         The model the check is for (:data:`MODELS`): it runs only on cases of that model.
     builtin : str
-        A ``"once"`` check: what it runs on instead of a case (it never runs on a user's model); empty
-        for the other scopes.
+        A ``"once"`` check: what it runs on instead of a case (it never runs on a user's model, and a
+        run on the user's cases lists its record apart, :func:`verify.suite.run_suite`); empty for
+        the other scopes.
     routes : bool
         With ``"expansion validity"``: the check can also predict from the exact chain's measured
         one-step law, so validity gates it only when ``ctx.method`` is ``"expansion"``.
@@ -93,21 +94,11 @@ class Check:
     scope: str
     records: tuple[str, ...]
     summary: str
-    #: what the check needs of the case (a tuple of :data:`NEEDS`; a single string is one need)
     needs: tuple[str, ...] = ()
-    #: with ``"expansion validity"``: ``expansion(case, ctx, steps) -> ((d, L, eta_max), ...)``, the
-    #: instances and largest steps its prediction uses (``steps=False``: the instances alone, the
-    #: steps may then be 0, so that nothing costly runs)
     expansion: Callable | None = None
-    #: the model the check is for (:data:`MODELS`): it runs only on cases of that model
     model: str = "scalar"
-    #: a ``once`` check: what it runs on instead of a case (it never runs on a user's model, and a run on
-    #: the user's cases lists its record apart, :func:`verify.suite.run_suite`)
     builtin: str = ""
-    #: with ``"expansion validity"``: the check can also predict from the exact chain's measured
-    #: one-step law (:attr:`CheckContext.method`), so validity gates it only under ``"expansion"``
     routes: bool = False
-    #: ``cost(case, ctx) -> tuple of Work`` (:mod:`._cost`) for the run's plan; ``None``: not estimated
     cost: Callable | None = None
 
     def __post_init__(self):

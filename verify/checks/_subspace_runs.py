@@ -195,7 +195,8 @@ def _settle_time(gap, near: float, t_cap: float = 4096.0) -> float:
 class _Design:
     """The runs of ``subspace.convergence`` (``heads = 1``) and ``heads.angles``: ``STARTS`` uniform
     ``starts`` with the limit flow's end from each (``preds``), each run ``per`` times for ``K`` steps
-    of ``schedule``; ``info`` is recorded in the details."""
+    of ``schedule`` (``runs`` in all, ``cost`` token-steps against the ``budget`` ``sga_sim_budget``);
+    ``info`` is recorded in the details."""
 
     starts: list
     preds: list
@@ -203,6 +204,9 @@ class _Design:
     K: int
     per: int
     info: dict
+    runs: int
+    cost: float
+    budget: float
 
 
 def _design(case: Case, ctx: CheckContext, check: str, heads: int) -> _Design:
@@ -238,8 +242,10 @@ def _design(case: Case, ctx: CheckContext, check: str, heads: int) -> _Design:
     eta_first = min(0.5, 0.2 / max(max(fast), 1e-12))
     schedule, K = _schedule_for(rate, 1.5 * t_need, v * heads, eta_first)
     runs_per_start = max(3, int(ctx.preset.sga_runs) // 5)
+    runs = runs_per_start * len(starts)
     return _Design(starts, preds, schedule, K, runs_per_start,
-                   {"t_need": t_need, "slowest_rate": rate, "fastest_rate": max(fast), "pilot_noise": v})
+                   {"t_need": t_need, "slowest_rate": rate, "fastest_rate": max(fast), "pilot_noise": v},
+                   runs, runs * K * problem.L, _budget(ctx, "sga_sim_budget"))
 
 
 def check_subspace_convergence(case: Case, ctx: CheckContext) -> list[CheckRecord]:
@@ -256,16 +262,14 @@ def check_subspace_convergence(case: Case, ctx: CheckContext) -> list[CheckRecor
     m, problem = case.model, case.problem
     cert = subspace_certificate(m)
     design = _design(case, ctx, "subspace.convergence", 1)
-    starts, preds, schedule, K, per, info = (design.starts, design.preds, design.schedule, design.K, design.per,
-                                             design.info)
+    starts, preds, schedule, K, per, info = design.starts, design.preds, design.schedule, design.K, design.per, \
+        design.info
+    runs, cost, budget = design.runs, design.cost, design.budget
     stable = [b for b in cert.boxes if b.status == "stable"]
     labels = []
     for p in preds:
         hit = [b for b in stable if np.linalg.norm(np.asarray(_mid(b)) - p) < 1e-4]
         labels.append(hit[0].label if hit else None)
-    runs = per * len(starts)
-    cost = runs * K * problem.L
-    budget = _budget(ctx, "sga_sim_budget")
     details = {"starts": [s[:, 0].tolist() for s in starts], "predicted": [p.tolist() for p in preds],
                "predicted_labels": labels, "steps": K, "runs_per_start": per,
                "schedule": [schedule.eta0, schedule.k0, schedule.power],
@@ -327,11 +331,9 @@ def check_heads_angles(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     m, problem, H = case.model, case.problem, case.heads
     design = _design(case, ctx, "heads.angles", H)
     starts, schedule, K, per, info = design.starts, design.schedule, design.K, design.per, design.info
+    runs, cost, budget = design.runs, design.cost, design.budget
     preds = [np.asarray(p, float).reshape(m.k, H) for p in design.preds]  # H = 1: the overlaps r as a column
     pred_states = [_state(principal_angles(p)) for p in preds]
-    runs = per * len(starts)
-    cost = runs * K * problem.L
-    budget = _budget(ctx, "sga_sim_budget")
     details = {"heads": H, "k": m.k, "steps": K, "runs_per_start": per, "token_steps": cost, "budget": budget,
                "predicted_states": pred_states, "predicted_angles": [principal_angles(p).tolist() for p in preds],
                "schedule": [schedule.eta0, schedule.k0, schedule.power], **info}

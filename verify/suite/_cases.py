@@ -140,20 +140,15 @@ class SuiteConfig:
         (``CheckContext.sequential``; default) or run the preset's full counts.
     """
 
-    #: the budgets and run counts (recorded by name)
     preset: Preset = QUICK
     seed: int = 20260606
     quadrature_points: int = 2
     quadrature_dps: int = 50
     cases: tuple = CASES
     checks: tuple = ("*",)
-    #: token-steps a planned, decisive simulation may cost (None: the preset's budget)
     budget: float | None = None
-    #: which law feeds the diffusion checks (``CheckContext.method``: auto, expansion, measured)
     method: str = "auto"
-    #: the measured law's requested drift error (None: its default)
     drift_se: float | None = None
-    #: stop counted or averaged runs once decided (``CheckContext.sequential``)
     sequential: bool = True
 
     @classmethod

@@ -45,7 +45,6 @@ class SuiteResult:
     records: tuple[CheckRecord, ...]
     seconds: float
     summary: dict = field(default_factory=dict)
-    #: the paths of the records' figures (``details["figures"]``), drawn by the report writer
     figures: tuple = ()
     claims: tuple[Claim, ...] = ()
 
