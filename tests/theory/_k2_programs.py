@@ -9,8 +9,11 @@ from sigrec.theory._region import _circle_taylor as taylor
 
 
 def balls(field, outputs):
-    """The ball function of the lines ``outputs`` of the :class:`taylor._Field` ``field``."""
-    return taylor.compile_program(field.p.source(outputs, taylor._Printer()), taylor._BALLS)
+    """The ball function of the lines ``outputs`` of the :class:`taylor._Field` ``field``: the source
+    :meth:`taylor.Program.source` writes, run in the generated code's namespace."""
+    ns = dict(taylor._BALLS)
+    exec(compile(field.p.source(outputs, taylor._Printer()), "<k2 _program>", "exec"), ns)  # printed from sympy
+    return ns["_program"]
 
 
 @cache

@@ -41,15 +41,11 @@ The leaf's status is a label of the structure: ``mixture`` (2 on the circle, the
 first quadrant, none inside), ``specialised`` (4 on the circle, 2 stable, none inside), else
 ``"n on circle (s stable), m inside (q stable)"``.
 
-**The symmetric one-hot law** (``onehot(k=2)``, probabilities ``1/2, 1/2``;
-:mod:`theory._region._circle_symmetric`). Every zero of ``g`` lies on the diagonal, so the disk is
-a tiling of the diagonal in one variable; ``T`` is odd about ``pi/4`` and ``-3 pi/4``, so a tile
-about each is proved as a root tile whose zero is that point (its radial sign that of ``lam``
-there) or as a *fork* tile (``T'''`` of one sign: one zero or three, by the sign of ``T'`` there),
-and only the half of the circle between them is tiled, the other half being its mirror. All three
-phase boundaries of this law pass through those two points: a leaf across one is proved once, its
-structure a function of the signs of ``T'`` and ``lam`` at them, and split into sub-boxes on which
-those signs are certified (two second-order forms each), down to ``min_width / 16``.
+**The symmetric one-hot law** (``onehot(k=2)``; :mod:`theory._region._circle_symmetric`): the disk
+is a tiling of the diagonal, the tiles about the two points of symmetry (root or *fork* tiles) prove
+the circle's half between them, its mirror the other half, and a leaf across a phase boundary (all
+three pass through those points) is proved once, then split into sub-boxes on which the signs of
+``T'`` and ``lam`` at them are certified, down to ``min_width / 16``.
 
 **Inheritance.** A tile or square decided for a leaf is decided for every sub-box of it, so a
 leaf that fails hands its decided tiles to its two halves, which only rework the undecided pieces

@@ -59,7 +59,7 @@ from ._circle_disk import Square
 from ._circle_forms import Offsets, enclose
 from ._circle_taylor import K2Field
 from ._circle_tiles import ArcTile, _Leaf
-from ._proof import cut_at, split_where
+from ._proof import bisect, cut_at
 
 #: the widest piece (in ``u``) on which the signs of ``T'''`` and ``lam`` are read for a fork tile
 _FORK_PIECE = fmpq(1, 64)
@@ -259,20 +259,10 @@ def diagonal(f: K2Field, leaf: _Leaf, u_min: fmpq, cuts=()) -> tuple | None:
     """The pieces of ``t`` in ``[-1, 1]`` that prove the zeros of ``g`` in the open disk on the leaf (module
     doc), or ``None`` when a piece narrower than ``u_min`` or the budget is left undecided. The first
     pieces are ``[-1, 1]`` cut at ``cuts`` (:func:`theory._region._proof.cut_at`)."""
-    d, out, count = _Diagonal.of(f, leaf), [], 0
-    stack = cut_at(fmpq(-1), fmpq(1), cuts, d.end_sign)[::-1]
-    while stack:  # split where G has a certified sign: a fixed grid may sit on a zero's path
-        a, b = stack.pop()
-        count += 1
-        got = d.decide(a, b) if count <= _MAX_PIECES else None
-        if got is not None:
-            out.append(got)
-            continue
-        if count > _MAX_PIECES or b - a < u_min:
-            return None
-        p = split_where(d.end_sign, a, b)
-        stack += [(p, b), (a, p)]
-    return tuple(out)
+    d = _Diagonal.of(f, leaf)
+    # split where G has a certified sign: a fixed grid may sit on a zero's path
+    out = bisect(cut_at(fmpq(-1), fmpq(1), cuts, d.end_sign)[::-1], d.decide, d.end_sign, u_min, _MAX_PIECES)
+    return None if out is None else tuple(out)
 
 
 # ----------------------------------------------------------------------------------

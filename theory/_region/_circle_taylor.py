@@ -209,13 +209,6 @@ class Program:
         return "\n".join([f"def {name}({args}):", *body, f"    return ({ret},)", ""])
 
 
-def compile_program(source: str, namespace: dict, name: str = "_program") -> Callable[..., Any]:
-    """The function that :meth:`Program.source` wrote, run in ``namespace``."""
-    ns = dict(namespace)
-    exec(compile(source, f"<k2 {name}>", "exec"), ns)  # the code this module printed from sympy
-    return ns[name]
-
-
 # ----------------------------------------------------------------------------------
 # the field of a law
 

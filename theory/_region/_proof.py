@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from flint import arb, fmpq
 
@@ -30,11 +30,12 @@ class BallModel:
 
 
 class RhoTile(NamedTuple):
-    """A tile ``[lo, hi]`` of ``rho``: ``kind`` ``"sign"`` (``g`` of the sign ``sign`` on it) or ``"root"``
-    (one simple root, ``g'`` of the sign ``sign``)."""
+    """A tile ``[lo, hi]`` of ``rho`` (exact rationals while proving, floats in a proof): ``kind``
+    ``"sign"`` (``g`` of the sign ``sign`` on it) or ``"root"`` (one simple root, ``g'`` of the sign
+    ``sign``)."""
 
-    lo: fmpq | float
-    hi: fmpq | float
+    lo: Any
+    hi: Any
     kind: str
     sign: int
 
@@ -62,22 +63,12 @@ class Proved(NamedTuple):
 def _tiles(g, dg, rho_min: fmpq, max_tiles: int):
     """Tiles (:class:`RhoTile`) covering ``[-1, 1]`` left to right, or ``None`` when
     a tile narrower than ``rho_min`` (or the budget) is reached undecided."""
-    tiles, stack, count = [], [(fmpq(-1), fmpq(1))], 0
-    while stack:
-        a, b = stack.pop()
-        count += 1
-        if count > max_tiles:
-            return None
+
+    def tile(a: fmpq, b: fmpq) -> RhoTile | None:
         kind, s = decide(g, dg, a, b)
-        if kind is not None:
-            tiles.append(RhoTile(a, b, kind, s))
-            continue
-        if b - a < rho_min:
-            return None
-        p = _split(g, a, b)
-        stack.append((p, b))
-        stack.append((a, p))
-    return tiles
+        return None if kind is None else RhoTile(a, b, kind, s)
+
+    return bisect([(fmpq(-1), fmpq(1))], tile, lambda p: sign(g(arb(p))), rho_min, max_tiles)
 
 
 #: where an interval of exact rationals is split, in order of preference (not dyadic: an exact zero such
@@ -106,10 +97,23 @@ def cut_at(a: fmpq, b: fmpq, points, end_sign=None) -> list:
     return list(itertools.pairwise(ends))
 
 
-def _split(g, a: fmpq, b: fmpq) -> fmpq:
-    """A split point of the rho-tile ``[a, b]`` where ``g`` has a certified sign for the whole parameter
-    box (:func:`split_where`)."""
-    return split_where(lambda p: sign(g(arb(p))), a, b)
+def bisect(stack: list, decide_piece, end_sign, width: fmpq, budget: int) -> list | None:
+    """The pieces ``decide_piece(a, b)`` (``None``: undecided) of the intervals ``stack`` (the last one
+    first), left to right, each undecided one split at :func:`split_where` of ``end_sign``; ``None`` when
+    an undecided piece is narrower than ``width`` or more than ``budget`` pieces are tried."""
+    out, count = [], 0
+    while stack:
+        a, b = stack.pop()
+        count += 1
+        got = decide_piece(a, b) if count <= budget else None
+        if got is not None:
+            out.append(got)
+            continue
+        if count > budget or b - a < width:
+            return None
+        p = split_where(end_sign, a, b)
+        stack += [(p, b), (a, p)]
+    return out
 
 
 def audit(tiles, root_at_zero: bool) -> str | None:
