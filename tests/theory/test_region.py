@@ -216,6 +216,25 @@ def test_a_box_near_the_largest_float_splits_without_overflow():
     assert 1e308 < _split_point(1e308, 1.7e308, False) < 1.7e308
 
 
+def test_the_shared_bisection_covers_in_order_and_gives_up_at_its_budget_or_width():
+    """``bisect`` (the rho-tiles of a box and the diagonal of a k = 2 leaf): its pieces tile the interval
+    left to right, split where the end sign is certified, and it returns None past its budget or when an
+    undecided piece is narrower than its width."""
+    import itertools
+
+    from flint import fmpq
+
+    from sigrec.theory._region._proof import bisect
+
+    def decide(a, b):
+        return (a, b) if b - a <= fmpq(1, 4) else None
+
+    out = bisect([(fmpq(-1), fmpq(1))], decide, lambda p: 1, fmpq(1, 100), 100)
+    assert out[0][0] == -1 and out[-1][1] == 1 and all(x[1] == y[0] for x, y in itertools.pairwise(out))
+    assert bisect([(fmpq(-1), fmpq(1))], decide, lambda p: 1, fmpq(1, 100), 3) is None
+    assert bisect([(fmpq(-1), fmpq(1))], lambda a, b: None, lambda p: 1, fmpq(1, 4), 100) is None
+
+
 def test_as_dict_is_json_with_the_ranged_parameters_as_box_keys():
     cert = certify_region(2.0, (0.05, 0.9), sigma2=(0.5, 2.0), min_width=2.0 ** -3)
     doc = json.loads(json.dumps(cert.as_dict()))

@@ -22,7 +22,8 @@ from sigrec.theory import (
     find_subspace_equilibria,
 )
 from sigrec.theory._derivation._subspace import derive_subspace
-from sigrec.theory._region._circle import audit_circle, k2_field
+from sigrec.theory._region._circle_taylor import k2_field
+from sigrec.theory._region._circle_tiles import ArcTile, audit_circle
 
 PRIOR = "onehot(k=2)"
 #: a small box across the mixture transition (theta_c(alpha) is 0.84 at alpha = 0.1)
@@ -59,11 +60,11 @@ def _proved_counts(box):
 
 def test_audit_rejects_broken_tilings():
     one, half = fmpq(1), fmpq(1, 2)
-    good = [(-one, -half, "sign", -1), (-half, half, "root", 1, -1), (half, one, "root", -1, -1)]
+    good = [ArcTile(-one, -half, "sign", -1), ArcTile(-half, half, "root", 1, -1), ArcTile(half, one, "root", -1, -1)]
     assert audit_circle(good)
     assert not audit_circle(good[:2])  # a gap
-    assert not audit_circle([good[0], good[1], (half, one, "sign", 1)])  # no root to close the turn
-    assert not audit_circle([(-one, one, "sign", 1), (-half, half, "root", 1, -1)])  # overlap
+    assert not audit_circle([good[0], good[1], ArcTile(half, one, "sign", 1)])  # no root to close the turn
+    assert not audit_circle([ArcTile(-one, one, "sign", 1), ArcTile(-half, half, "root", 1, -1)])  # overlap
 
 
 def test_inputs_are_validated():

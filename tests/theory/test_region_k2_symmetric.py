@@ -12,7 +12,7 @@ import pytest
 
 from sigrec.numerics import certify_region_k2_tasks
 from sigrec.theory import Model, certify_region_k2
-from sigrec.theory._region import _circle
+from sigrec.theory._region import _circle, _circle_leaf, _circle_tiles
 from sigrec.theory._region._circle_taylor import k2_field, symmetric_onehot
 
 from .test_region_k2 import _independent_counts, _proved_counts, disk_roots
@@ -102,11 +102,11 @@ def test_leaves_across_a_boundary_are_resolved_and_agree_with_a_40_digit_count(n
 def test_leaves_proved_from_a_neighbours_cuts_agree_with_a_40_digit_count_and_with_the_subtrees(monkeypatch):
     # a corner of many narrow leaves (beta 1.1, sigma2 0.9): below 2^-2 of the box (the walk's 2^-4 at a
     # cost a test can afford), each proof starts from where a neighbour's proof cut the circle and the
-    # diagonal (theory._region._circle._Hints)
+    # diagonal (theory._region._circle_leaf._Hints)
     args = ((4.0, 4.6), (0.45, 0.75), 1.1, 0.9)
     monkeypatch.setattr(_circle, "_HINT_SCOPE", 2.0 ** -2)
     hinted = []
-    prove = _circle._prove_symmetric
+    prove = _circle_leaf._prove_symmetric
 
     def recording(f, leaf, state, width, last, hints):
         start = hints.cuts if width >= 0.75 * hints.width else ()
@@ -115,7 +115,7 @@ def test_leaves_proved_from_a_neighbours_cuts_agree_with_a_40_digit_count_and_wi
             hinted.append(leaf.floats[0])
         return proof, after
 
-    monkeypatch.setattr(_circle, "_prove_symmetric", recording)
+    monkeypatch.setattr(_circle_leaf, "_prove_symmetric", recording)
     serial = certify_region_k2(*args, prior=SYMMETRIC, min_width=2.0 ** -5)
     assert len(hinted) >= 10, len(hinted)
     assert serial.fractions["undecided"] < 0.01, serial.fractions
@@ -151,7 +151,7 @@ def test_resolve_joins_undecided_halves_and_keeps_every_certified_sign():
 
     def make(b):
         (_, t0, t1), (_, a0, a1) = b
-        return _circle._Leaf.of(t0, t1, a0, a1, beta, sigma2)
+        return _circle_tiles._Leaf.of(t0, t1, a0, a1, beta, sigma2)
 
     keys = (("Tp", fmpq(1, 4)),)
     min_width = 2.0 ** -2

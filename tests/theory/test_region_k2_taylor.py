@@ -14,8 +14,11 @@ from flint import arb, fmpq
 from sigrec.theory import Model
 from sigrec.theory._certify._roots import precision
 from sigrec.theory._derivation._subspace import derive_subspace
-from sigrec.theory._region._circle import _Circle, _Leaf
-from sigrec.theory._region._circle_taylor import JET, Offsets, enclose, first_order_field, k2_field, power
+from sigrec.theory._region._circle_forms import JET, Offsets, enclose
+from sigrec.theory._region._circle_taylor import k2_field, power
+from sigrec.theory._region._circle_tiles import _Circle, _Leaf
+
+from ._k2_programs import first_order_field
 
 #: the module's cost is its shared setup (the ball field and the derivation's mpmath field, ~6 CPU-s)
 pytestmark = pytest.mark.heavy

@@ -12,7 +12,9 @@ from flint import arb, fmpq
 
 from sigrec.theory._laws._vector import parse_law
 from sigrec.theory._region import _circle_taylor as taylor
-from sigrec.theory._region._circle import _Circle, _Leaf
+from sigrec.theory._region._circle_tiles import _Circle, _Leaf
+
+from ._k2_programs import balls
 
 SYMMETRIC = "onehot(k=2)"
 LAWS = (SYMMETRIC, "onehot(k=2, probs=[0.55, 0.45])", "discrete(vectors=[[1, 0], [0, 1]], probs=[0.3, 0.7])")
@@ -22,7 +24,7 @@ LAWS = (SYMMETRIC, "onehot(k=2, probs=[0.55, 0.45])", "discrete(vectors=[[1, 0],
 def _derived(spec, name):
     """The function ``name`` printed from the law's derivation (``_field``), not from its weights."""
     f = taylor._field(parse_law(spec))
-    return f.balls({**taylor._OUTPUTS, **taylor._DIAGONAL}[name][1](f))
+    return balls(f, {**taylor._OUTPUTS, **taylor._DIAGONAL}[name][1](f))
 
 
 def _random_args(rng, name, rad=0.0):

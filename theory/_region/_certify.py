@@ -41,7 +41,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from flint import arb, fmpq
 
@@ -268,13 +270,17 @@ def certify_region(theta, alpha, beta=1.0, sigma2=1.0, prior="fixed", *, min_wid
     RegionCertificate
     """
     start = time.perf_counter()
-    ctx = _context(theta, alpha, beta, sigma2, prior, min_width, prec, log_alpha, sign_functions)
+    given = {"theta": theta, "alpha": alpha, "beta": beta, "sigma2": sigma2}
+    ctx = _context(given, prior, min_width, prec, log_alpha, sign_functions)
     max_boxes = integer("max_boxes", max_boxes, 1)
     depth = None if depth is None else integer("depth", depth, 0)
     top = tuple((k, *ctx.ranges[k]) for k in ctx.ranges)
     root = top if box is None else _sub_box(box, top)
-    leaves, pending = _walk(ctx, root, depth, max_boxes)
-    return RegionCertificate.from_boxes(ctx.region, leaves, time.perf_counter() - start, pending)
+    with precision(ctx.prec):
+        walk = Walk(_Examine(ctx), lambda b: RegionBox(b, "undecided"), ctx.scale, depth, max_boxes)
+        leaves, pending = walk.run(root)
+    return RegionCertificate.from_boxes(ctx.region, leaves, time.perf_counter() - start,
+                                        [(p.position, p.bounds) for p in pending])
 
 
 @dataclass(frozen=True)
@@ -295,8 +301,8 @@ class _Context:
         return relative_width(self.region, name, lo, hi)
 
 
-def _context(theta, alpha, beta, sigma2, prior, min_width, prec, log_alpha, sign_functions) -> _Context:
-    given = {"theta": theta, "alpha": alpha, "beta": beta, "sigma2": sigma2}
+def _context(given: dict, prior, min_width, prec, log_alpha, sign_functions) -> _Context:
+    """The context of the region of the values ``given`` (name -> value or range) and ``prior``."""
     values = {k: _parse(k, v, _DOMAIN[k]) for k, v in given.items()}
     ranges = {k: v for k, v in values.items() if isinstance(v, tuple)}
     law = parse_ranged_prior(prior)
@@ -312,11 +318,8 @@ def _context(theta, alpha, beta, sigma2, prior, min_width, prec, log_alpha, sign
     corner = {k: (v[0] if isinstance(v, tuple) else v) for k, v in values.items()}
     probe = Model(corner["theta"], corner["alpha"], corner["beta"], corner["sigma2"], prior=point)
     fixed = {k: getattr(probe, k) for k in RANGED if k not in ranges}
-    if "alpha" in ranges:
-        lo, hi = ranges["alpha"]
-        log = (hi / lo >= 10) if log_alpha is None else bool(log_alpha)
-    else:
-        log = False
+    lo, hi = ranges.get("alpha", (1.0, 1.0))
+    log = "alpha" in ranges and ((hi / lo >= 10) if log_alpha is None else bool(log_alpha))
     scale = {k: ("log" if k == "alpha" and log else "linear") for k in ranges}
     region = {"ranges": {k: list(v) for k, v in ranges.items()}, "fixed": fixed, "prior": str(law.spec),
               "scale": scale, "min_width": min_width, "prec": prec}
@@ -327,40 +330,85 @@ def _context(theta, alpha, beta, sigma2, prior, min_width, prec, log_alpha, sign
                     sign_functions=sign_functions or _sign_functions, region=region)
 
 
-def _walk(ctx: _Context, root: tuple, depth, max_boxes: int):
-    """Leaves of the subtree of ``root`` in depth-first order (low halves first), and the
-    ``(index, bounds)`` of the boxes left at ``depth``."""
-    leaves: list[RegionBox] = []
-    pending: list[tuple[int, tuple]] = []
-    stack, examined = [(root, 0)], 0
-    with precision(ctx.prec):
-        fixed_balls = {k: arb(v) for k, v in ctx.fixed.items()}
+# ----------------------------------------------------------------------------------
+# the walk (of this module's boxes and of the k = 2 ones, theory._region._circle)
+
+
+class Pending(NamedTuple):
+    """A box left unexamined at the walk's depth: the leaves of its subtree belong at ``position`` in
+    the walk's leaves, and ``state`` is what its parent handed down (the ``k = 2`` walk's, else ``None``)."""
+
+    position: int
+    bounds: tuple
+    state: object = None
+
+
+class Step(NamedTuple):
+    """What the walk does with a box: keep ``leaves`` (proved or undecided), or, when ``None``, split it
+    across side ``axis``, handing ``state`` to both halves."""
+
+    leaves: list | None = None
+    axis: int = 0
+    state: object = None
+
+
+@dataclass(frozen=True)
+class Walk:
+    """A depth-first walk of a box (low halves first): ``examine(bounds, state) -> Step`` decides each
+    box, ``undecided(bounds)`` is the leaf of a box the budget ``max_boxes`` leaves unexamined, a split
+    is at :func:`_split_point` in the side's ``scale``, and the boxes ``depth`` splits below the start
+    are left pending."""
+
+    examine: Callable[[tuple, object], Step]
+    undecided: Callable[[tuple], object]
+    scale: dict
+    depth: int | None
+    max_boxes: int
+
+    def run(self, root: tuple, state: object = None) -> tuple[list, list[Pending]]:
+        """The leaves of the subtree of ``root`` in order and the boxes left at ``depth``."""
+        leaves: list = []
+        pending: list[Pending] = []
+        stack, examined = [(root, state, 0)], 0
         while stack:
-            bounds, level = stack.pop()
-            if depth is not None and level >= depth:
-                pending.append((len(leaves), bounds))
+            bounds, state, level = stack.pop()
+            if self.depth is not None and level >= self.depth:
+                pending.append(Pending(len(leaves), bounds, state))
                 continue
             examined += 1
-            if examined > max_boxes:
-                leaves.extend(RegionBox(b, "undecided") for b in [bounds, *(b for b, _ in stack)])
+            if examined > self.max_boxes:
+                leaves.extend(self.undecided(b) for b in [bounds, *(b for b, _, _ in stack)])
                 break
-            widths = [ctx.rel(*b) for b in bounds]
-            balls = {k: arb(lo).union(arb(hi)) for k, lo, hi in bounds if k in RANGED}
-            law = ctx.prior.ball({k: (lo, hi) for k, lo, hi in bounds if k not in RANGED}) \
-                if isinstance(ctx.prior, RangedPrior) else ctx.prior
-            bm = BallModel(law, sparse=ctx.sparse, **fixed_balls, **balls)
-            rho_min = fmpq(*max(2.0 ** -30, max(widths) / 64).as_integer_ratio())
-            proved = prove_box(bm, ctx.sign_functions, rho_min, max_tiles=512)
-            if proved is not None:
-                status, eq, poles, tiles = proved
-                leaves.append(RegionBox(bounds, status, eq, poles, tiles))
+            step = self.examine(bounds, state)
+            if step.leaves is not None:
+                leaves.extend(step.leaves)
                 continue
-            i = max(range(len(bounds)), key=widths.__getitem__)
-            if widths[i] <= ctx.min_width:
-                leaves.append(RegionBox(bounds, "undecided"))
-                continue
+            i = step.axis
             name, lo, hi = bounds[i]
-            p = _split_point(lo, hi, ctx.scale[name] == "log")
+            p = _split_point(lo, hi, self.scale[name] == "log")
             for part in ((p, hi), (lo, p)):
-                stack.append(((*bounds[:i], (name, *part), *bounds[i + 1:]), level + 1))
-    return leaves, pending
+                stack.append(((*bounds[:i], (name, *part), *bounds[i + 1:]), step.state, level + 1))
+        return leaves, pending
+
+
+class _Examine:
+    """:attr:`Walk.examine` of :func:`certify_region`: prove a status on the box, else split its widest
+    side, down to ``min_width``."""
+
+    def __init__(self, ctx: _Context):
+        self.ctx = ctx
+        self.fixed_balls = {k: arb(v) for k, v in ctx.fixed.items()}
+
+    def __call__(self, bounds: tuple, state: object) -> Step:
+        ctx = self.ctx
+        widths = [ctx.rel(*b) for b in bounds]
+        balls = {k: arb(lo).union(arb(hi)) for k, lo, hi in bounds if k in RANGED}
+        law = ctx.prior.ball({k: (lo, hi) for k, lo, hi in bounds if k not in RANGED}) \
+            if isinstance(ctx.prior, RangedPrior) else ctx.prior
+        bm = BallModel(law, sparse=ctx.sparse, **self.fixed_balls, **balls)
+        rho_min = fmpq(*max(2.0 ** -30, max(widths) / 64).as_integer_ratio())
+        proved = prove_box(bm, ctx.sign_functions, rho_min, max_tiles=512)
+        if proved is not None:
+            return Step([RegionBox(bounds, *proved)])
+        i = max(range(len(bounds)), key=widths.__getitem__)
+        return Step([RegionBox(bounds, "undecided")]) if widths[i] <= ctx.min_width else Step(axis=i)

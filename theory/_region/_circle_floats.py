@@ -122,7 +122,7 @@ def interior_zeros(values: Callable, theta: float, alpha: float, beta: float, si
         ok = np.isfinite(x) & np.isfinite(y) & (x * x + y * y < _NEAR ** 2) & (np.abs(g1) + np.abs(g2) < 1e-9)
     out: list = []
     for p in zip(x[ok].tolist(), y[ok].tolist(), strict=True):
-        if all(abs(p[0] - q[0]) + abs(p[1] - q[1]) > 1e-7 for q in out):
+        if all(_distance(p, q) > 1e-7 for q in out):
             out.append(p)
     return out
 

@@ -49,14 +49,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import NamedTuple
 
 from flint import arb, fmpq
 
 from .._certify._roots import sign
 from ._certify import _split_point
-from ._circle_taylor import K2Field, Offsets, enclose
-from ._proof import cut_at, split_where
+from ._circle_disk import Square
+from ._circle_forms import Offsets, enclose
+from ._circle_taylor import K2Field
+from ._circle_tiles import ArcTile, _Leaf
+from ._proof import bisect, cut_at
 
 #: the widest piece (in ``u``) on which the signs of ``T'''`` and ``lam`` are read for a fork tile
 _FORK_PIECE = fmpq(1, 64)
@@ -74,28 +77,34 @@ FINE_BITS = 4
 _ASPECT = 16
 
 
-def point_slopes(f: K2Field, leaf, u: fmpq) -> tuple:
-    """Balls containing ``(T', lam)`` at the exact angle ``phi = pi u`` for every parameter of ``leaf``
-    (a :class:`theory._region._circle._Leaf`)."""
-    return _point_slopes(f, leaf, u)[1]
+class Piece(NamedTuple):
+    """A piece ``[lo, hi]`` of the diagonal ``t``: ``kind`` ``"none"`` (no zero of ``g``), ``"one"``
+    (exactly one, ``H`` of the ``inertia``) or ``"pole"`` (one, of that ``inertia``, exactly when the
+    condition ``key`` has the sign ``present``)."""
+
+    lo: fmpq
+    hi: fmpq
+    kind: str
+    key: tuple | None = None
+    present: int = 0
+    inertia: tuple | None = None
 
 
-def _point_slopes(f: K2Field, leaf, u: fmpq) -> tuple:
+def _point_slopes(f: K2Field, leaf: _Leaf, u: fmpq) -> tuple:
     """``(jet, balls)``: the jet of ``(T', lam)`` at ``phi = pi u`` and the centre of ``leaf`` (as
-    :attr:`K2Field.slope_jet` returns it), and :func:`point_slopes`."""
+    :attr:`K2Field.slope_jet` returns it), and balls containing ``(T', lam)`` at that exact angle for
+    every parameter of ``leaf``."""
     phi = arb.pi() * arb(u)
     cs, sn = phi.cos(), phi.sin()
     jet = f.slope_jet(cs, sn, *leaf.pc)
     return jet, enclose(jet, f.slope_hess(cs, sn, *leaf.P), Offsets.of(arb(0), leaf.dth, leaf.dal))
 
 
-def symmetric_tile(circle, c: fmpq, first: fmpq | None = None):
-    """A tile ``(a, b, "root", tangent sign, radial sign)`` (radial sign ``0``: the condition
-    ``("lam", c)``) or ``(a, b, "fork", s, radial sign)`` about the point of symmetry ``c`` (module
-    doc), or ``None``. ``circle``: the :class:`theory._region._circle._Circle` of the leaf; ``first``:
-    the half-width to try first (then those of :data:`_HALF`)."""
+def symmetric_tile(circle, c: fmpq, first: fmpq | None = None) -> ArcTile | None:
+    """A root tile (radial sign ``0``: the condition ``("lam", c)``) or a fork tile about the point of
+    symmetry ``c`` (module doc), or ``None``. ``circle``: the :class:`theory._region._circle_tiles._Circle`
+    of the leaf; ``first``: the half-width to try first (then those of :data:`_HALF`)."""
     f, leaf = circle.f, circle.leaf
-    lam_c = None
     for h in _HALF if first is None else (first, *(h for h in _HALF if h != first)):
         a, b = c - h, c + h
         right = circle.end_sign(b)
@@ -103,14 +112,12 @@ def symmetric_tile(circle, c: fmpq, first: fmpq | None = None):
             continue
         T1, lam = circle.slopes(a, b)
         if sign(T1) == right:
-            if lam_c is None:
-                lam_c = point_slopes(f, leaf, c)[1]
-            return (a, b, "root", right, -sign(lam_c))
+            return ArcTile(a, b, "root", right, -sign(_point_slopes(f, leaf, c)[1][1]))
         if f.fork_jet is None or sign_on(lambda x, y: _third(f, leaf, x, y), a, b, _FORK_PIECE) != right:
             continue
         radial = -(sign(lam) or sign_on(lambda x, y: circle.slopes(x, y)[1], a, b, _FORK_PIECE))
         if radial:
-            return (a, b, "fork", right, radial)
+            return ArcTile(a, b, "fork", right, radial)
     return None
 
 
@@ -134,7 +141,7 @@ def sign_on(value, a: fmpq, b: fmpq, width: fmpq, splits: int = 2) -> int:
     return signs.pop()
 
 
-def _third(f: K2Field, leaf, x: fmpq, y: fmpq) -> arb:
+def _third(f: K2Field, leaf: _Leaf, x: fmpq, y: fmpq) -> arb:
     """A ball containing ``T'''`` on ``[x, y]`` for every parameter of the leaf: the value at the centre
     plus the gradient over the box times the offsets, intersected with the plain value."""
     pi, jet = arb.pi(), f.fork_jet
@@ -147,9 +154,9 @@ def _third(f: K2Field, leaf, x: fmpq, y: fmpq) -> arb:
 
 def conditions(tiles, pieces) -> tuple:
     """The condition keys ``(kind, c)`` the circle tiles and diagonal pieces of a proof leave open."""
-    keys = {("Tp", (t[0] + t[1]) / 2) for t in tiles if t[2] == "fork"}
-    keys |= {("lam", (t[0] + t[1]) / 2) for t in tiles if t[2] == "root" and t[4] == 0}
-    keys |= {p[3] for p in pieces if p[2] == "pole"}
+    keys = {("Tp", (t.lo + t.hi) / 2) for t in tiles if t.kind == "fork"}
+    keys |= {("lam", (t.lo + t.hi) / 2) for t in tiles if t.kind == "root" and t.radial == 0}
+    keys |= {p.key for p in pieces if p.kind == "pole"}
     return tuple(sorted(keys, key=lambda k: (k[0], float(k[1]))))
 
 
@@ -159,32 +166,31 @@ def expand(tiles, signs: dict) -> list:
     exact point)."""
     out = []
     for t in tiles:
-        if t[2] == "root" and t[4] == 0:
-            c = (t[0] + t[1]) / 2
-            out.append((*t[:4], -signs[("lam", c)]))
-        elif t[2] == "fork":
+        c = (t.lo + t.hi) / 2
+        if t.kind == "root" and t.radial == 0:
+            out.append(t._replace(radial=-signs[("lam", c)]))
+        elif t.kind == "fork":
             a, b, _, s, radial = t
-            c = (a + b) / 2
             if s * signs[("Tp", c)] > 0:
-                out.append((a, b, "root", s, radial))
+                out.append(ArcTile(a, b, "root", s, radial))
             else:
-                out += [(a, c, "root", s, radial), (c, c, "root", -s, radial), (c, b, "root", s, radial)]
+                out += [ArcTile(a, c, "root", s, radial), ArcTile(c, c, "root", -s, radial),
+                        ArcTile(c, b, "root", s, radial)]
         else:
             out.append(t)
     return out
 
 
 def interior(pieces, signs: dict) -> list:
-    """The interior zeros the diagonal pieces prove under ``signs``: ``(box, "one", inertia)`` with
-    ``box`` the floats ``(x_lo, x_hi, y_lo, y_hi)`` (outward rounded) of the piece of the diagonal."""
+    """The interior zeros the diagonal pieces prove under ``signs``: squares of one zero, the floats
+    ``(x_lo, x_hi, y_lo, y_hi)`` (outward rounded) of the piece of the diagonal."""
     out = []
     for p in pieces:
-        if p[2] == "one" or (p[2] == "pole" and signs[p[3]] == p[4]):
-            inertia = p[-1] if p[2] == "one" else p[5]
+        if p.kind == "one" or (p.kind == "pole" and signs[p.key] == p.present):
             root2 = arb(2).sqrt()
-            lo, hi = float((arb(p[0]) / root2).lower()), float((arb(p[1]) / root2).upper())
+            lo, hi = float((arb(p.lo) / root2).lower()), float((arb(p.hi) / root2).upper())
             lo, hi = math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)
-            out.append(((lo, hi, lo, hi), "one", inertia))
+            out.append(Square((lo, hi, lo, hi), "one", p.inertia))
     return out
 
 
@@ -199,11 +205,11 @@ class _Diagonal:
     :attr:`K2Field.diag_g_jet` and :attr:`K2Field.diag_g_hess`), with a cache of the end values."""
 
     f: K2Field
-    leaf: Any
+    leaf: _Leaf
     ends: dict
 
     @classmethod
-    def of(cls, f: K2Field, leaf) -> _Diagonal:
+    def of(cls, f: K2Field, leaf: _Leaf) -> _Diagonal:
         assert None not in (f.diag_jet, f.diag_hess, f.diag_g_jet, f.diag_g_hess), "the symmetric law's field"
         return cls(f, leaf, {})
 
@@ -220,26 +226,21 @@ class _Diagonal:
             self.ends[t] = sign(self._on(t, t, self.f.diag_g_jet, self.f.diag_g_hess)[0])
         return self.ends[t]
 
-    def values(self, a: fmpq, b: fmpq) -> tuple:
-        """Balls containing ``(G, G_s, A)`` on the piece ``[a, b]``."""
-        return self._on(a, b, self.f.diag_jet, self.f.diag_hess)
-
-    def decide(self, a: fmpq, b: fmpq):
-        """``(a, b, "none")``, ``(a, b, "one", inertia)``, ``(a, b, "pole", key, present, inertia)`` (one
-        zero iff the condition ``key`` has the sign ``present``) or ``None``."""
+    def decide(self, a: fmpq, b: fmpq) -> Piece | None:
+        """The :class:`Piece` ``[a, b]`` decided, or ``None``."""
         if sign(self._on(a, b, self.f.diag_g_jet, self.f.diag_g_hess)[0]):
-            return (a, b, "none")
-        _, Gs, A = self.values(a, b)
+            return Piece(a, b, "none")
+        _, Gs, A = self._on(a, b, self.f.diag_jet, self.f.diag_hess)  # balls containing (G, G_s, A)
         ts = sign(Gs)
         if not ts:
             return None
         ga, gb = self.end_sign(a), self.end_sign(b)
         if ga == ts or gb == -ts:  # G monotone (sign ts) and of one sign from that end on: no zero
-            return (a, b, "none")
+            return Piece(a, b, "none")
         if not sign(A):
             return None
         if ga and gb:
-            return (a, b, "one", _inertia(ts, sign(A)))  # (ga, gb) == (-ts, ts)
+            return Piece(a, b, "one", inertia=_inertia(ts, sign(A)))  # (ga, gb) == (-ts, ts)
         if a == -1 and not ga and gb == ts:
             pole = -1
         elif b == 1 and not gb and ga == -ts:
@@ -247,38 +248,28 @@ class _Diagonal:
         else:
             return None
         # G(-1) = -sqrt 2 lam(-3 pi/4), G(1) = sqrt 2 lam(pi/4); a zero iff G(-1) = -ts, resp. G(1) = ts
-        return (a, b, "pole", ("lam", _POLE[pole]), ts, _inertia(ts, sign(A)))
+        return Piece(a, b, "pole", ("lam", _POLE[pole]), ts, _inertia(ts, sign(A)))
 
 
 def _inertia(*signs) -> tuple:
     return (sum(s < 0 for s in signs), sum(s > 0 for s in signs))
 
 
-def diagonal(f: K2Field, leaf, u_min: fmpq, cuts=()):
+def diagonal(f: K2Field, leaf: _Leaf, u_min: fmpq, cuts=()) -> tuple | None:
     """The pieces of ``t`` in ``[-1, 1]`` that prove the zeros of ``g`` in the open disk on the leaf (module
     doc), or ``None`` when a piece narrower than ``u_min`` or the budget is left undecided. The first
     pieces are ``[-1, 1]`` cut at ``cuts`` (:func:`theory._region._proof.cut_at`)."""
-    d, out, count = _Diagonal.of(f, leaf), [], 0
-    stack = cut_at(fmpq(-1), fmpq(1), cuts, d.end_sign)[::-1]
-    while stack:  # split where G has a certified sign: a fixed grid may sit on a zero's path
-        a, b = stack.pop()
-        count += 1
-        got = d.decide(a, b) if count <= _MAX_PIECES else None
-        if got is not None:
-            out.append(got)
-            continue
-        if count > _MAX_PIECES or b - a < u_min:
-            return None
-        p = split_where(d.end_sign, a, b)
-        stack += [(p, b), (a, p)]
-    return tuple(out)
+    d = _Diagonal.of(f, leaf)
+    # split where G has a certified sign: a fixed grid may sit on a zero's path
+    out = bisect(cut_at(fmpq(-1), fmpq(1), cuts, d.end_sign)[::-1], d.decide, d.end_sign, u_min, _MAX_PIECES)
+    return None if out is None else tuple(out)
 
 
 # ----------------------------------------------------------------------------------
 # the conditions over sub-boxes
 
 
-def condition_signs(f: K2Field, leaf, keys) -> tuple:
+def condition_signs(f: K2Field, leaf: _Leaf, keys) -> tuple:
     """``(signs, jets)``: the certified sign of each condition ``(kind, c)`` on ``leaf`` (``0``: none),
     ``T'(c)`` for ``"Tp"``, ``lam(c)`` for ``"lam"``; and the jet of ``(T', lam)`` at each ``c`` and the
     centre of the leaf (:func:`_point_slopes`)."""
@@ -296,7 +287,7 @@ def resolve(f: K2Field, keys, bounds, make_leaf, widths, min_width: float, log_a
     has a certified sign (``signs``: key -> +-1), and those on which some has not (``None``): sub-boxes
     narrower than ``min_width / 2^FINE_BITS``, two halves of a split both left so joined again (no claim
     is lost: an undecided box claims nothing), in depth-first order (low halves first).
-    ``make_leaf(bounds)``: the :class:`theory._region._circle._Leaf` of a sub-box; ``widths(bounds)``: its
+    ``make_leaf(bounds)``: the :class:`theory._region._circle_tiles._Leaf` of a sub-box; ``widths(bounds)``: its
     relative widths. A sub-box is split across the boundary (the side along which the undecided
     condition changes most at its centre), unless that side is much narrower than the other."""
     fine = min_width / 2 ** FINE_BITS

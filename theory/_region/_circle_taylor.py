@@ -1,40 +1,25 @@
-"""The ball functions of a ``k = 2`` region leaf (:mod:`theory._region._circle`) and their
-second-order (Taylor) centred forms.
-
-A leaf's claims rest on enclosures of ``F`` in ``T``, ``T' = dT/dphi``, ``lam = <r, g>`` over a
-tile ``X`` of angles times the leaf's parameter box ``P``. The first-order centred (mean-value)
-form ``F(c, p_c) + grad F(X, P) . Delta`` evaluates the gradient over the whole box, where the
-long symbolic expressions overestimate their range tenfold; the second-order form
-``F(c, p_c) + grad F(c, p_c) . Delta + 1/2 Delta^T Hess F(X, P) Delta`` (Taylor's theorem with
-the Lagrange remainder: the Hessian at some point of the segment from the centre, which lies in
-the box) evaluates the gradient at the centre (tight balls) and lets the wide balls enter only
-through the Hessian, at second order in the widths. ``Delta = (X - c, Theta - theta_c, A -
-alpha_c)``; its squares are enclosed in ``[0, w^2]`` (:func:`square`), not ``[-w^2, w^2]``.
+"""The ball functions of a ``k = 2`` region leaf (:mod:`theory._region._circle`): the jets and
+Hessians its second-order forms read (:mod:`theory._region._circle_forms`), from forward-differentiated
+straight-line programs.
 
 **The derivatives** (up to the fifth of ``(j - c^2) / (theta alpha)``) are not sympy's ``diff`` of
-the whole expressions, which swells them (quotient and product rules over the exponentials, ten
-seconds and more per process before the first leaf): the expression is cut by ``cse`` into a
-program of small lines ``x_k = e_k(inputs, earlier x)`` (:class:`Program`), and a derivative is
-taken line by line (forward mode: ``dx_k = sum_s de_k/ds ds``), each new derivative a new line of the
-same program, whose size grows linearly with the derivatives asked for. The derivative along the
-circle ``d/dphi`` is the directional derivative with the seeds ``dr1 = -r2``, ``dr2 = r1`` (lines
-themselves, so that it can be taken again). The arithmetic is exact (sympy on small expressions);
-the code is printed for balls or numpy floats.
+the whole expressions, which swells them (quotient and product rules over the exponentials): the
+expression is cut by ``cse`` into a program of small lines ``x_k = e_k(inputs, earlier x)``
+(:class:`Program`), and a derivative is taken line by line (forward mode: ``dx_k = sum_s de_k/ds
+ds``), each new derivative a new line of the same program, whose size grows linearly with the
+derivatives asked for. The derivative along the circle ``d/dphi`` is the directional derivative with
+the seeds ``dr1 = -r2``, ``dr2 = r1`` (lines themselves, so that it can be taken again). The
+arithmetic is exact (sympy on small expressions); the code is printed for balls or numpy floats.
 
 **The weights** (one-hot laws: :func:`onehot_probs`). Printed from the law's derivation, the field
 is a program in the exponentials ``u_i = e^{beta theta r_i}`` and ``1 / D``; its derivatives are
 sums of large terms (``u_i^2 / D^3`` and the like) that cancel, and a ball evaluation over a wide
-box loses the cancellation: on a leaf of the far corner (``theta`` 4.06-4.14, ``alpha`` 0.5-0.58)
-the entries of the Hessian of ``T'`` at ``pi/4`` came out 10 to 300 times wider than their values,
-and ``T'`` on the tile about ``pi/4`` had no certified sign. :func:`_weighted_field` writes the same
-field in the weights ``n_i = p_i u_i / D`` and ``w = 1 / D`` (``p_i`` the law's probabilities),
-bounded quantities, taken as inputs of the program with their derivatives as seeds (``dn_i = n_i (b
-dr_i + beta r_i d theta - d log D)``, ``dw = -w d log D``), so every derivative is a polynomial in
-``n``, ``w``, ``r`` and the parameters; :func:`weights` encloses the weights over a box by quotients
-in which each exponential enters once. On that leaf the Hessian's entries at ``pi/4`` are 2 to 14
-times narrower, the enclosures of ``T'`` on tiles away from the points of symmetry 5 to 13 times,
-and the leaf is proved; the programs are shorter too (about 0.29 ms for ``T``, ``T'`` and ``lam`` on
-a tile, against 0.44 ms).
+box loses the cancellation (on a leaf of the far corner ``T'`` on the tile about ``pi/4`` has no
+certified sign). :func:`_weighted_field` writes the same field in the weights ``n_i = p_i u_i / D``
+and ``w = 1 / D`` (``p_i`` the law's probabilities), bounded quantities, taken as inputs of the
+program with their derivatives as seeds (``dn_i = n_i (b dr_i + beta r_i d theta - d log D)``,
+``dw = -w d log D``), so every derivative is a polynomial in ``n``, ``w``, ``r`` and the parameters;
+:func:`weights` encloses the weights over a box by quotients in which each exponential enters once.
 """
 
 from __future__ import annotations
@@ -52,9 +37,6 @@ from sympy.printing.numpy import NumPyPrinter
 from .._certify._subspace_balls import _NAMESPACE, _ArbPrinter
 from .._codegen._cache import cached_source
 from .._derivation._subspace import PARAM_SYMBOLS, _derive
-
-#: entries per function of the jet (value and gradient) and of the Hessian
-JET, HESS = 4, 6
 
 
 @dataclass(frozen=True)
@@ -227,13 +209,6 @@ class Program:
         return "\n".join([f"def {name}({args}):", *body, f"    return ({ret},)", ""])
 
 
-def compile_program(source: str, namespace: dict, name: str = "_program") -> Callable[..., Any]:
-    """The function that :meth:`Program.source` wrote, run in ``namespace``."""
-    ns = dict(namespace)
-    exec(compile(source, f"<k2 {name}>", "exec"), ns)  # the code this module printed from sympy
-    return ns[name]
-
-
 # ----------------------------------------------------------------------------------
 # the field of a law
 
@@ -254,9 +229,6 @@ class _Field:
         Fp, Ft, Fa = d(F, along), d(F, "theta"), d(F, "alpha")
         return [F, Fp, Ft, Fa], [d(Fp, along), d(Ft, along), d(Fa, along), d(Ft, "theta"), d(Ft, "alpha"),
                                  d(Fa, "alpha")]
-
-    def balls(self, outputs) -> Callable[..., Any]:
-        return compile_program(self.p.source(outputs, _Printer()), _BALLS)
 
 
 @cache
@@ -435,49 +407,3 @@ def symmetric_onehot(law) -> bool:
         return False
     t1, t2 = sp.symbols("t1 t2", real=True)
     return sp.simplify(law.mgf((t1, t2)) - (sp.exp(t1) + sp.exp(t2)) / 2) == 0
-
-
-@cache
-def first_order_field(law) -> Callable[..., Any]:
-    """``f(r1, r2, *params) -> (F_phi, F_theta, F_alpha)`` for ``F`` in ``(T, T', lam)`` in turn (9
-    balls): the gradient a first-order (mean-value) form reads over the whole box. Not used by the
-    walk; the reference the second-order form is compared with (tests)."""
-    f = _field(law)
-    return f.balls([f.p.d(F, v) for F in f.circle for v in ("phi", "theta", "alpha")])
-
-
-def square(d: arb) -> arb:
-    """A ball containing ``x^2`` for every ``x`` in ``d``: ``[0, max |d|^2]`` (the ball product
-    ``d * d`` of a ball centred at 0 is ``[-w^2, w^2]``)."""
-    top = abs(d).upper()
-    return arb(0).union(arb(top) * arb(top))
-
-
-@dataclass(frozen=True)
-class Offsets:
-    """``Delta = (X - c, Theta - theta_c, A - alpha_c)`` and the balls of its products that the
-    second-order form reads: the squares (:func:`square`) and the cross products."""
-
-    d: tuple
-    sq: tuple
-    cross: tuple
-
-    @classmethod
-    def of(cls, dx: arb, dth: arb, dal: arb) -> Offsets:
-        return cls((dx, dth, dal), (square(dx), square(dth), square(dal)), (dx * dth, dx * dal, dth * dal))
-
-
-def second_order(jet, hess, o: Offsets) -> arb:
-    """The second-order form of one function: ``jet = (F, F_phi, F_theta, F_alpha)`` at the centre,
-    ``hess`` (one function's six, :class:`K2Field`) over the box, ``o`` the offsets."""
-    F, Fp, Ft, Fa = jet
-    pp, pt, pa, tt, ta, aa = hess
-    (dx, dth, dal), (sx, sth, sal), (xt, xa, ta_) = o.d, o.sq, o.cross
-    return F + Fp * dx + Ft * dth + Fa * dal + (pp * sx + tt * sth + aa * sal) / 2 + pt * xt + pa * xa + ta * ta_
-
-
-def enclose(jet, hess, o: Offsets) -> tuple:
-    """:func:`second_order` of each function whose jets and Hessians ``jet``, ``hess`` list in turn (as
-    :class:`K2Field` returns them)."""
-    return tuple(second_order(jet[JET * i:JET * (i + 1)], hess[HESS * i:HESS * (i + 1)], o)
-                 for i in range(len(jet) // JET))

@@ -6,12 +6,13 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from flint import arb, fmpq
 
 from .._certify._roots import _SPLIT, decide, sign
 
-#: ``F'`` sign -> label (as :func:`theory.pole_signs` and the CLI use them)
+#: ``F'`` sign -> label (as :func:`theory.pole_signs` and the CLI use them; the k = 2 walk's too)
 _LABEL = {-1: "stable", 1: "unstable"}
 
 
@@ -28,27 +29,46 @@ class BallModel:
     sparse: bool
 
 
+class RhoTile(NamedTuple):
+    """A tile ``[lo, hi]`` of ``rho`` (exact rationals while proving, floats in a proof): ``kind``
+    ``"sign"`` (``g`` of the sign ``sign`` on it) or ``"root"`` (one simple root, ``g'`` of the sign
+    ``sign``)."""
+
+    lo: Any
+    hi: Any
+    kind: str
+    sign: int
+
+
+class Bracket(NamedTuple):
+    """The one interior equilibrium of a bistable box: in ``(lo, hi)`` for every parameter (``lo == hi``
+    when ``exact``), of that ``stability``."""
+
+    lo: float
+    hi: float
+    stability: str
+    exact: bool
+
+
+class Proved(NamedTuple):
+    """What :func:`prove_box` proved on a box (the fields of :class:`theory._region._certify.RegionBox`
+    after ``bounds``)."""
+
+    status: str
+    equilibrium: Bracket | None
+    poles: tuple
+    tiles: tuple
 
 
 def _tiles(g, dg, rho_min: fmpq, max_tiles: int):
-    """Tiles ``(lo, hi, kind, sign)`` covering ``[-1, 1]`` left to right, or ``None`` when
+    """Tiles (:class:`RhoTile`) covering ``[-1, 1]`` left to right, or ``None`` when
     a tile narrower than ``rho_min`` (or the budget) is reached undecided."""
-    tiles, stack, count = [], [(fmpq(-1), fmpq(1))], 0
-    while stack:
-        a, b = stack.pop()
-        count += 1
-        if count > max_tiles:
-            return None
+
+    def tile(a: fmpq, b: fmpq) -> RhoTile | None:
         kind, s = decide(g, dg, a, b)
-        if kind is not None:
-            tiles.append((a, b, kind, s))
-            continue
-        if b - a < rho_min:
-            return None
-        p = _split(g, a, b)
-        stack.append((p, b))
-        stack.append((a, p))
-    return tiles
+        return None if kind is None else RhoTile(a, b, kind, s)
+
+    return bisect([(fmpq(-1), fmpq(1))], tile, lambda p: sign(g(arb(p))), rho_min, max_tiles)
 
 
 #: where an interval of exact rationals is split, in order of preference (not dyadic: an exact zero such
@@ -77,10 +97,23 @@ def cut_at(a: fmpq, b: fmpq, points, end_sign=None) -> list:
     return list(itertools.pairwise(ends))
 
 
-def _split(g, a: fmpq, b: fmpq) -> fmpq:
-    """A split point of the rho-tile ``[a, b]`` where ``g`` has a certified sign for the whole parameter
-    box (:func:`split_where`)."""
-    return split_where(lambda p: sign(g(arb(p))), a, b)
+def bisect(stack: list, decide_piece, end_sign, width: fmpq, budget: int) -> list | None:
+    """The pieces ``decide_piece(a, b)`` (``None``: undecided) of the intervals ``stack`` (the last one
+    first), left to right, each undecided one split at :func:`split_where` of ``end_sign``; ``None`` when
+    an undecided piece is narrower than ``width`` or more than ``budget`` pieces are tried."""
+    out, count = [], 0
+    while stack:
+        a, b = stack.pop()
+        count += 1
+        got = decide_piece(a, b) if count <= budget else None
+        if got is not None:
+            out.append(got)
+            continue
+        if count > budget or b - a < width:
+            return None
+        p = split_where(end_sign, a, b)
+        stack += [(p, b), (a, p)]
+    return out
 
 
 def audit(tiles, root_at_zero: bool) -> str | None:
@@ -88,29 +121,29 @@ def audit(tiles, root_at_zero: bool) -> str | None:
     gaps; no root tile and ``g > 0`` -> ``"monotone"``; exactly one root tile between tiles
     of opposite sign (consistent with ``g'``) -> ``"bistable"``; for a mean-zero prior
     (``root_at_zero``) no root tile and one sign of ``k`` -> ``"bistable"`` (``rho = 0``)."""
-    if not tiles or tiles[0][0] != -1 or tiles[-1][1] != 1:
+    if not tiles or tiles[0].lo != -1 or tiles[-1].hi != 1:
         return None
-    if any(t[1] != u[0] for t, u in itertools.pairwise(tiles)):
+    if any(t.hi != u.lo for t, u in itertools.pairwise(tiles)):
         return None
-    roots = [i for i, t in enumerate(tiles) if t[2] == "root"]
-    signs = {t[3] for t in tiles if t[2] == "sign"}
+    roots = [i for i, t in enumerate(tiles) if t.kind == "root"]
+    signs = {t.sign for t in tiles if t.kind == "sign"}
     if root_at_zero:
         return "bistable" if not roots and len(signs) == 1 else None
     if not roots:
         return "monotone" if signs == {1} else None
     if len(roots) != 1:
         return None
-    i, slope = roots[0], tiles[roots[0]][3]
-    left = {t[3] for t in tiles[:i]}
-    right = {t[3] for t in tiles[i + 1:]}
+    i, slope = roots[0], tiles[roots[0]].sign
+    left = {t.sign for t in tiles[:i]}
+    right = {t.sign for t in tiles[i + 1:]}
     # g rises through the root iff g' > 0 there: the sign left of it is -slope, right +slope
     if left - {-slope} or right - {slope}:
         return None
     return "bistable"
 
 
-def prove_box(bm: BallModel, sign_functions, rho_min: fmpq, max_tiles: int):
-    """``(status, equilibrium, poles, tiles)`` proved on the box, or ``None``."""
+def prove_box(bm: BallModel, sign_functions, rho_min: fmpq, max_tiles: int) -> Proved | None:
+    """What is proved on the box, or ``None``."""
     g, dg, _, root_at_zero = sign_functions(bm)
     s_plus, s_minus = sign(g(arb(1))), sign(g(arb(-1)))
     if not s_plus or not s_minus:  # a pole on (or near) the boundary: nothing to prove
@@ -124,36 +157,30 @@ def prove_box(bm: BallModel, sign_functions, rho_min: fmpq, max_tiles: int):
     equilibrium = None
     if status == "bistable":
         if root_at_zero:
-            equilibrium = (0.0, 0.0, _LABEL[s_plus], True)  # F'(0) = c k(0), k of one sign
+            equilibrium = Bracket(0.0, 0.0, _LABEL[s_plus], True)  # F'(0) = c k(0), k of one sign
         else:
-            i = next(i for i, t in enumerate(tiles) if t[2] == "root")
+            i = next(i for i, t in enumerate(tiles) if t.kind == "root")
             a, b, _, slope = tiles[i]
             # [A, a] and [b, B] keep g' of one sign and their end signs: no zero there
             A, B = a, b
             a, b = _narrow(g, A, B, -slope)
-            tiles[i:i + 1] = [t for t in ((A, a, "sign", -slope), (a, b, "root", slope), (b, B, "sign", slope))
-                              if t[0] < t[1]]
+            tiles[i:i + 1] = [t for t in (RhoTile(A, a, "sign", -slope), RhoTile(a, b, "root", slope),
+                                          RhoTile(b, B, "sign", slope)) if t.lo < t.hi]
             # outward rounding of the rational ends keeps the root inside [lo, hi]
             lo, hi = _floor(a), _ceil(b)
-            equilibrium = (lo, hi, _LABEL[slope], False)
-    return status, equilibrium, poles, tuple((float(a), float(b), k, s) for a, b, k, s in tiles)
+            equilibrium = Bracket(lo, hi, _LABEL[slope], False)
+    return Proved(status, equilibrium, poles, tuple(RhoTile(float(a), float(b), k, s) for a, b, k, s in tiles))
 
 
 def _narrow(g, a: fmpq, b: fmpq, left: int, steps: int = 60):
     """Shrink a root tile ``[a, b]`` (``g(a)`` of sign ``left``, ``g(b)`` opposite, for every
     parameter) by bisection while ``g`` at a split point has a certified sign."""
     for _ in range(steps):
-        for frac in (fmpq(1, 2), fmpq(1, 3), fmpq(2, 3), fmpq(1, 5), fmpq(4, 5)):
-            p = a + (b - a) * frac
-            s = sign(g(arb(p)))
-            if s:
-                break
-        else:
+        points = (a + (b - a) * frac for frac in (fmpq(1, 2), *SPLIT_FRACTIONS[1:]))
+        found = next(((p, s) for p in points if (s := sign(g(arb(p))))), None)
+        if found is None:
             return a, b
-        if s == left:
-            a = p
-        else:
-            b = p
+        a, b = (found[0], b) if found[1] == left else (a, found[0])
     return a, b
 
 
