@@ -78,6 +78,7 @@ from flint import acb_mat, arb, arb_mat
 from .._field._heads import find_heads_equilibria
 from .._model import Model
 from ._roots import precision, sign
+from ._seal import digest
 from ._subspace import MAX_PREC, BoxesByStatus, _check_prec, _outward, _params, to_ball
 from ._subspace_balls import ball_field, krawczyk, newton_refine
 
@@ -344,6 +345,11 @@ class HeadsCertificate(BoxesByStatus):
     prec: int
     notes: tuple = field(default=())
     seconds: float = 0.0
+
+    @property
+    def checksum(self) -> str:
+        """SHA-256 of :meth:`as_dict` in canonical JSON (:func:`theory._certify._seal.digest`)."""
+        return digest(self.as_dict())
 
     def as_dict(self) -> dict:
         return {"model": self.model.as_dict(), "certified": self.certified, "complete": False, "prec": self.prec,

@@ -108,6 +108,13 @@ class Certificate:
     checksum: str = ""
 
     @property
+    def reason(self) -> str:
+        """Empty when :attr:`certified`; else why not (the notes, or the undecided intervals)."""
+        if self.certified:
+            return ""
+        return "; ".join(self.notes) or f"undecided on {len(self.undecided)} interval(s) of [-1, 1]"
+
+    @property
     def midpoints(self) -> tuple:
         """:attr:`Bracket.midpoint` of each interior equilibrium, in order (floats)."""
         return tuple(float(e.midpoint) for e in self.equilibria)

@@ -118,10 +118,13 @@ from flint import arb, arb_mat, fmpq
 
 from ...core.validate import integer, real
 from .._certify._circle import _min_square
+from .._certify._options import RegionOptions
+from .._certify._protocol import status_of_leaves, undecided_reason
 from .._certify._roots import precision, sign
 from .._certify._scalar import MAX_PREC
+from .._certify._seal import digest
 from .._certify._subspace_balls import inertia
-from .._model import Model
+from .._model import Model, ModelBox
 from ._certify import _DOMAIN, _parse, _split_point, _sub_box, area_fractions, relative_width
 from ._circle_floats import SignatureCache, zero_boxes
 from ._circle_symmetric import CENTRES, conditions, diagonal, expand, interior, resolve, symmetric_tile
@@ -778,6 +781,29 @@ class K2RegionCertificate:
     seconds: float
     pending: tuple = ()
 
+    #: every decided leaf's proof passed its audit in the walk (a failed audit raises there)
+    certified = True
+
+    @property
+    def status(self) -> str:
+        """The one status of every leaf, or ``"mixed"``."""
+        return status_of_leaves(b.status for b in self.boxes)
+
+    @property
+    def reason(self) -> str:
+        """Why a part is undecided (empty when no leaf is)."""
+        return undecided_reason(self.fractions)
+
+    @property
+    def equilibria(self) -> tuple:
+        """Per leaf, the tuple of its proved equilibria (:attr:`K2RegionBox.equilibria`)."""
+        return tuple(b.equilibria for b in self.boxes)
+
+    @property
+    def checksum(self) -> str:
+        """SHA-256 of :meth:`as_dict` in canonical JSON (:func:`theory._certify._seal.digest`)."""
+        return digest(self.as_dict())
+
     @classmethod
     def from_boxes(cls, region: dict, boxes, seconds: float, pending=()) -> K2RegionCertificate:
         """The certificate of the leaves ``boxes`` of ``region`` (a :attr:`region` dict), its
@@ -793,51 +819,41 @@ class K2RegionCertificate:
         return out
 
 
-def certify_region_k2(theta, alpha, beta=1.0, sigma2=1.0, prior="onehot(k=2)", *, min_width: float = MIN_WIDTH,
-                      prec: int = 128, max_boxes: int = 200_000, field: K2Field | None = None, box=None,
-                      depth=None, inherited=None) -> K2RegionCertificate:
+def certify_region_k2(model: ModelBox, options: RegionOptions | None = None) -> K2RegionCertificate:
     """Prove the structure of the equilibria of a ``k = 2`` law on every leaf of an adaptive split of
     a ``(theta, alpha)`` box (module doc).
 
     Parameters
     ----------
-    theta, alpha : (float, float)
-        The ranges, ``0 <= theta_lo < theta_hi``, ``0 < alpha_lo < alpha_hi <= 1``.
-    beta, sigma2 : float
-        Fixed.
-    prior : str
-        A ``k = 2`` signal law (``"onehot(k=2)"``, ...).
-    min_width : float
-        A leaf whose sides are both narrower than ``min_width`` times their range (alpha in its
-        scale) is not split further; ``undecided`` if not proved.
-    prec : int
-        Working precision in bits.
-    max_boxes : int
-        Budget of leaves examined (by this call); those left when it runs out are undecided.
-    field : K2Field, optional
-        Replaces the derived ball functions (:func:`k2_field`); a test hook.
-    box : tuple, optional
-        Walk only this sub-box (bounds as :attr:`K2RegionBox.bounds`) of the region, exactly as the
-        whole walk would when ``inherited`` is the one :attr:`K2RegionCertificate.pending` gave with it.
-    depth : int, optional
-        Leave the boxes ``depth`` splits below the start unexamined: :attr:`K2RegionCertificate.pending`;
-        at most :data:`MAX_DEPTH` (8), so that each is walked alone as the whole walk walks it.
-    inherited : tuple, optional
-        With ``box``: what its parent had proved (from :attr:`K2RegionCertificate.pending`).
+    model : ModelBox
+        ``theta`` and ``alpha`` ranges (``0 <= theta_lo < theta_hi``, ``0 < alpha_lo < alpha_hi <= 1``),
+        ``beta``, ``sigma2`` fixed, a ``k = 2`` signal law (``"onehot(k=2)"``, ...), one head.
+    options : RegionOptions, optional
+        ``min_width`` (default ``2^-8``; alpha in its scale), ``prec``, ``max_boxes``; ``box`` (a
+        sub-box, walked exactly as the whole walk would when ``inherited`` is the one
+        :attr:`K2RegionCertificate.pending` gave with it), ``depth`` (at most :data:`MAX_DEPTH`, 8, so
+        that each pending box is walked alone as the whole walk walks it), ``inherited`` and the test
+        hook ``field`` (replaces the derived ball functions, :func:`k2_field`)
+        (:class:`theory._certify._options.RegionOptions`); not ``log_alpha`` nor ``sign_functions``.
 
     Returns
     -------
     K2RegionCertificate
     """
     start = time.perf_counter()
-    region, law = _region(theta, alpha, beta, sigma2, prior, min_width, prec)
-    max_boxes = integer("max_boxes", max_boxes, 1)
-    depth = None if depth is None else integer("depth", depth, 0, MAX_DEPTH)
+    o = RegionOptions.of(options)
+    o.refuse(("log_alpha", "sign_functions"), "the k = 2 region walk")
+    region, law = _region(model.theta, model.alpha, model.beta, model.sigma2, model.prior,
+                          MIN_WIDTH if o.min_width is None else o.min_width, o.prec)
+    if model.heads != 1:
+        raise ValueError(f"`heads` must be 1 for a region certificate, got {model.heads}")
+    max_boxes = integer("max_boxes", o.max_boxes, 1)
+    depth = None if o.depth is None else integer("depth", o.depth, 0, MAX_DEPTH)
     top = tuple((k, *region["ranges"][k]) for k in ("theta", "alpha"))
-    root = top if box is None else _sub_box(box, top)
-    state = _state0() if inherited is None else _check_inherited(inherited)
+    root = top if o.box is None else _sub_box(o.box, top)
+    state = _state0() if o.inherited is None else _check_inherited(o.inherited)
     with precision(region["prec"]):
-        leaves, pending = _walk(field or k2_field(law), region, (root, state), depth, max_boxes)
+        leaves, pending = _walk(o.field or k2_field(law), region, (root, state), depth, max_boxes)
     return K2RegionCertificate.from_boxes(region, leaves, time.perf_counter() - start, pending)
 
 

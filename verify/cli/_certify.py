@@ -2,7 +2,7 @@
 
 With a point value for every model flag it certifies one model (:func:`theory.certify`).
 Any of ``--theta``, ``--alpha``, ``--beta``, ``--sigma2`` given as a range ``LO:HI``
-certifies a parameter box instead (:func:`theory.certify_region`), and so does a prior
+certifies a parameter box instead (:func:`theory.certify` of a :class:`theory.ModelBox`), and so does a prior
 whose numeric parameters are ranges (``--prior 'gaussian(mu=0.5:1, tau=0.2)'``): a table
 of the fractions proved monotone, bistable or undecided, and with ``--figure`` the leaf
 boxes coloured by status under the closed-form boundary. The subtrees of the box run on
@@ -26,9 +26,10 @@ from rich.table import Table
 from ...numerics import certify_region_tasks
 from ...theory import (
     Certificate,
+    ModelBox,
     RangedPrior,
+    RegionOptions,
     certify,
-    certify_heads,
     parse_law,
     parse_ranged_prior,
     pole_exponents_mp,
@@ -183,8 +184,8 @@ def _run_region(args) -> int:
         raise ValueError(f"`min-width` must lie in [{lo:g}, {hi:g}] (relative width of a box), got {min_width!r}")
     figure = figure_path(args.figure) if args.figure is not None else None
     with executor_from_args(args):
-        cert = certify_region_tasks(args.theta, args.alpha, args.beta, args.sigma2, args.prior, min_width=min_width,
-                                    prec=args.prec)
+        cert = certify_region_tasks(ModelBox(args.theta, args.alpha, args.beta, args.sigma2, args.prior),
+                                    RegionOptions(min_width=min_width, prec=args.prec))
     if figure is not None:
         draw_region(cert, figure)
     doc = cert.as_dict()
@@ -296,7 +297,7 @@ def _run_heads(args, model) -> int:
     if args.time_to is not None:
         raise ValueError("--time-to and --rho0 certify the flow time of one query on one signal direction "
                          "(a scalar prior, one head)")
-    cert = certify_heads(model, prec=args.prec)
+    cert = certify(model, prec=args.prec)
     doc = cert.as_dict()
     if args.json:
         emit_json(doc)

@@ -1,6 +1,6 @@
 """``sigrec phase``: the certified phase diagram over ``(theta, alpha)``.
 
-By default the region certificate (:func:`theory.certify_region`, its subtrees on the
+By default the region certificate (:func:`theory.certify` of a :class:`theory.ModelBox`, its subtrees on the
 executor through :func:`numerics.certify_region_tasks`) of ``theta in [0, theta_max]``
 (default 5) by ``alpha in [alpha_min, 1]`` (log): every box proved monotone or bistable
 for all its parameters, drawn coloured by status with the closed-form boundary, and
@@ -9,7 +9,7 @@ checked box by box against the closed-form criterion (:func:`theory.region_propo
 (:func:`verify.studies.phase_diagram`, a CSV), as before. With a k-dimensional law
 (``--prior 'onehot(k=2)'``) it certifies the mixture/specialisation transition
 ``theta_c(alpha)`` of one query instead (:func:`verify.studies.transition_diagram`), or with
-``--region`` the k = 2 region certificate (:func:`numerics.certify_region_k2_tasks`, leaves drawn by
+``--region`` the k = 2 region certificate (:func:`numerics.certify_region_tasks`, leaves drawn by
 the structure proved on them); with
 ``--heads H`` (H >= 2, a k-dimensional law) it maps where each certified state of the H heads exists
 on a ``(theta, alpha)`` grid (:func:`verify.studies.heads_diagram`).
@@ -24,8 +24,8 @@ import math
 import numpy as np
 from rich.console import Console
 
-from ...numerics import certify_region_k2_tasks, certify_region_tasks
-from ...theory import Model, region_proposition, sparse_threshold_prior
+from ...numerics import certify_region_tasks
+from ...theory import Model, ModelBox, RegionOptions, region_proposition, sparse_threshold_prior
 from ..render import draw_region, draw_region_k2, plot_heads_phase, plot_subspace_phase
 from ..render import plot_phase as plot
 from ..studies import heads_diagram, phase_diagram, transition_diagram
@@ -192,8 +192,9 @@ def _run_region(args) -> int:
     theta, alpha = (0.0, theta_max), (args.alpha_min, 1.0)
     with executor_from_args(args), stderr_progress() as bar:
         task = bar.add_task("certifying", total=None)
-        cert = certify_region_tasks(theta, alpha, args.beta, args.sigma2, args.prior, min_width=min_width,
-                                    log_alpha=True, progress=lambda d, t: bar.update(task, completed=d, total=t))
+        cert = certify_region_tasks(ModelBox(theta, alpha, args.beta, args.sigma2, args.prior),
+                                    RegionOptions(min_width=min_width, log_alpha=True),
+                                    progress=lambda d, t: bar.update(task, completed=d, total=t))
     prop = region_proposition(args.prior, certificate=cert, theta=theta, alpha=alpha, beta=args.beta,
                               sigma2=args.sigma2)
     json_path, png_path, drawn = _save_json_and_figure(args.out, "phase-region.json", cert.as_dict(), "phase.png",
@@ -221,7 +222,7 @@ def _run_region(args) -> int:
 
 
 def _run_region_k2(args) -> int:
-    """The region certificate of a k = 2 law (:func:`numerics.certify_region_k2_tasks`)."""
+    """The region certificate of a k = 2 law (:func:`numerics.certify_region_tasks`)."""
     if args.grid or args.n_theta is not None or args.n_alpha is not None:
         raise ValueError("--grid, --n-theta and --n-alpha are not options of --region (the leaves are split "
                          "adaptively: --min-width, --max-boxes)")
@@ -234,9 +235,9 @@ def _run_region_k2(args) -> int:
     theta, alpha = (0.0, theta_max), (args.alpha_min, 1.0)
     with executor_from_args(args), stderr_progress() as bar:
         task = bar.add_task("certifying the k = 2 region", total=None)
-        cert = certify_region_k2_tasks(theta, alpha, args.beta, args.sigma2, args.prior, min_width=min_width,
-                                       max_boxes=max_boxes,
-                                       progress=lambda d, t: bar.update(task, completed=d, total=t))
+        cert = certify_region_tasks(ModelBox(theta, alpha, args.beta, args.sigma2, args.prior),
+                                    RegionOptions(min_width=min_width, max_boxes=max_boxes),
+                                    progress=lambda d, t: bar.update(task, completed=d, total=t))
     json_path, png_path, drawn = _save_json_and_figure(args.out, "phase-region-k2.json", cert.as_dict(), "phase.png",
                                                        lambda path: draw_region_k2(cert, path))
     doc = {"mode": "region-k2", "beta": args.beta, "sigma2": args.sigma2, "prior": args.prior, "region": cert.region,

@@ -1,11 +1,11 @@
-"""Where each certified state of H heads exists: :func:`theory.certify_heads` at every point of a
+"""Where each certified state of H heads exists: :func:`theory.certify` at every point of a
 ``(theta, alpha)`` grid, summarised per point (the stable kinds, the counts per status, the undecided
 boxes), for ``sigrec phase --heads H`` (docs/guide/subspace.md).
 
 **Starts.** Random frames do not reach every stable state: the states with several heads on one
 signal direction (``shared-direction``, ``recovered-shared``) are reached from rank-one starts (every
 column of ``M`` near one direction) and rarely from a random frame. Each point is searched from
-the ``n_random`` random frames :func:`theory.certify_heads` uses by default (the same generator,
+the ``n_random`` random frames :func:`theory.certify` uses by default (the same generator,
 seed and ``d = k + H + 1``) *and* from :func:`rank_one_starts`: for each direction ``xi_j`` and sign,
 every column ``c xi_j`` (``c = 0.9 / sqrt H``: the singular value of the rank-one part is 0.9) plus
 a small deterministic perturbation that differs between heads, so that neither the integration nor
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...numerics import current_executor
-from ...theory import Model, certify_heads
+from ...theory import HeadsCertificate, Model, certify
 from ...theory import heads_random_starts as random_starts
 
 #: the statuses of a certified box (:data:`theory._certify._heads.STATUSES`)
@@ -165,7 +165,8 @@ def _cell(unit) -> HeadsCell:
     law, heads, theta, alpha, beta, sigma2, n_random, seed = unit
     model = Model(theta, alpha, beta, sigma2, law, heads=heads)
     starts = random_starts(model.k, heads, n_random, seed) + rank_one_starts(model.k, heads)
-    cert = certify_heads(model, starts=starts)
+    cert = certify(model, starts=starts)
+    assert isinstance(cert, HeadsCertificate)
     stable = [b for b in cert.boxes if b.status == "stable"]
     counts = {s: sum(b.status == s for b in cert.boxes) for s in STATUSES}
     return HeadsCell(

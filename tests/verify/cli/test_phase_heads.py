@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from sigrec.theory import Model, certify_heads, integrate_heads
+from sigrec.theory import Model, certify, integrate_heads
 from sigrec.theory._field._heads import random_frame
 from sigrec.verify.cli._main import main
 from sigrec.verify.studies import heads_diagram
@@ -97,7 +97,7 @@ def test_every_reported_stable_kind_is_a_certified_box_at_its_point(cli_doc):
     for c in doc["cells"]:
         model = Model(c["theta"], c["alpha"], 1.0, 1.0, LAW, heads=H)
         # certify the reported equilibria on their own: no search, the boxes from the floats given
-        cert = certify_heads(model, equilibria=[np.array(s["start"]) for s in c["stable"]])
+        cert = certify(model, equilibria=[np.array(s["start"]) for s in c["stable"]])
         assert [b.status for b in cert.boxes] == ["stable"] * len(c["stable"])
         assert [b.kind for b in cert.boxes] == [s["kind"] for s in c["stable"]]
         for b, s in zip(cert.boxes, c["stable"], strict=True):  # the box is about the reported floats
@@ -156,7 +156,7 @@ def test_the_rank_one_starts_find_three_heads_on_one_direction():
     M = next(np.array(s["start"]) for s in cell.stable if s["kind"] == "shared-direction")
     assert np.allclose(M, M[:, :1], atol=1e-9)  # every head on the same point
     # from the default random frames alone the search misses it: why the rank-one starts are added
-    alone = certify_heads(Model(3.0, 0.5, 1.0, 1.0, LAW, heads=3))
+    alone = certify(Model(3.0, 0.5, 1.0, 1.0, LAW, heads=3))
     assert "shared-direction" not in {b.kind for b in alone.stable}
 
 

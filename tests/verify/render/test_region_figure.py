@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sigrec.theory import certify_region
+from sigrec.theory import ModelBox, certify
 from sigrec.verify.render import draw_region, figure_path
 from sigrec.verify.studies import region_boundaries
 
 
 @pytest.fixture(scope="module")
 def fixed_region():
-    return certify_region((0.0, 5.0), (1e-4, 1.0), min_width=0.125, log_alpha=True)
+    return certify(ModelBox((0.0, 5.0), (1e-4, 1.0)), min_width=0.125, log_alpha=True)
 
 
 def test_the_figure_draws_every_box_by_status_and_the_studies_boundaries(fixed_region, tmp_path):
