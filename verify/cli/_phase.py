@@ -25,10 +25,10 @@ import numpy as np
 from rich.console import Console
 
 from ...numerics import certify_region_tasks
-from ...theory import Model, ModelBox, RegionOptions, region_proposition, sparse_threshold_prior
+from ...theory import Model, ModelBox, RegionCertificate, RegionOptions, region_proposition, sparse_threshold_prior
 from ..render import draw_region, draw_region_k2, plot_heads_phase, plot_subspace_phase
 from ..render import plot_phase as plot
-from ..studies import heads_diagram, phase_diagram, transition_diagram
+from ..studies import heads_diagram, phase_diagram, region_boundaries, transition_diagram
 from ..studies import write_phase_csv as write_csv
 from ._args import (
     PRIOR_HELP,
@@ -195,10 +195,12 @@ def _run_region(args) -> int:
         cert = certify_region_tasks(ModelBox(theta, alpha, args.beta, args.sigma2, args.prior),
                                     RegionOptions(min_width=min_width, log_alpha=True),
                                     progress=lambda d, t: bar.update(task, completed=d, total=t))
+    assert isinstance(cert, RegionCertificate)
     prop = region_proposition(args.prior, certificate=cert, theta=theta, alpha=alpha, beta=args.beta,
                               sigma2=args.sigma2)
+    lines = region_boundaries(cert.region)
     json_path, png_path, drawn = _save_json_and_figure(args.out, "phase-region.json", cert.as_dict(), "phase.png",
-                                                       lambda path: draw_region(cert, path))
+                                                       lambda path: draw_region(cert, path, lines))
     doc = {
         "mode": "region", "beta": args.beta, "sigma2": args.sigma2, "prior": args.prior,
         "region": cert.region, "fractions": cert.fractions, "boxes_count": cert.boxes_count,

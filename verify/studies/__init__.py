@@ -3,6 +3,7 @@ certified phase diagram, resumable parameter sweeps and the appendix's data. The
 data; ``verify.render`` draws and typesets it."""
 
 from ._appendix import AppendixData, Landscape, appendix_data
+from ._certify import CertifyResult, FlowTime, certify_study
 from ._evidence import EVIDENCE_FILE, Evidence
 from ._heads_phase import HeadsCell, HeadsDiagram, heads_diagram
 from ._limit_map import LABEL as LIMIT_LABEL
@@ -50,6 +51,9 @@ from ._validate import PROFILES as VALIDATE_PROFILES
 from ._validate import Validation, draw_models, run_validation
 
 __all__ = [
+    "CertifyResult",
+    "FlowTime",
+    "certify_study",
     "run_subspace_sweep",
     "AppendixData",
     "Landscape",

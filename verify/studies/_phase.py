@@ -150,10 +150,10 @@ def _boundary(prior: str, theta: float, beta: float, sigma2: float) -> float:
 def _column(unit):
     """Certify one theta column: the sparse cell, then every alpha (one executor unit)."""
     theta, alphas, beta, sigma2, prior = unit
-    c = certify(Model(theta, 0.0, beta, sigma2, prior))
+    c = certify(Model(theta, 0.0, beta, sigma2, prior), engine="scalar")
     col = []
     for a in alphas:
-        ca = certify(Model(theta, a, beta, sigma2, prior))
+        ca = certify(Model(theta, a, beta, sigma2, prior), engine="scalar")
         col.append((ca.status, bool(ca.certified), ca.boxes))
     return c.status, bool(c.certified), c.boxes, col
 

@@ -18,10 +18,10 @@ def fixed_region():
 
 def test_the_figure_draws_every_box_by_status_and_the_studies_boundaries(fixed_region, tmp_path):
     png = tmp_path / "region.png"
-    drawn = draw_region(fixed_region, png)
+    lines = region_boundaries(fixed_region.region)
+    drawn = draw_region(fixed_region, png, lines)
     counts = {s: sum(b.status == s for b in fixed_region.boxes) for s in ("monotone", "bistable", "undecided")}
     assert drawn["patches"] == counts and counts["bistable"] > 0
-    lines = region_boundaries(fixed_region.region)
     assert drawn["lines"] == [line.label for line in lines] == [r"closed form $\alpha_c(\theta)$", r"$\beta\theta=1$"]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.with_suffix(".pdf").stat().st_size > 0
     # independent of the closed form: every box the certificate proves bistable lies below alpha_c
