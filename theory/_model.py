@@ -14,6 +14,7 @@ a region certificate proves at once).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..core.validate import choice, counts, integer, real
 from ._laws import Prior, RangedPrior, parse_ranged_prior
@@ -21,6 +22,15 @@ from ._laws._vector import SignalLaw, parse_law
 
 #: the most heads a model may have (the reduced flow is k H-dimensional)
 MAX_HEADS = 64
+
+
+class Params(NamedTuple):
+    """The numeric parameters of a model in the derivations' order (:meth:`Model.params`)."""
+
+    theta: float
+    alpha: float
+    beta: float
+    sigma2: float
 
 
 @dataclass(frozen=True, init=False)
@@ -128,9 +138,9 @@ class Model:
         """True in the sparse regime (``alpha = 0``, field rescaled by ``1/alpha``)."""
         return self.alpha == 0.0
 
-    def params(self) -> tuple[float, float, float, float]:
+    def params(self) -> Params:
         """``(theta, alpha, beta, sigma2)``, the numeric parameters in the derivations' order."""
-        return (self.theta, self.alpha, self.beta, self.sigma2)
+        return Params(self.theta, self.alpha, self.beta, self.sigma2)
 
     def as_dict(self) -> dict:
         """The parameters, the law as its canonical spec, ``k``, ``H`` and the regime (what

@@ -14,7 +14,8 @@ import pytest
 from flint import arb
 
 from sigrec.theory import HeadsCertificate, Model, certify
-from sigrec.theory._certify._heads import certify_heads, heads_system, krawczyk_holds, symmetric_eigenvalues
+from sigrec.theory._certify._heads import certify_heads
+from sigrec.theory._certify._heads_balls import heads_system, krawczyk_holds, symmetric_eigenvalues
 from sigrec.theory._certify._roots import precision
 from sigrec.theory._certify._subspace import _params, certify_subspace
 from sigrec.theory._certify._subspace_balls import ball_field

@@ -306,7 +306,7 @@ def _run_heads(args, model: Model) -> int:
     alphas = np.logspace(math.log10(alpha_min), 0.0, n_alpha) if n_alpha > 1 else np.array([alpha_min])
     with executor_from_args(args) as ex, stderr_progress() as bar:
         task = bar.add_task(f"certifying the states of {model.heads} heads", total=None)
-        diagram = heads_diagram(args.prior, model.heads, thetas, alphas, args.beta, args.sigma2, executor=ex,
+        diagram = heads_diagram(model, thetas, alphas, executor=ex,
                                 progress=lambda done, total: bar.update(task, completed=done, total=total))
     doc = diagram.as_dict()
     json_path, png_path, _ = _save_json_and_figure(args.out, "heads_phase.json", doc, "heads_phase.png",

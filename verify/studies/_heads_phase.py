@@ -183,20 +183,17 @@ def _grid(name: str, values) -> tuple:
     return out
 
 
-def heads_diagram(prior, heads: int, thetas, alphas, beta: float = 1.0, sigma2: float = 1.0, *, executor=None,
-                  n_random: int = 8, seed: int = 0, progress=None) -> HeadsDiagram:
-    """Certify the equilibria of ``heads`` heads at every grid point ``(theta, alpha)``.
+def heads_diagram(model: Model, thetas, alphas, *, executor=None, n_random: int = 8, seed: int = 0,
+                  progress=None) -> HeadsDiagram:
+    """Certify the equilibria of the model's heads at every grid point ``(theta, alpha)``.
 
     Parameters
     ----------
-    prior : str
-        A k-dimensional law (``k >= 2``), e.g. ``"onehot(k=2)"``.
-    heads : int
-        The number ``H >= 1`` of heads.
+    model : theory.Model
+        The law (k-dimensional, ``k >= 2``, e.g. ``"onehot(k=2)"``), the number ``H`` of heads, ``beta``
+        and ``sigma2`` of every point; its ``theta`` and ``alpha`` are replaced by the grid's.
     thetas, alphas : sequence of float
         The grid; every point must be a valid model (``theta > 0``, ``alpha in [0, 1]``).
-    beta, sigma2 : float
-        Inverse temperature and noise variance.
     executor : numerics.Executor, optional
         Runs one unit per grid point; default :func:`numerics.current_executor`.
     n_random, seed : int
@@ -212,7 +209,7 @@ def heads_diagram(prior, heads: int, thetas, alphas, beta: float = 1.0, sigma2: 
     thetas, alphas = _grid("thetas", thetas), _grid("alphas", alphas)
     if n_random < 0 or seed < 0:
         raise ValueError(f"`n_random` and `seed` must be >= 0, got {n_random!r} and {seed!r}")
-    law = Model(1.0, 0.5, beta, sigma2, prior, heads=heads).law  # validates beta, sigma2, the law and H
+    law, heads, beta, sigma2 = model.law, model.heads, model.beta, model.sigma2
     if law.k < 2:
         raise ValueError(f"`prior` {law.spec}: the map of the heads' states needs a k-dimensional law (k >= 2), "
                          "e.g. 'onehot(k=2)'; with k = 1 at most one head can align")
