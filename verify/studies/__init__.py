@@ -20,6 +20,7 @@ from ._limit_map import (
 )
 from ._phase import PhaseDiagram, TransitionDiagram, phase_diagram, transition_diagram
 from ._phase import write_csv as write_phase_csv
+from ._phase_modes import PhaseRegion, heads_grid, phase_mode, phase_region, phase_region_k2
 from ._region_figure import RegionLine, region_boundaries
 from ._reproduce import (
     PAPER_MEAN_FINAL_ALIGNMENT,
@@ -96,6 +97,11 @@ __all__ = [
     "measure_scaling",
     "markdown_table",
     "phase_diagram",
+    "PhaseRegion",
+    "heads_grid",
+    "phase_mode",
+    "phase_region",
+    "phase_region_k2",
     "transition_diagram",
     "TransitionDiagram",
     "region_boundaries",
