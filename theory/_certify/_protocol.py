@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+from ._seal import digest
+
 
 @runtime_checkable
 class CertificateLike(Protocol):
@@ -50,14 +52,36 @@ class CertificateLike(Protocol):
     def as_dict(self) -> dict: ...
 
 
-def status_of_leaves(statuses) -> str:
-    """The one status of a box's leaves (``statuses``), or ``"mixed"``; ``"undecided"`` for none."""
-    found = set(statuses)
-    return found.pop() if len(found) == 1 else ("mixed" if found else "undecided")
+class LeavesAnswer:
+    """What :class:`CertificateLike` reads of a certificate of a box (any class with leaf ``boxes``, each
+    with a ``status`` and ``equilibria``, area ``fractions`` and ``as_dict``)."""
 
+    boxes: tuple
+    fractions: dict
 
-def undecided_reason(fractions: dict) -> str:
-    """The reason of a box's undecided leaves (``fractions``: status -> area fraction)."""
-    part = fractions.get("undecided", 0.0)
-    return "" if not part else (f"a fraction {part:.4g} of the box is undecided: leaves down to the min width "
-                                "where no status holds on the whole leaf (a phase boundary crosses them)")
+    def as_dict(self) -> dict:
+        raise NotImplementedError
+
+    @property
+    def status(self) -> str:
+        """The one status of every leaf, or ``"mixed"`` (``"undecided"`` without leaves)."""
+        found = {b.status for b in self.boxes}
+        return found.pop() if len(found) == 1 else ("mixed" if found else "undecided")
+
+    @property
+    def reason(self) -> str:
+        """Why a part is undecided (empty when no leaf is)."""
+        part = self.fractions.get("undecided", 0.0)
+        return "" if not part else (f"a fraction {part:.4g} of the box is undecided: leaves down to the min width "
+                                    "where no status holds on the whole leaf (a phase boundary crosses them)")
+
+    @property
+    def equilibria(self) -> tuple:
+        """Per leaf, the tuple of its proved equilibria."""
+        return tuple(b.equilibria for b in self.boxes)
+
+    @property
+    def checksum(self) -> str:
+        """SHA-256 of :meth:`as_dict` in canonical JSON (:func:`theory._certify._seal.digest`)."""
+        return digest(self.as_dict())
+

@@ -47,10 +47,9 @@ from flint import arb, fmpq
 
 from ...core.validate import integer, real
 from .._certify._options import RegionOptions
-from .._certify._protocol import status_of_leaves, undecided_reason
+from .._certify._protocol import LeavesAnswer
 from .._certify._roots import precision
 from .._certify._scalar import MAX_PREC, _sign_functions
-from .._certify._seal import digest
 from .._laws import Prior, RangedPrior, parse_ranged_prior
 from .._laws._ranged import WidePrior, region_law
 from .._model import _DOMAIN, RANGED, Model, ModelBox
@@ -104,7 +103,7 @@ class RegionBox:
 
 
 @dataclass(frozen=True)
-class RegionCertificate:
+class RegionCertificate(LeavesAnswer):
     """Outcome of :func:`certify_region`.
 
     Attributes
@@ -139,25 +138,6 @@ class RegionCertificate:
     def boxes_count(self) -> int:
         return len(self.boxes)
 
-    @property
-    def status(self) -> str:
-        """The one status of every leaf, or ``"mixed"``."""
-        return status_of_leaves(b.status for b in self.boxes)
-
-    @property
-    def reason(self) -> str:
-        """Why a part is undecided (empty when no leaf is)."""
-        return undecided_reason(self.fractions)
-
-    @property
-    def equilibria(self) -> tuple:
-        """Per leaf, the tuple of its proved equilibria (:attr:`RegionBox.equilibria`)."""
-        return tuple(b.equilibria for b in self.boxes)
-
-    @property
-    def checksum(self) -> str:
-        """SHA-256 of :meth:`as_dict` in canonical JSON (:func:`theory._certify._seal.digest`)."""
-        return digest(self.as_dict())
 
     @classmethod
     def from_boxes(cls, region: dict, boxes, seconds: float, pending=()) -> RegionCertificate:

@@ -119,10 +119,9 @@ from flint import arb, arb_mat, fmpq
 from ...core.validate import integer, real
 from .._certify._circle import _min_square
 from .._certify._options import RegionOptions
-from .._certify._protocol import status_of_leaves, undecided_reason
+from .._certify._protocol import LeavesAnswer
 from .._certify._roots import precision, sign
 from .._certify._scalar import MAX_PREC
-from .._certify._seal import digest
 from .._certify._subspace_balls import inertia
 from .._model import Model, ModelBox
 from ._certify import _DOMAIN, _parse, _split_point, _sub_box, area_fractions, relative_width
@@ -752,7 +751,7 @@ class K2RegionBox:
 
 
 @dataclass(frozen=True)
-class K2RegionCertificate:
+class K2RegionCertificate(LeavesAnswer):
     """Outcome of :func:`certify_region_k2`.
 
     Attributes
@@ -784,25 +783,6 @@ class K2RegionCertificate:
     #: every decided leaf's proof passed its audit in the walk (a failed audit raises there)
     certified = True
 
-    @property
-    def status(self) -> str:
-        """The one status of every leaf, or ``"mixed"``."""
-        return status_of_leaves(b.status for b in self.boxes)
-
-    @property
-    def reason(self) -> str:
-        """Why a part is undecided (empty when no leaf is)."""
-        return undecided_reason(self.fractions)
-
-    @property
-    def equilibria(self) -> tuple:
-        """Per leaf, the tuple of its proved equilibria (:attr:`K2RegionBox.equilibria`)."""
-        return tuple(b.equilibria for b in self.boxes)
-
-    @property
-    def checksum(self) -> str:
-        """SHA-256 of :meth:`as_dict` in canonical JSON (:func:`theory._certify._seal.digest`)."""
-        return digest(self.as_dict())
 
     @classmethod
     def from_boxes(cls, region: dict, boxes, seconds: float, pending=()) -> K2RegionCertificate:
