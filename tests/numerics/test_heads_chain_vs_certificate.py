@@ -1,4 +1,4 @@
-"""The certified equilibria of H heads (theory.certify_heads) against the exact chain at finite
+"""The certified equilibria of H heads (theory.certify with H > 1) against the exact chain at finite
 size: a chain started next to a certified stable state stays there, one started next to a
 certified saddle leaves it, and chains from random frames end next to a certified stable state."""
 
