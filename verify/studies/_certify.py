@@ -42,7 +42,8 @@ class FlowTime:
 
 @dataclass(frozen=True)
 class CertifyResult:
-    """The certificate of ``sigrec certify`` and what is reported beside it.
+    """The certificate of ``sigrec certify`` and what is reported beside it (:meth:`as_dict`: the
+    document the command prints).
 
     Attributes
     ----------
