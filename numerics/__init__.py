@@ -51,7 +51,6 @@ from ._parallel._cluster import shutdown_local
 from ._parallel._executor import Executor, current_executor, describe, executor
 from ._parallel._machine import available_memory, machine_workers
 from ._parallel._progress import report
-from ._parallel._region_k2_tasks import certify_region_k2_tasks
 from ._parallel._region_tasks import certify_region_tasks
 from ._planner import decisive_runs, measure_rate, plan_recovery, schedule_text
 from ._schedule import Schedule
@@ -127,7 +126,6 @@ __all__ = [
     "SubspacePath",
     # region certificates on the executor
     "certify_region_tasks",
-    "certify_region_k2_tasks",
     # the step at which a schedule crosses a certified ODE time
     "crossing_step",
     "CrossingStep",

@@ -31,10 +31,12 @@ from ._certify._conditions import (
     sparse_threshold_prior,
 )
 from ._certify._critical import Thresholds, thresholds
-from ._certify._entry import certify
-from ._certify._heads import HeadsBox, HeadsCertificate, certify_heads
+from ._certify._entry import CERTIFIERS, certify
+from ._certify._heads import HeadsBox, HeadsCertificate
 from ._certify._near import certify_equilibrium
 from ._certify._ode_time import TimeEnclosure, certified_time
+from ._certify._options import RegionOptions
+from ._certify._protocol import CertificateLike
 from ._certify._scalar import Bracket, Certificate, pole_signs
 from ._certify._subspace import SubspaceBox, SubspaceCertificate
 from ._certify._transition import TransitionBracket, certify_transition
@@ -64,14 +66,15 @@ from ._field._scalar import pole_exponents, pole_exponents_mp, stable_forms_agre
 from ._field._subspace import integrate_subspace_flow
 from ._latex import Display, compact, display, same, tex, width
 from ._laws import FAMILIES, Prior, RangedPrior, SignalLaw, canonical_prior, parse_law, parse_prior, parse_ranged_prior
-from ._model import ENGINES, MAX_HEADS, Model, engine_for
-from ._region._certify import RegionBox, RegionCertificate, certify_region
-from ._region._circle import K2RegionCertificate, certify_region_k2
+from ._model import ENGINES, MAX_HEADS, Model, ModelBox, engine_for
+from ._region._certify import RegionBox, RegionCertificate
+from ._region._circle import K2RegionBox, K2RegionCertificate
 from ._region._proposition import DEFAULT_REGION, RegionProposition, region_proposition
 
 __all__ = [
     # the model, its signal law and the engines every operation chooses from
     "Model",
+    "ModelBox",
     "ENGINES",
     "engine_for",
     "MAX_HEADS",
@@ -97,16 +100,19 @@ __all__ = [
     "token_feature_means",
     "alignment_variance",
     "central_difference",
-    # the sign of the field: certificates and criteria
+    # the one certificate entry (a model or a box of models) and what every certificate answers
     "certify",
+    "CERTIFIERS",
+    "CertificateLike",
+    "RegionOptions",
+    # the sign of the field: certificates and criteria
     "Certificate",
     "Bracket",
     "pole_signs",
-    "certify_region",
     "RegionCertificate",
     "RegionBox",
-    "certify_region_k2",
     "K2RegionCertificate",
+    "K2RegionBox",
     "critical_alpha",
     "sparse_threshold",
     "sparse_threshold_prior",
@@ -131,7 +137,6 @@ __all__ = [
     # interval certificates of the subspace flow (docs/subspace-certificates.md)
     "SubspaceCertificate",
     "SubspaceBox",
-    "certify_heads",
     "HeadsCertificate",
     "HeadsBox",
     "certify_transition",

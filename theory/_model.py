@@ -7,19 +7,30 @@ field is rescaled by ``1 / alpha``), the inverse temperature ``beta``, the noise
 ``H`` of orthonormal heads. The paper's model is ``k = 1``, ``H = 1``: one signal direction, one
 query, whose alignment ``rho`` obeys the scalar ODE. Every operation of the library (derive,
 evaluate, certify, simulate, predict) takes this one model and picks its engine from ``k`` and
-``H`` (:attr:`Model.engine`).
+``H`` (:attr:`Model.engine`). A :class:`ModelBox` is the same model over parameter ranges (what
+a region certificate proves at once).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..core.validate import choice, counts, integer, real
-from ._laws import Prior
+from ._laws import Prior, RangedPrior, parse_ranged_prior
 from ._laws._vector import SignalLaw, parse_law
 
 #: the most heads a model may have (the reduced flow is k H-dimensional)
 MAX_HEADS = 64
+
+
+class Params(NamedTuple):
+    """The numeric parameters of a model in the derivations' order (:meth:`Model.params`)."""
+
+    theta: float
+    alpha: float
+    beta: float
+    sigma2: float
 
 
 @dataclass(frozen=True, init=False)
@@ -127,9 +138,9 @@ class Model:
         """True in the sparse regime (``alpha = 0``, field rescaled by ``1/alpha``)."""
         return self.alpha == 0.0
 
-    def params(self) -> tuple[float, float, float, float]:
+    def params(self) -> Params:
         """``(theta, alpha, beta, sigma2)``, the numeric parameters in the derivations' order."""
-        return (self.theta, self.alpha, self.beta, self.sigma2)
+        return Params(self.theta, self.alpha, self.beta, self.sigma2)
 
     def as_dict(self) -> dict:
         """The parameters, the law as its canonical spec, ``k``, ``H`` and the regime (what
@@ -137,6 +148,95 @@ class Model:
         return {"theta": self.theta, "alpha": self.alpha, "beta": self.beta, "sigma2": self.sigma2,
                 "prior": self.law.spec, "k": self.k, "heads": self.heads,
                 "regime": "sparse" if self.sparse else "proportional"}
+
+
+#: the parameters that may be given as ranges, in this order
+RANGED = ("theta", "alpha", "beta", "sigma2")
+
+
+def parse_side(name: str, value, domain) -> tuple[float, float] | float:
+    """A fixed value (float) or a range ``(lo, hi)`` inside the parameter's domain."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2:
+            raise ValueError(f"`{name}` range must be a pair (lo, hi), got {value!r}")
+        lo, hi = (real(name, v) for v in value)
+        if not lo < hi:
+            raise ValueError(f"`{name}` range must have lo < hi, got {lo!r}:{hi!r} (give one value to fix it)")
+        low, high, text = domain
+        if lo < low[0] or (lo == low[0] and not low[1]) or (high is not None and (hi > high[0] or (
+                hi == high[0] and not high[1]))):
+            raise ValueError(f"`{name}` range must lie in {text}, got {lo!r}:{hi!r}")
+        if name in RANGE_MAX and hi > RANGE_MAX[name]:
+            raise ValueError(f"`{name}` range must end at most at {RANGE_MAX[name]:g}, got {lo!r}:{hi!r} (a bound "
+                             "of the region certificate, as of `phase`'s grid; give a narrower range)")
+        return lo, hi
+    return value
+
+
+#: the domain of a ranged parameter: ``((lower, closed), (upper, closed) or None, text)``.
+#: ``theta = 0`` may start a box (the claim is then for ``theta > 0``: the field vanishes at
+#: 0) and ``alpha = 1`` may end one (``m = 1``, continuous); ``alpha = 0`` is another regime
+#: (the sparse field, ``alpha = 0`` as a fixed value), not part of a box
+_DOMAIN = {"theta": ((0.0, True), None, "[0, inf)"), "alpha": ((0.0, False), (1.0, True), "(0, 1]"),
+           "beta": ((0.0, False), None, "(0, inf)"), "sigma2": ((0.0, False), None, "(0, inf)")}
+
+
+#: the largest end of a ranged parameter (a box's width relative to its range is what the
+#: walk splits by, so a range of 1e308 would be a thousand splits from any finite scale)
+RANGE_MAX = {"theta": 1e6, "beta": 1e3, "sigma2": 1e6}
+
+
+@dataclass(frozen=True, init=False)
+class ModelBox:
+    """A :class:`Model` over parameter ranges: each of ``theta``, ``alpha``, ``beta``, ``sigma2`` a
+    fixed value or a closed range ``(lo, hi)``, and the numbers of a scalar prior may be ranges
+    ``LO:HI`` (``"gaussian(mu=0.5:1, tau=0.2)"``, :func:`theory.parse_ranged_prior`).
+    :func:`theory.certify` proves a status on every leaf of an adaptive split of the box.
+
+    Parameters
+    ----------
+    theta, alpha, beta, sigma2 : float or (float, float)
+        A fixed value (validated as by :class:`Model`), or a range ``(lo, hi)``, ``lo < hi``,
+        inside the domain (``theta >= 0``, ``0 < alpha <= 1``, ``beta, sigma2 > 0``; a box
+        starting at ``theta = 0`` makes its claim for ``theta > 0``).
+    prior : str, Prior, RangedPrior or SignalLaw
+        A scalar prior spec whose numbers may be ranges, or a k-dimensional law (point values).
+    heads : int
+        Number ``H`` of heads, as for :class:`Model`.
+
+    Attributes
+    ----------
+    theta, alpha, beta, sigma2 : float or (float, float)
+        As given (validated).
+    prior : str
+        The canonical spec of the law, ranges included.
+    heads : int
+    """
+
+    theta: float | tuple[float, float]
+    alpha: float | tuple[float, float]
+    beta: float | tuple[float, float]
+    sigma2: float | tuple[float, float]
+    prior: str
+    heads: int
+
+    def __init__(self, theta, alpha, beta=1.0, sigma2=1.0, prior: str | Prior | RangedPrior | SignalLaw = "fixed",
+                 heads: int = 1):
+        values = {k: parse_side(k, v, _DOMAIN[k]) for k, v in
+                  (("theta", theta), ("alpha", alpha), ("beta", beta), ("sigma2", sigma2))}
+        ranged = isinstance(prior, RangedPrior) or (isinstance(prior, str) and ":" in prior)
+        law = parse_ranged_prior(prior) if ranged else parse_law(prior)
+        corner = {k: (v[0] if isinstance(v, tuple) else v) for k, v in values.items()}
+        probe = Model(**corner, prior=law.at() if isinstance(law, RangedPrior) else law, heads=heads)
+        for name, value in values.items():
+            object.__setattr__(self, name, value if isinstance(value, tuple) else getattr(probe, name))
+        object.__setattr__(self, "prior", str(law.spec))
+        object.__setattr__(self, "heads", probe.heads)
+
+    @property
+    def k(self) -> int:
+        """Dimension of the signal subspace (a ranged prior is scalar, ``k = 1``)."""
+        return 1 if ":" in self.prior else parse_law(self.prior).k
 
 
 #: the engines every operation chooses from (``"auto"``: :attr:`Model.engine`)

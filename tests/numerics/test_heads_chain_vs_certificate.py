@@ -1,4 +1,4 @@
-"""The certified equilibria of H heads (theory.certify_heads) against the exact chain at finite
+"""The certified equilibria of H heads (theory.certify with H > 1) against the exact chain at finite
 size: a chain started next to a certified stable state stays there, one started next to a
 certified saddle leaves it, and chains from random frames end next to a certified stable state."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from sigrec.numerics import Problem, Schedule, simulate
-from sigrec.theory import Model, certify_heads
+from sigrec.theory import Model, certify
 
 #: decaying steps: the fluctuation floor shrinks while the chain settles (about 11 time units of the
 #: flow in 1,500 steps), and small ones that follow the flow closely next to a stable state (the
@@ -29,7 +29,7 @@ def _certificate(theta: float, alpha: float, heads: int):
     starts = [_feasible(np.random.default_rng(i).normal(size=(2, heads)) * 0.4) for i in range(6)]
     starts += [np.outer([c, 0.05], np.ones(heads)) / np.sqrt(heads) for c in (0.9, -0.9)]
     starts += [np.outer([0.05, c], np.ones(heads)) / np.sqrt(heads) for c in (0.9, -0.9)]
-    return certify_heads(model, starts=starts)
+    return certify(model, starts=starts)
 
 
 def _problem(theta, alpha, heads) -> Problem:

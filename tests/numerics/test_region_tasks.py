@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from sigrec.numerics import certify_region_tasks, executor
-from sigrec.theory import certify_region
+from sigrec.theory import ModelBox, RegionOptions, certify
 
 REGION = ((0.0, 5.0), (1e-4, 1.0))
 
@@ -19,25 +19,26 @@ def _content(cert) -> dict:
 
 @pytest.fixture(scope="module")
 def serial():
-    return certify_region(*REGION, min_width=2.0 ** -6)
+    return certify(ModelBox(*REGION), min_width=2.0 ** -6)
 
 
 @pytest.mark.parametrize("depth", [0, 1, 3, 40])
 def test_in_process_units_merge_into_the_serial_certificate(serial, depth):
-    assert _content(certify_region_tasks(*REGION, min_width=2.0 ** -6, depth=depth)) == _content(serial)
+    parallel = certify_region_tasks(ModelBox(*REGION), RegionOptions(min_width=2.0 ** -6), depth=depth)
+    assert _content(parallel) == _content(serial)
 
 
 def test_the_comparison_can_fail():
     """Another min width gives another tiling: the equality above is not vacuous."""
-    a = certify_region_tasks(*REGION, min_width=2.0 ** -5, depth=2)
-    b = certify_region(*REGION, min_width=2.0 ** -6)
+    a = certify_region_tasks(ModelBox(*REGION), RegionOptions(min_width=2.0 ** -5), depth=2)
+    b = certify(ModelBox(*REGION), min_width=2.0 ** -6)
     assert _content(a) != _content(b) and a.boxes_count < b.boxes_count
 
 
 def test_pending_boxes_are_the_unexamined_part():
     import math
 
-    top = certify_region(*REGION, min_width=2.0 ** -6, depth=2)
+    top = certify(ModelBox(*REGION), min_width=2.0 ** -6, depth=2)
     assert top.pending and "pending" in top.as_dict()
     assert [i for i, _ in top.pending] == sorted(i for i, _ in top.pending)
     # leaves above the cut plus the pending boxes tile the region: their measures add to 1
@@ -50,9 +51,9 @@ def test_pending_boxes_are_the_unexamined_part():
 
 def test_bad_options_are_refused():
     with pytest.raises(ValueError, match="sign_functions"):
-        certify_region_tasks(*REGION, sign_functions=None)
+        certify_region_tasks(ModelBox(*REGION), RegionOptions(sign_functions=lambda bm: None))
     with pytest.raises(ValueError, match="depth"):
-        certify_region_tasks(*REGION, depth=-1)
+        certify_region_tasks(ModelBox(*REGION), depth=-1)
 
 
 def _executed(cluster) -> int:
@@ -64,7 +65,7 @@ def _executed(cluster) -> int:
 def test_a_real_scheduler_and_workers_give_the_serial_boxes(cluster, serial):
     before = _executed(cluster)
     with executor(scheduler=cluster.address):
-        on_cluster = certify_region_tasks(*REGION, min_width=2.0 ** -6, depth=3)
+        on_cluster = certify_region_tasks(ModelBox(*REGION), RegionOptions(min_width=2.0 ** -6), depth=3)
     assert _content(on_cluster) == _content(serial)
     # the units did run on the workers (tasks of _subtree were processed there)
     assert _executed(cluster) > before
@@ -73,7 +74,7 @@ def test_a_real_scheduler_and_workers_give_the_serial_boxes(cluster, serial):
 @pytest.mark.slow
 def test_a_ranged_prior_on_the_cluster(cluster):
     args = ((2.0, 3.0), 0.05, 1.0, 1.0, "rademacher(p=0.6:0.9)")
-    ref = certify_region(*args, min_width=2.0 ** -4)
+    ref = certify(ModelBox(*args), min_width=2.0 ** -4)
     with executor(scheduler=cluster.address):
-        got = certify_region_tasks(*args, min_width=2.0 ** -4, depth=2)
+        got = certify_region_tasks(ModelBox(*args), RegionOptions(min_width=2.0 ** -4), depth=2)
     assert _content(got) == _content(ref) and set(ref.region["ranges"]) == {"theta", "p"}

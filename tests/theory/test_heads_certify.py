@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 from flint import arb
 
-from sigrec.theory import HeadsCertificate, Model, certify_heads
-from sigrec.theory._certify._heads import heads_system, krawczyk_holds, symmetric_eigenvalues
+from sigrec.theory import HeadsCertificate, Model, certify
+from sigrec.theory._certify._heads import certify_heads
+from sigrec.theory._certify._heads_balls import heads_system, krawczyk_holds, symmetric_eigenvalues
 from sigrec.theory._certify._roots import precision
 from sigrec.theory._certify._subspace import _params, certify_subspace
 from sigrec.theory._certify._subspace_balls import ball_field
@@ -101,7 +102,7 @@ H2_CASES = [(theta, alpha) for theta in (0.5, 1.5, 3.0) for alpha in (0.05, 0.3)
 @pytest.mark.parametrize("theta,alpha", H2_CASES)
 def test_two_heads_on_two_directions_agree_with_every_route(theta, alpha):
     model = Model(theta, alpha, prior="onehot(k=2)", heads=2)
-    cert = certify_heads(model, starts=_starts(2, 2, 3, seed=11))
+    cert = certify(model, starts=_starts(2, 2, 3, seed=11))
     assert isinstance(cert, HeadsCertificate) and cert.certified and cert.boxes
     rng = np.random.default_rng(5)
     for box in cert.boxes:
@@ -117,7 +118,7 @@ def test_two_heads_share_a_direction_at_strong_signal():
     ``m`` with ``|m|^2 = 1/2``, principal angles ``(0, pi/2)``, stable; certified here."""
     model = Model(3.0, 0.3, prior="onehot(k=2)", heads=2)
     M0 = np.array([[0.7, 0.7], [-0.05, -0.06]])
-    cert = certify_heads(model, starts=[M0])
+    cert = certify(model, starts=[M0])
     shared = [b for b in cert.boxes if b.kind == "shared-direction"]
     assert len(shared) == 1 and shared[0].status == "stable" and shared[0].unit_singular_values == 1
     box = shared[0]
@@ -133,7 +134,7 @@ def test_three_heads_stable_state_leaves_a_direction_outside_the_span():
     state with one direction of ``span U`` outside ``span Q`` is the three heads on one direction;
     certified stable (eigenvalues -1.9 to -49), with the recovered states from random frames."""
     model = Model(3.0, 0.5, prior="onehot(k=2)", heads=3)
-    cert = certify_heads(model, starts=[np.array([[0.3, 0.3, 0.3], [0.01, -0.01, 0.02]]), *_starts(2, 3, 1, 2)])
+    cert = certify(model, starts=[np.array([[0.3, 0.3, 0.3], [0.01, -0.01, 0.02]]), *_starts(2, 3, 1, 2)])
     assert cert.certified
     shared = [b for b in cert.boxes if b.kind == "shared-direction"]
     assert len(shared) == 1
@@ -175,14 +176,14 @@ def _perturbed(field, factor):
 def test_a_wrong_field_fails_the_krawczyk_test():
     model = Model(1.5, 0.05, prior="onehot(k=2)", heads=2)
     M = heads_equilibrium(model, np.eye(2) * 0.99).M
-    box = certify_heads(model, equilibria=[M]).boxes[0]
+    box = certify(model, equilibria=[M]).boxes[0]
     assert box.certified and box.kind == "specialised"
     wrong = _perturbed(ball_field(model.law), arb(1) + arb(10) ** -3)
     with precision(128):
         params = _params(model)
         assert krawczyk_holds(heads_system(ball_field(model.law), 2, 2), list(box.box), params)
         assert not krawczyk_holds(heads_system(wrong, 2, 2), list(box.box), params)
-    other = certify_heads(model, equilibria=[M], field_fn=wrong).boxes[0]  # a box for the wrong field ...
+    other = certify(model, equilibria=[M], field_fn=wrong).boxes[0]  # a box for the wrong field ...
     assert other.box and not other.contains(_mp_root(model, M))  # ... misses the true equilibrium
 
 
@@ -192,7 +193,7 @@ def test_a_continuum_of_equilibria_is_undecided_not_a_crash():
     c, s = np.cos(0.4), np.sin(0.4)
     e = heads_equilibrium(model, np.array([[c, -s], [s, c]]))
     assert e.residual < 1e-12
-    cert = certify_heads(model, equilibria=[e.M])
+    cert = certify(model, equilibria=[e.M])
     assert not cert.certified and cert.boxes[0].status == "undecided"
     assert "Krawczyk" in cert.boxes[0].reason and "1 of 1 equilibria undecided" in cert.notes
 
@@ -211,15 +212,15 @@ def test_symmetric_eigenvalues_enclose_numpy_and_clusters():
 
 
 def test_theta_zero_and_bad_arguments():
-    cert = certify_heads(Model(0.0, 0.3, prior="onehot(k=2)", heads=2))
+    cert = certify(Model(0.0, 0.3, prior="onehot(k=2)", heads=2))
     assert cert.boxes == () and not cert.certified
     model = Model(1.5, 0.3, prior="onehot(k=2)", heads=2)
     with pytest.raises(ValueError, match="not both"):
-        certify_heads(model, starts=[np.eye(2)], equilibria=[np.eye(2)])
+        certify(model, starts=[np.eye(2)], equilibria=[np.eye(2)])
     with pytest.raises(ValueError, match=r"`prec`"):
-        certify_heads(model, equilibria=[np.eye(2)], prec=16)
+        certify(model, equilibria=[np.eye(2)], prec=16)
     with pytest.raises(ValueError, match=r"theory\.Model"):
-        certify_heads("model")
+        certify("model")
 
 
 @pytest.mark.heavy
@@ -229,7 +230,7 @@ def test_heads_away_from_the_defaults_agree_with_every_route():
     enclosure, the flow from a perturbed start). Here the stable states share a direction and the
     specialised ones are saddles."""
     model = Model(3.0, 0.3, beta=1.3, sigma2=0.8, prior="onehot(k=2, probs=[0.6, 0.4])", heads=2)
-    cert = certify_heads(model, starts=_starts(2, 2, 3, seed=17))
+    cert = certify(model, starts=_starts(2, 2, 3, seed=17))
     assert cert.certified and {b.kind for b in cert.stable} == {"shared-direction"}
     rng = np.random.default_rng(9)
     for box in cert.boxes:

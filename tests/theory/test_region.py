@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sigrec.theory import Model, RegionCertificate, certify, certify_region, critical_alpha, pole_signs
+from sigrec.theory import Model, ModelBox, RegionCertificate, certify, critical_alpha, pole_signs
 
 from ._region_signs import assert_box_matches_40_digit_signs
 
@@ -20,7 +20,7 @@ THETA, ALPHA = (0.5, 4.0), (0.01, 0.9)
 
 @cache
 def coarse(prior="fixed") -> RegionCertificate:
-    return certify_region(THETA, ALPHA, prior=prior, min_width=2.0 ** -6)
+    return certify(ModelBox(THETA, ALPHA, prior=prior), min_width=2.0 ** -6)
 
 
 def _certified(cert):
@@ -96,7 +96,7 @@ def test_beta_theta_one_bounds_the_bistable_phase_only_as_alpha_goes_to_0():
 
 
 def test_sparse_regime_leaves_beta_theta_one_undecided():
-    cert = certify_region((0.5, 4.0), 0.0, beta=1.0, min_width=2.0 ** -10)
+    cert = certify(ModelBox((0.5, 4.0), 0.0, beta=1.0), min_width=2.0 ** -10)
     for box in cert.boxes:
         lo, hi = _bounds(box)["theta"]
         if box.status == "undecided":
@@ -160,8 +160,8 @@ def test_a_field_perturbed_by_1e_3_is_caught():
     a, b = critical_alpha(2.0), critical_alpha(2.0, 1.0, 1.0 + 1e-3)
     assert 1e-4 < b - a < 1e-3
     band = (a + 0.3 * (b - a), a + 0.7 * (b - a))
-    true = certify_region(2.0, band, min_width=2.0 ** -8)
-    fake = certify_region(2.0, band, min_width=2.0 ** -8, sign_functions=_perturbed(1.0 + 1e-3))
+    true = certify(ModelBox(2.0, band), min_width=2.0 ** -8)
+    fake = certify(ModelBox(2.0, band), min_width=2.0 ** -8, sign_functions=_perturbed(1.0 + 1e-3))
     assert true.fractions["monotone"] > 0.9 and fake.fractions["bistable"] > 0.9
     claimed = [box for box in fake.boxes if box.status == "bistable"]
     for box in claimed[:: max(1, len(claimed) // 5)]:
@@ -172,8 +172,8 @@ def test_a_field_perturbed_by_1e_3_is_caught():
 def test_a_hook_that_lies_is_what_gets_certified():
     """A constant-positive sign function is certified monotone everywhere: the statuses come
     from the hook, so the point-agreement test above is what guards the real field."""
-    fake = certify_region((2.0, 3.0), (0.01, 0.1), min_width=0.5,
-                          sign_functions=lambda bm: ((lambda X: 1 + 0 * X), None, "1", False))
+    fake = certify(ModelBox((2.0, 3.0), (0.01, 0.1)), min_width=0.5,
+                   sign_functions=lambda bm: ((lambda X: 1 + 0 * X), None, "1", False))
     assert fake.fractions["monotone"] == 1.0
     assert certify(Model(2.5, 0.05)).status == "bistable"
 
@@ -197,7 +197,13 @@ def test_a_hook_that_lies_is_what_gets_certified():
 ])
 def test_bad_inputs_name_the_parameter(kwargs, name):
     with pytest.raises(ValueError, match=name):
-        certify_region(**kwargs)
+        _certify_box(**kwargs)
+
+
+def _certify_box(**kwargs):
+    """:func:`theory.certify` of the ModelBox of the model keywords, with the rest as options."""
+    model = {k: kwargs.pop(k) for k in ("theta", "alpha", "beta", "sigma2", "prior") if k in kwargs}
+    return certify(ModelBox(**model), **kwargs)
 
 
 @pytest.mark.parametrize("kwargs, word", [
@@ -207,7 +213,7 @@ def test_bad_inputs_name_the_parameter(kwargs, name):
 ])
 def test_unbounded_ranges_are_refused_up_front_with_their_limit(kwargs, word):
     with pytest.raises(ValueError, match=word):
-        certify_region(**kwargs, max_boxes=1)
+        _certify_box(**kwargs, max_boxes=1)
 
 
 def test_a_box_near_the_largest_float_splits_without_overflow():
@@ -236,7 +242,7 @@ def test_the_shared_bisection_covers_in_order_and_gives_up_at_its_budget_or_widt
 
 
 def test_as_dict_is_json_with_the_ranged_parameters_as_box_keys():
-    cert = certify_region(2.0, (0.05, 0.9), sigma2=(0.5, 2.0), min_width=2.0 ** -3)
+    cert = certify(ModelBox(2.0, (0.05, 0.9), sigma2=(0.5, 2.0)), min_width=2.0 ** -3)
     doc = json.loads(json.dumps(cert.as_dict()))
     assert set(doc) == {"region", "boxes", "fractions", "certified", "boxes_count", "seconds"}
     assert doc["boxes_count"] == len(doc["boxes"]) == cert.boxes_count
@@ -249,7 +255,7 @@ def test_as_dict_is_json_with_the_ranged_parameters_as_box_keys():
 
 
 def test_linear_alpha_scale_on_request():
-    cert = certify_region(2.0, (0.01, 0.9), log_alpha=False, min_width=2.0 ** -6)
+    cert = certify(ModelBox(2.0, (0.01, 0.9)), log_alpha=False, min_width=2.0 ** -6)
     assert cert.region["scale"] == {"alpha": "linear"}
     measure = sum(b.bounds[0][2] - b.bounds[0][1] for b in cert.boxes if b.status == "monotone") / 0.89
     assert math.isclose(measure, cert.fractions["monotone"], rel_tol=1e-9)
@@ -260,7 +266,7 @@ def test_linear_alpha_scale_on_request():
 
 @pytest.mark.slow
 def test_full_region_certifies_99_percent():
-    cert = certify_region(THETA, ALPHA)
+    cert = certify(ModelBox(THETA, ALPHA))
     assert cert.certified and cert.fractions["undecided"] < 0.01
     for box in _certified(cert):
         b = _bounds(box)

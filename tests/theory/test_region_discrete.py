@@ -15,15 +15,7 @@ from flint import arb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sigrec.theory import (
-    DEFAULT_REGION,
-    Model,
-    certify,
-    certify_region,
-    parse_prior,
-    pole_signs,
-    region_proposition,
-)
+from sigrec.theory import DEFAULT_REGION, Model, ModelBox, certify, parse_prior, pole_signs, region_proposition
 from sigrec.theory._certify._roots import precision
 from sigrec.theory._laws._ranged import WidePrior, region_law
 from sigrec.theory._laws._tilted import finite_ball, finite_range
@@ -162,7 +154,7 @@ def test_the_region_reads_discrete_laws_through_the_wide_enclosure_and_the_other
 
 @cache
 def _region(spec, min_width=2.0 ** -10):
-    return certify_region(DEFAULT_REGION["theta"], DEFAULT_REGION["alpha"], prior=spec, min_width=min_width)
+    return certify(ModelBox(DEFAULT_REGION["theta"], DEFAULT_REGION["alpha"], prior=spec), min_width=min_width)
 
 
 def _check_default_region(spec):
@@ -191,7 +183,7 @@ def test_a_three_atom_law_away_from_beta_sigma2_one_agrees_with_the_criterion_an
     with the closed-form pole criterion, and the point certificate at each box's centre has the
     box's status (a route without the wide-ball enclosures)."""
     theta, alpha = DEFAULT_REGION["theta"], DEFAULT_REGION["alpha"]
-    cert = certify_region(theta, alpha, 1.3, 0.8, prior=THREE, min_width=2.0 ** -10)
+    cert = certify(ModelBox(theta, alpha, 1.3, 0.8, prior=THREE), min_width=2.0 ** -10)
     assert cert.certified and cert.fractions["undecided"] <= 0.01, cert.fractions
     prop = region_proposition(THREE, certificate=cert, beta=1.3, sigma2=0.8)
     assert prop.agrees and prop.contradictions == ()

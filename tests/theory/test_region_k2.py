@@ -15,13 +15,15 @@ from flint import fmpq
 from sigrec.theory import (
     K2RegionCertificate,
     Model,
+    ModelBox,
+    certify,
     certify_circle,
     certify_disk,
-    certify_region_k2,
     certify_transition,
     find_subspace_equilibria,
 )
 from sigrec.theory._derivation._subspace import derive_subspace
+from sigrec.theory._region._circle import certify_region_k2
 from sigrec.theory._region._circle_taylor import k2_field
 from sigrec.theory._region._circle_tiles import ArcTile, audit_circle
 
@@ -32,7 +34,7 @@ THETA, ALPHA = (0.7, 1.0), (0.1, 0.15)
 
 @cache
 def small() -> K2RegionCertificate:
-    return certify_region_k2(THETA, ALPHA, prior=PRIOR, min_width=2.0 ** -3)
+    return certify(ModelBox(THETA, ALPHA, prior=PRIOR), min_width=2.0 ** -3)
 
 
 def _bounds(box):
@@ -69,11 +71,11 @@ def test_audit_rejects_broken_tilings():
 
 def test_inputs_are_validated():
     with pytest.raises(ValueError):
-        certify_region_k2(1.0, (0.1, 0.2))
+        certify(ModelBox(1.0, (0.1, 0.2), prior=PRIOR))
     with pytest.raises(ValueError):
-        certify_region_k2((1.0, 1.1), (0.1, 0.2), prior="fixed")
+        certify_region_k2(ModelBox((1.0, 1.1), (0.1, 0.2), prior="fixed"))
     with pytest.raises(ValueError):
-        certify_region_k2((1.0, 1.1), (0.1, 1.5))
+        certify(ModelBox((1.0, 1.1), (0.1, 1.5), prior=PRIOR))
 
 
 @pytest.mark.heavy
@@ -148,7 +150,7 @@ def _shifted(shift):
 def test_a_wrong_field_is_caught_by_the_point_certificates():
     # the box of small() with T shifted below its minimum on the circle (|T| < 2.5 there, for the reduced
     # field): no zero of T left
-    wrong = certify_region_k2(THETA, ALPHA, prior=PRIOR, min_width=2.0 ** -3, field=_shifted(-3.0))
+    wrong = certify(ModelBox(THETA, ALPHA, prior=PRIOR), min_width=2.0 ** -3, field=_shifted(-3.0))
     caught = 0
     for box in wrong.boxes:
         if box.status == "undecided":
@@ -166,7 +168,7 @@ def test_leaves_away_from_beta_sigma2_one_agree_with_the_point_certificates():
     """beta 1.2, sigma2 0.9 and unequal probabilities: at the centre of every proved leaf the point
     certificates (circle and disk, at one parameter) count the leaf's equilibria and stable ones."""
     law = "onehot(k=2, probs=[0.55, 0.45])"
-    cert = certify_region_k2((0.6, 0.9), (0.1, 0.15), 1.2, 0.9, prior=law, min_width=2.0 ** -3)
+    cert = certify(ModelBox((0.6, 0.9), (0.1, 0.15), 1.2, 0.9, prior=law), min_width=2.0 ** -3)
     proved = [b for b in cert.boxes if b.status != "undecided"]
     assert proved
     for box in proved:
@@ -248,7 +250,7 @@ def test_random_points_of_proved_leaves_agree_with_a_40_digit_count():
 @pytest.mark.heavy
 def test_leaves_touching_theta_zero_are_proved_and_agree_with_the_40_digit_count():
     """The walk proves the field divided by theta alpha, so leaves at theta = 0 are decided (for theta > 0)."""
-    cert = certify_region_k2((0.0, 0.6), (0.01, 1.0), prior=PRIOR, min_width=2.0 ** -3)
+    cert = certify(ModelBox((0.0, 0.6), (0.01, 1.0), prior=PRIOR), min_width=2.0 ** -3)
     at_zero = [b for b in cert.boxes if b.bounds[0][1] == 0.0 and b.status != "undecided"]
     # two on the circle, one of them stable, none inside: the mixture (its label also asks for the stable
     # one's bracket inside the first quadrant, which a wide root tile may overhang)
@@ -259,7 +261,7 @@ def test_leaves_touching_theta_zero_are_proved_and_agree_with_the_40_digit_count
 @pytest.mark.heavy
 def test_away_from_beta_sigma2_one_random_points_agree_with_a_40_digit_count():
     law = "onehot(k=2, probs=[0.55, 0.45])"
-    cert = certify_region_k2((0.6, 0.9), (0.1, 0.15), 1.2, 0.9, prior=law, min_width=2.0 ** -3)
+    cert = certify(ModelBox((0.6, 0.9), (0.1, 0.15), 1.2, 0.9, prior=law), min_width=2.0 ** -3)
     _check_random_points(cert, law, 4, 5, 1.2, 0.9)
 
 
@@ -276,7 +278,7 @@ def test_the_independent_count_sees_the_phases():
 def test_a_leaf_with_an_interior_zero_is_proved_and_agrees_with_the_40_digit_count():
     """The disk covering splits squares off the float path of the interior zero, so the Krawczyk operator
     proves it on a whole leaf (before, the squares around the path were cut down to the smallest width)."""
-    cert = certify_region_k2((1.6, 1.7), (0.01, 0.0115), prior=PRIOR, min_width=0.5, max_boxes=3)
+    cert = certify(ModelBox((1.6, 1.7), (0.01, 0.0115), prior=PRIOR), min_width=0.5, max_boxes=3)
     proved = [b for b in cert.boxes if b.status != "undecided"]
     assert proved and all(_proved_counts(b) == (4, 2, 1) for b in proved)
     # the inertia of H there: both eigenvalues positive in floats at the zero, so (0, 2), not stable

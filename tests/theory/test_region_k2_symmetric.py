@@ -10,8 +10,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from sigrec.numerics import certify_region_k2_tasks
-from sigrec.theory import Model, certify_region_k2
+from sigrec.numerics import certify_region_tasks
+from sigrec.theory import Model, ModelBox, RegionOptions, certify
 from sigrec.theory._region import _circle, _circle_leaf, _circle_tiles
 from sigrec.theory._region._circle_taylor import k2_field, symmetric_onehot
 
@@ -83,7 +83,7 @@ BOUNDARIES = {
 def test_leaves_across_a_boundary_are_resolved_and_agree_with_a_40_digit_count(name):
     theta, alpha, structures = BOUNDARIES[name]
     beta, sigma2 = 1.3, 0.8
-    cert = certify_region_k2(theta, alpha, beta, sigma2, prior=SYMMETRIC, min_width=2.0 ** -2)
+    cert = certify(ModelBox(theta, alpha, beta, sigma2, prior=SYMMETRIC), min_width=2.0 ** -2)
     proved = [b for b in cert.boxes if b.status != "undecided"]
     # both sides of the boundary are proved, and only a thin band along it is left
     assert {_proved_counts(b) for b in proved} == structures, name
@@ -116,12 +116,13 @@ def test_leaves_proved_from_a_neighbours_cuts_agree_with_a_40_digit_count_and_wi
         return proof, after
 
     monkeypatch.setattr(_circle_leaf, "_prove_symmetric", recording)
-    serial = certify_region_k2(*args, prior=SYMMETRIC, min_width=2.0 ** -5)
+    serial = certify(ModelBox(*args, prior=SYMMETRIC), min_width=2.0 ** -5)
     assert len(hinted) >= 10, len(hinted)
     assert serial.fractions["undecided"] < 0.01, serial.fractions
     # a subtree walked alone from a box at most 2 log2(1 / scope) splits deep (MAX_DEPTH at the walk's
     # scope) starts its hints as the whole walk does
-    assert certify_region_k2_tasks(*args, prior=SYMMETRIC, min_width=2.0 ** -5, depth=4).boxes == serial.boxes
+    parallel = certify_region_tasks(ModelBox(*args, prior=SYMMETRIC), RegionOptions(min_width=2.0 ** -5), depth=4)
+    assert parallel.boxes == serial.boxes
     rng = np.random.default_rng(11)
     for i in rng.choice(len(hinted), size=6, replace=False):
         t0, t1, a0, a1 = hinted[i]

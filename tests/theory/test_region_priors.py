@@ -12,7 +12,7 @@ from flint import arb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sigrec.theory import Model, Prior, RangedPrior, certify, certify_region, parse_prior, parse_ranged_prior
+from sigrec.theory import Model, ModelBox, Prior, RangedPrior, certify, parse_prior, parse_ranged_prior
 
 
 def test_a_spec_with_ranges_is_a_ranged_prior_and_round_trips():
@@ -89,7 +89,7 @@ def test_two_point_laws_in_logistic_form_match_the_float_law():
     ("bernoulli(p=0.4:0.6)", 2.5, (0.01, 0.9)),
 ])
 def test_certified_boxes_agree_with_the_point_certificate(spec, theta, alpha):
-    cert = certify_region(theta, alpha, prior=spec, min_width=2.0 ** -4)
+    cert = certify(ModelBox(theta, alpha, prior=spec), min_width=2.0 ** -4)
     assert cert.certified and cert.fractions["monotone"] + cert.fractions["bistable"] > 0.3
     rp = parse_ranged_prior(spec)
     (name,) = rp.ranges
@@ -106,7 +106,7 @@ def test_certified_boxes_agree_with_the_point_certificate(spec, theta, alpha):
 def test_a_rademacher_range_through_one_half_is_bistable_with_a_root_near_zero():
     """p = 1/2 (exact root rho = 0) and p > 1/2 (a root moved off 0) in one box: the root tile
     covers both; the point certificate agrees at both ends."""
-    cert = certify_region(2.0, 0.3, prior="rademacher(p=0.5:0.52)", min_width=0.25)
+    cert = certify(ModelBox(2.0, 0.3, prior="rademacher(p=0.5:0.52)"), min_width=0.25)
     assert cert.fractions["bistable"] == 1.0
     for box in cert.boxes:
         lo, hi, stability, exact = box.equilibrium

@@ -13,8 +13,9 @@ import pytest
 
 from sigrec.theory import (
     DEFAULT_REGION,
+    ModelBox,
     RegionCertificate,
-    certify_region,
+    certify,
     critical_alpha,
     pole_alpha,
     region_proposition,
@@ -30,7 +31,7 @@ def _prop(prior):
 
 @cache
 def _cert(prior):
-    return certify_region(DEFAULT_REGION["theta"], DEFAULT_REGION["alpha"], prior=prior, min_width=COARSE)
+    return certify(ModelBox(DEFAULT_REGION["theta"], DEFAULT_REGION["alpha"], prior=prior), min_width=COARSE)
 
 
 def test_fixed_prior_agrees_with_alpha_c():
@@ -96,7 +97,7 @@ def test_a_flipped_general_box_is_a_contradiction():
 
 
 def test_a_certificate_of_another_region_is_refused():
-    other = certify_region((0.5, 4.0), (0.01, 0.9), min_width=0.25)
+    other = certify(ModelBox((0.5, 4.0), (0.01, 0.9)), min_width=0.25)
     with pytest.raises(ValueError, match="certificate"):
         region_proposition("fixed", certificate=other)
 

@@ -11,6 +11,6 @@ a power series), :mod:`._conditions` (how far the sign goes symbolically), :mod:
 orthonormal heads: :mod:`._heads` (certified equilibria of the reduced flow of ``M = U^T Q``).
 """
 
-from ._heads import HeadsBox, HeadsCertificate, certify_heads
+from ._heads import HeadsBox, HeadsCertificate
 
-__all__ = ["HeadsBox", "HeadsCertificate", "certify_heads"]
+__all__ = ["HeadsBox", "HeadsCertificate"]

@@ -23,6 +23,7 @@ completeness the Krawczyk certificate of :mod:`theory._certify._subspace` lacks,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from flint import arb, arb_mat, fmpq
@@ -77,6 +78,15 @@ class CircleCertificate:
     prec: int
 
 
+class _OnCircle(NamedTuple):
+    """The point ``(cos phi, sin phi)`` of the circle with the field ``g`` and its Jacobian ``h`` there."""
+
+    c: arb
+    s: arb
+    g: list
+    h: list
+
+
 def certify_circle(model: Model, prec: int = 128, bracket_width: float = 1e-12,
                    min_width: float = 1e-12) -> CircleCertificate:
     """Certify the set of all equilibria of a ``k = 2`` model on the unit circle (module doc)."""
@@ -90,7 +100,7 @@ def certify_circle(model: Model, prec: int = 128, bracket_width: float = 1e-12,
         def parts(phi):
             c, s = phi.cos(), phi.sin()
             g, h = field([c, s], params)
-            return c, s, g, h
+            return _OnCircle(c, s, g, h)
 
         def T(phi):
             c, s, g, _ = parts(phi)

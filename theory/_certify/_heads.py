@@ -71,151 +71,21 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from flint import acb_mat, arb, arb_mat
 
 from .._field._heads import find_heads_equilibria
 from .._model import Model
+from ._heads_balls import _columns, _eig, _interval, _mtg, _phi, heads_system, symmetric_eigenvalues
 from ._roots import precision, sign
+from ._seal import digest
 from ._subspace import MAX_PREC, BoxesByStatus, _check_prec, _outward, _params, to_ball
 from ._subspace_balls import ball_field, krawczyk, newton_refine
 
 #: the labels of a certified equilibrium
 STATUSES = ("stable", "unstable", "saddle", "undecided")
-
-
-# ----------------------------------------------------------------------------------
-# the map Phi and its Jacobian in balls
-
-
-def _sym(A: list) -> list:
-    n = len(A)
-    return [[(A[i][j] + A[j][i]) / 2 for j in range(n)] for i in range(n)]
-
-
-def _mtg(M: list, G: list) -> list:
-    """``M^T G`` for ``k x H`` lists of balls."""
-    k, n = len(M), len(M[0])
-    return [[sum((M[i][a] * G[i][b] for i in range(k)), arb(0)) for b in range(n)] for a in range(n)]
-
-
-def _columns(fld, M: list, params) -> tuple:
-    """``Gamma`` (``k x H`` balls) and the Hessians per head on the box ``M``."""
-    k, n = len(M), len(M[0])
-    cols = [fld([M[i][h] for i in range(k)], params) for h in range(n)]
-    return [[cols[h][0][i] for h in range(n)] for i in range(k)], [c[1] for c in cols]
-
-
-def _phi(M: list, G: list) -> tuple:
-    """``Phi = Gamma - M S`` and ``S = sym(M^T Gamma)``."""
-    k, n = len(M), len(M[0])
-    S = _sym(_mtg(M, G))
-    return [[G[i][h] - sum((M[i][j] * S[j][h] for j in range(n)), arb(0)) for h in range(n)] for i in range(k)], S
-
-
-def _jacobian_column(M: list, G: list, hess: list, S: list, a: int, b: int) -> list:
-    """``dPhi`` along ``E = e_a e_b^T`` (row-major), module doc."""
-    k, n = len(M), len(M[0])
-    dg = [hess[b][i][a] for i in range(k)]  # the only nonzero column (b) of dGamma
-    T = [[arb(0)] * n for _ in range(n)]  # E^T Gamma + M^T dGamma
-    for h in range(n):
-        T[b][h] += G[a][h]
-    for l_ in range(n):
-        T[l_][b] += sum((M[i][l_] * dg[i] for i in range(k)), arb(0))
-    sT = _sym(T)
-    out = []
-    for i in range(k):
-        for h in range(n):
-            v = (dg[i] if h == b else arb(0)) - (S[b][h] if i == a else arb(0))
-            out.append(v - sum((M[i][l_] * sT[l_][h] for l_ in range(n)), arb(0)))
-    return out
-
-
-def heads_system(fld, k: int, n_heads: int):
-    """``system(z, params) -> (F, J)``: ``Phi`` and its Jacobian in balls at the box ``z`` (``kH``
-    balls, ``M`` row-major), for :func:`theory._certify._subspace_balls.krawczyk`."""
-
-    def system(z, params):
-        M = [[arb(z[i * n_heads + h]) for h in range(n_heads)] for i in range(k)]
-        G, hess = _columns(fld, M, params)
-        F, S = _phi(M, G)
-        cols = [_jacobian_column(M, G, hess, S, a, b) for a in range(k) for b in range(n_heads)]
-        return [x for row in F for x in row], [[cols[c][r] for c in range(k * n_heads)] for r in range(k * n_heads)]
-
-    return system
-
-
-def krawczyk_holds(system, box, params) -> bool:
-    """Whether the Krawczyk operator maps the box ``box`` (balls) into its interior for
-    ``system``: the test of :func:`theory._certify._subspace_balls.krawczyk` on a given box, with
-    the float inverse Jacobian at its centre (tests run it with a wrong field on a certified box)."""
-    c = [arb(b.mid()) for b in box]
-    n = len(c)
-    Fc, Jc = system(c, params)
-    try:
-        Y = arb_mat(np.linalg.inv(np.array([[float(x.mid()) for x in row] for row in Jc])).tolist())
-    except np.linalg.LinAlgError:
-        return False
-    _, JZ = system(list(box), params)
-    eye = arb_mat([[arb(int(i == j)) for j in range(n)] for i in range(n)])
-    YF = Y * arb_mat([[x] for x in Fc])
-    step = (eye - Y * arb_mat(JZ)) * arb_mat([[box[i] - c[i]] for i in range(n)])
-    return all(box[i].contains_interior(c[i] - YF[i, 0] + step[i, 0]) for i in range(n))
-
-
-# ----------------------------------------------------------------------------------
-# eigenvalue enclosures
-
-
-def _interval(lo: float, hi: float) -> arb:
-    return arb(lo).union(arb(hi))
-
-
-def symmetric_eigenvalues(A: list):
-    """Enclosures ``s_1 <= ... <= s_n`` (balls, ascending) of the eigenvalues of every symmetric
-    matrix in the square list of balls ``A`` (symmetrised first), or ``None``.
-
-    ``C = V^{-1} A V`` with ``V`` the float eigenvectors of the midpoint and ``V^{-1}`` a ball
-    inverse is similar to ``A``, so its Gershgorin discs hold the (real) eigenvalues: a connected
-    union of ``m`` discs holds exactly ``m`` of them, each placed in the union's hull. Sorted lower
-    and sorted upper ends then bound each order statistic."""
-    n = len(A)
-    sA = arb_mat(_sym(A))
-    _, V = np.linalg.eigh(np.array([[float(sA[i, j].mid()) for j in range(n)] for i in range(n)]))
-    Va = arb_mat(V.tolist())
-    try:
-        C = Va.inv() * sA * Va
-    except (ZeroDivisionError, ValueError):
-        return None
-    discs = []
-    for i in range(n):
-        r = sum((abs(C[i, j]) for j in range(n) if j != i), arb(0))
-        discs.append(list(_outward(C[i, i] + arb(0, float(r.upper()) * (1 + 2**-40)))))
-    if not all(math.isfinite(x) for d in discs for x in d):
-        return None
-    order = sorted(range(n), key=lambda i: discs[i][0])
-    groups: list = []
-    for i in order:  # merge overlapping intervals into components
-        if groups and discs[i][0] <= groups[-1][1]:
-            groups[-1] = [groups[-1][0], max(groups[-1][1], discs[i][1]), groups[-1][2] + 1]
-        else:
-            groups.append([*discs[i], 1])
-    ends = [(lo, hi) for lo, hi, m in groups for _ in range(m)]
-    return [_interval(lo, hi) for lo, hi in ends]
-
-
-def _eig(A: acb_mat):
-    """Certified eigenvalue enclosures of every matrix in the ball matrix ``A`` (Rump; clusters
-    with ``multiple=True``), or ``None``."""
-    for multiple in (False, True):
-        try:
-            ev = A.eig(algorithm="rump", multiple=multiple)
-        except (ValueError, ZeroDivisionError):
-            continue
-        if all(e.is_finite() for e in ev):
-            return list(ev)
-    return None
 
 
 # ----------------------------------------------------------------------------------
@@ -345,6 +215,11 @@ class HeadsCertificate(BoxesByStatus):
     notes: tuple = field(default=())
     seconds: float = 0.0
 
+    @property
+    def checksum(self) -> str:
+        """SHA-256 of :meth:`as_dict` in canonical JSON (:func:`theory._certify._seal.digest`)."""
+        return digest(self.as_dict())
+
     def as_dict(self) -> dict:
         return {"model": self.model.as_dict(), "certified": self.certified, "complete": False, "prec": self.prec,
                 "boxes": [b.as_dict() for b in self.boxes], "notes": list(self.notes), "seconds": self.seconds}
@@ -354,26 +229,46 @@ class HeadsCertificate(BoxesByStatus):
 # what the box proves
 
 
-def _feasibility(M: list, S: list) -> tuple:
-    """``(feasibility, unit count, singular value balls descending, reason)`` (module doc)."""
+class Feasibility(NamedTuple):
+    """Where the box's ``M`` lies (module doc): ``"interior"``, ``"boundary"`` or ``"undecided"``, how many
+    singular values are 1, the singular value balls (descending), and why it is undecided."""
+
+    feasibility: str
+    units: int | None
+    singular_values: tuple
+    reason: str
+
+
+class Stability(NamedTuple):
+    """The stability of the box's equilibrium from its Jacobian: ``status``, the eigenvalue enclosures
+    (by decreasing real part), the inertia ``(neg, pos)`` and why it is undecided."""
+
+    status: str
+    eigenvalues: tuple
+    inertia: tuple | None
+    reason: str
+
+
+def _feasibility(M: list, S: list) -> Feasibility:
+    """The :class:`Feasibility` of ``M`` (module doc)."""
     k, n = len(M), len(M[0])
     p = symmetric_eigenvalues(_mtg(M, M))
     s = symmetric_eigenvalues(S)
     if p is None or s is None:
-        return "undecided", None, (), "the eigenvalues of M^T M or S could not be enclosed"
+        return Feasibility("undecided", None, (), "the eigenvalues of M^T M or S could not be enclosed")
     top = sorted(p, key=lambda x: -float(x.mid()))[:min(k, n)]
     if p[-1] < 1:
-        return "interior", 0, tuple(_root(x) for x in top), ""
+        return Feasibility("interior", 0, tuple(_root(x) for x in top), "")
     zero = [i for i in range(n) if s[i].contains(0)]
     clear = all(not (s[i] + s[j]).contains(0) for i in range(n) for j in range(i, n)
                 if not (i in zero and j in zero))
     if clear and (not zero or p[len(zero) - 1] < 1):
         units = n - len(zero)
         sv = tuple(arb(1) if i < units else _root(x) for i, x in enumerate(top))
-        return "boundary", units, sv, ""
-    return "undecided", None, tuple(_root(x) for x in top), (
+        return Feasibility("boundary", units, sv, "")
+    return Feasibility("undecided", None, tuple(_root(x) for x in top), (
         f"feasibility undecided: largest singular value in [{_outward(_root(p[-1]))[0]:.6g}, "
-        f"{_outward(_root(p[-1]))[1]:.6g}] and the structure of S does not fix it")
+        f"{_outward(_root(p[-1]))[1]:.6g}] and the structure of S does not fix it"))
 
 
 def _root(x: arb) -> arb:
@@ -424,18 +319,19 @@ def _kind(directions: tuple, sv: tuple, units: int | None, k: int) -> str:
     return "shared-direction" if kth < 1 else "tilted"
 
 
-def _stability(J: list) -> tuple:
-    """``(status, eigenvalue enclosures, inertia, reason)`` from the Jacobian balls on ``K(Z)``."""
+def _stability(J: list) -> Stability:
+    """The :class:`Stability` from the Jacobian balls on ``K(Z)``."""
     ev = _eig(acb_mat(arb_mat(J)))
     if ev is None:
-        return "undecided", (), None, "the eigenvalues of the Jacobian could not be enclosed (isolated)"
+        return Stability("undecided", (), None, "the eigenvalues of the Jacobian could not be enclosed (isolated)")
     ev = sorted(ev, key=lambda e: -float(e.real.mid()))
     signs = [sign(e.real) for e in ev]
     if 0 in signs:
-        return "undecided", tuple(ev), None, "a real part of an eigenvalue of the Jacobian is not separated from 0"
+        return Stability("undecided", tuple(ev), None,
+                         "a real part of an eigenvalue of the Jacobian is not separated from 0")
     neg, pos = signs.count(-1), signs.count(1)
     status = "stable" if pos == 0 else "unstable" if neg == 0 else "saddle"
-    return status, tuple(ev), (neg, pos), ""
+    return Stability(status, tuple(ev), (neg, pos), "")
 
 
 def certify_heads_point(model: Model, M0, *, params=None, field_fn=None, rad: float = 1e-20) -> HeadsBox:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from flint import arb
 
@@ -108,6 +109,13 @@ class Certificate:
     checksum: str = ""
 
     @property
+    def reason(self) -> str:
+        """Empty when :attr:`certified`; else why not (the notes, or the undecided intervals)."""
+        if self.certified:
+            return ""
+        return "; ".join(self.notes) or f"undecided on {len(self.undecided)} interval(s) of [-1, 1]"
+
+    @property
     def midpoints(self) -> tuple:
         """:attr:`Bracket.midpoint` of each interior equilibrium, in order (floats)."""
         return tuple(float(e.midpoint) for e in self.equilibria)
@@ -143,17 +151,28 @@ def _sinhc(x: arb) -> arb:
     return at(lo).union(at(hi))
 
 
-def _sign_functions(model: Model):
-    """(g, dg, description, exact_root_at_zero) for the model; see module doc."""
+class SignFunctions(NamedTuple):
+    """The certified factor of ``j'`` (module doc): ``g`` and its derivative ``dg`` on balls (``dg``
+    ``None`` when ``g`` is proved of one sign without it), what ``g`` is, and whether ``rho = 0`` is an
+    exact root removed from it (a mean-zero prior)."""
+
+    g: Any
+    dg: Any
+    description: str
+    root_at_zero: bool
+
+
+def _sign_functions(model: Model) -> SignFunctions:
+    """The :class:`SignFunctions` of the model; see module doc."""
     if model.prior.spec not in ("fixed", "rademacher"):
         return _general_sign_functions(model)
     th, al, be, s2 = (arb(v) for v in (model.theta, model.alpha, model.beta, model.sigma2))
     b = be * th
     if model.prior.family == "fixed":
         if model.sparse:
-            return (lambda X: 1 + b * X), (lambda X: b + 0 * X), "1 + beta*theta*rho", False
+            return SignFunctions((lambda X: 1 + b * X), (lambda X: b + 0 * X), "1 + beta*theta*rho", False)
         if model.alpha == 1.0:
-            return (lambda X: s2 + 0 * X), (lambda X: 0 * X), "sigma2 (alpha = 1: m = 1)", False
+            return SignFunctions((lambda X: s2 + 0 * X), (lambda X: 0 * X), "sigma2 (alpha = 1: m = 1)", False)
         if al < 1:
             shift = al.log() - (1 - al).log()
 
@@ -177,12 +196,13 @@ def _sign_functions(model: Model):
             mp = b * m * mb
             return s2 * b * mb - s2 * b * X * mp + th * th * mp * (mb - m)
 
-        return h, dh, "h = sigma2 (1 + beta theta rho (1 - m)) + theta^2 m (1 - m)", False
+        return SignFunctions(h, dh, "h = sigma2 (1 + beta theta rho (1 - m)) + theta^2 m (1 - m)", False)
     # rademacher
     # the factor b = beta theta > 0 of m/rho and m' is removed too: k stays positive as theta -> 0
     # (a region certificate's box may start at theta = 0)
     if model.sparse:
-        return (lambda X: _sinhc(b * X) + (b * X).cosh()), None, "(sinh(b rho) + b rho cosh(b rho)) / (b rho)", True
+        return SignFunctions((lambda X: _sinhc(b * X) + (b * X).cosh()), None,
+                             "(sinh(b rho) + b rho cosh(b rho)) / (b rho)", True)
 
     def k(X):
         x = b * X
@@ -192,8 +212,8 @@ def _sign_functions(model: Model):
         mp_b = al * (al + (1 - al) * ch) / (den * den)
         return be * s2 * (m_over_rho_b + mp_b) + th * b * m_over_rho_b * mp_b
 
-    return k, None, ("j'/(2 beta theta^2 rho) = beta sigma2 (m/rho + m')/b + theta b (m/rho)/b m'/b, "
-                     "b = beta theta"), True
+    return SignFunctions(k, None, ("j'/(2 beta theta^2 rho) = beta sigma2 (m/rho + m')/b + theta b (m/rho)/b m'/b, "
+                                   "b = beta theta"), True)
 
 
 @dataclass(frozen=True)
@@ -247,7 +267,8 @@ def _general_sign_functions(model: Model):
                 _, mu1, v, _ = law.tilted_ball(t)
                 return r_of(t) + v + mu1 * mu1
 
-            return k_s, None, "j'_s / (2 beta^2 sigma2 theta^2 M_s rho) = mu1/t + v + mu1^2 (t = beta theta rho)", True
+            return SignFunctions(k_s, None, "j'_s / (2 beta^2 sigma2 theta^2 M_s rho) = mu1/t + v + mu1^2 "
+                                 "(t = beta theta rho)", True)
 
         def g_s(X):
             t = b * X
@@ -259,7 +280,8 @@ def _general_sign_functions(model: Model):
             _, mu1, v, k3 = law.tilted_ball(t)
             return b * (2 * v + mu1 * mu1 + t * (k3 + 2 * mu1 * v))
 
-        return g_s, dg_s, "j'_s / (2 beta sigma2 theta M_s) = mu1 + t (v + mu1^2) (t = beta theta rho)", False
+        return SignFunctions(g_s, dg_s, "j'_s / (2 beta sigma2 theta M_s) = mu1 + t (v + mu1^2) (t = beta theta rho)",
+                             False)
 
     shift = None if model.alpha == 1.0 or not al < 1 else al.log() - (1 - al).log()
 
@@ -283,7 +305,7 @@ def _general_sign_functions(model: Model):
             p = parts(t)
             return r_of(t) * p.A + c * p.K
 
-        return k, None, "j' / (2 beta theta^2 w rho) = (mu1/t) A + beta sigma2 K", True
+        return SignFunctions(k, None, "j' / (2 beta theta^2 w rho) = (mu1/t) A + beta sigma2 K", True)
 
     def g(X):
         t = b * X
@@ -298,8 +320,8 @@ def _general_sign_functions(model: Model):
         dA = be * th * th * (dw * p.K + p.w * dK)
         return b * (p.v * p.A + p.mu1 * dA + c * (p.K + t * dK))
 
-    return g, dg, ("j' / (2 theta w) = mu1 A + beta sigma2 t K, K = (1 - w) mu1^2 + v, "
-                   "A = beta theta^2 w K + beta sigma2"), False
+    return SignFunctions(g, dg, ("j' / (2 theta w) = mu1 A + beta sigma2 t K, K = (1 - w) mu1^2 + v, "
+                                 "A = beta theta^2 w K + beta sigma2"), False)
 
 
 #: the largest working precision :func:`certify` accepts, in bits

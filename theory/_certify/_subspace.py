@@ -153,9 +153,29 @@ class SubspaceBox:
 
 
 class BoxesByStatus:
-    """The boxes of a certificate (any class with ``boxes`` of items with a ``status``) by status."""
+    """The boxes of a certificate (any class with ``boxes`` of items with a ``status`` and a
+    ``reason``) by status, and what :class:`theory._certify._protocol.CertificateLike` reads of them."""
 
     boxes: tuple
+    certified: bool
+    notes: tuple
+
+    @property
+    def status(self) -> str:
+        """``"certified"`` (every box decided, no two overlap) or ``"undecided"``."""
+        return "certified" if self.certified else "undecided"
+
+    @property
+    def reason(self) -> str:
+        """Empty when :attr:`certified`; else the reason of the first undecided box, or the notes."""
+        if self.certified:
+            return ""
+        return next((b.reason for b in self.boxes if b.reason), "; ".join(self.notes))
+
+    @property
+    def equilibria(self) -> tuple:
+        """The boxes, one per equilibrium."""
+        return self.boxes
 
     @property
     def stable(self) -> tuple:

@@ -48,15 +48,16 @@ from typing import NamedTuple
 from flint import arb, fmpq
 
 from ...core.validate import integer, real
+from .._certify._options import RegionOptions
+from .._certify._protocol import LeavesAnswer
 from .._certify._roots import precision
 from .._certify._scalar import MAX_PREC, _sign_functions
 from .._laws import Prior, RangedPrior, parse_ranged_prior
 from .._laws._ranged import WidePrior, region_law
-from .._model import Model
+from .._model import _DOMAIN, RANGED, Model, ModelBox
+from .._model import parse_side as _parse
 from ._proof import BallModel, audit, prove_box
 
-#: the parameters that may be given as ranges, in this order
-RANGED = ("theta", "alpha", "beta", "sigma2")
 #: default relative width below which a box is not split further
 MIN_WIDTH = 2.0 ** -10
 
@@ -87,6 +88,11 @@ class RegionBox:
     poles: tuple | None = None
     proof: tuple = ()
 
+    @property
+    def equilibria(self) -> tuple:
+        """The interior equilibrium proved on the box (``()`` or a 1-tuple of :attr:`equilibrium`)."""
+        return () if self.equilibrium is None else (self.equilibrium,)
+
     def as_dict(self) -> dict:
         out: dict[str, object] = {name: [lo, hi] for name, lo, hi in self.bounds}
         out["status"] = self.status
@@ -99,7 +105,7 @@ class RegionBox:
 
 
 @dataclass(frozen=True)
-class RegionCertificate:
+class RegionCertificate(LeavesAnswer):
     """Outcome of :func:`certify_region`.
 
     Attributes
@@ -133,6 +139,7 @@ class RegionCertificate:
     @property
     def boxes_count(self) -> int:
         return len(self.boxes)
+
 
     @classmethod
     def from_boxes(cls, region: dict, boxes, seconds: float, pending=()) -> RegionCertificate:
@@ -181,38 +188,6 @@ def relative_width(region: dict, name: str, lo: float, hi: float) -> float:
     return (hi - lo) / (b - a)
 
 
-def _parse(name: str, value, domain) -> tuple[float, float] | float:
-    """A fixed value (float) or a range ``(lo, hi)`` inside the parameter's domain."""
-    if isinstance(value, (tuple, list)):
-        if len(value) != 2:
-            raise ValueError(f"`{name}` range must be a pair (lo, hi), got {value!r}")
-        lo, hi = (real(name, v) for v in value)
-        if not lo < hi:
-            raise ValueError(f"`{name}` range must have lo < hi, got {lo!r}:{hi!r} (give one value to fix it)")
-        low, high, text = domain
-        if lo < low[0] or (lo == low[0] and not low[1]) or (high is not None and (hi > high[0] or (
-                hi == high[0] and not high[1]))):
-            raise ValueError(f"`{name}` range must lie in {text}, got {lo!r}:{hi!r}")
-        if name in RANGE_MAX and hi > RANGE_MAX[name]:
-            raise ValueError(f"`{name}` range must end at most at {RANGE_MAX[name]:g}, got {lo!r}:{hi!r} (a bound "
-                             "of the region certificate, as of `phase`'s grid; give a narrower range)")
-        return lo, hi
-    return value
-
-
-#: the domain of a ranged parameter: ``((lower, closed), (upper, closed) or None, text)``.
-#: ``theta = 0`` may start a box (the claim is then for ``theta > 0``: the field vanishes at
-#: 0) and ``alpha = 1`` may end one (``m = 1``, continuous); ``alpha = 0`` is another regime
-#: (the sparse field, ``alpha = 0`` as a fixed value), not part of a box
-_DOMAIN = {"theta": ((0.0, True), None, "[0, inf)"), "alpha": ((0.0, False), (1.0, True), "(0, 1]"),
-           "beta": ((0.0, False), None, "(0, inf)"), "sigma2": ((0.0, False), None, "(0, inf)")}
-
-
-#: the largest end of a ranged parameter (a box's width relative to its range is what the
-#: walk splits by, so a range of 1e308 would be a thousand splits from any finite scale)
-RANGE_MAX = {"theta": 1e6, "beta": 1e3, "sigma2": 1e6}
-
-
 def _split_point(lo: float, hi: float, log: bool) -> float:
     p = math.sqrt(lo * hi) if log else lo + 0.5 * (hi - lo)
     return p if lo < p < hi else lo + 0.5 * (hi - lo)
@@ -230,52 +205,37 @@ def _sub_box(box, top) -> tuple:
     return box
 
 
-def certify_region(theta, alpha, beta=1.0, sigma2=1.0, prior="fixed", *, min_width: float = MIN_WIDTH,
-                   prec: int = 128, log_alpha: bool | None = None, max_boxes: int = 200_000,
-                   sign_functions=None, box=None, depth=None) -> RegionCertificate:
+def certify_region(model: ModelBox, options: RegionOptions | None = None) -> RegionCertificate:
     """Certify the status of the field on every leaf of an adaptive split of a parameter box.
 
     Parameters
     ----------
-    theta, alpha, beta, sigma2 : float or (float, float)
-        A fixed value, or a range ``(lo, hi)`` with ``lo < hi`` inside the domain
-        (``theta >= 0``, ``0 < alpha <= 1``, ``beta, sigma2 > 0``; a box starting at
-        ``theta = 0`` makes its claim for ``theta > 0``). At least one range (here or in
-        the prior).
-    prior : str, Prior or RangedPrior
-        A prior spec whose numbers may be ranges ``LO:HI`` (``"gaussian(mu=0.5:1, tau=0.2)"``;
-        :func:`theory._laws.parse_ranged_prior`): each ranged parameter is a side of the
-        box (linear scale), named as in the spec in :attr:`RegionBox.bounds`.
-    min_width : float
-        A box whose every side is narrower than ``min_width`` times its range (in the
-        parameter's scale) is not split further; undecided if nothing was proved.
-    prec : int
-        Working precision in bits (53..4096).
-    log_alpha : bool or None
-        Split and measure ``alpha`` in log scale; default: when ``hi / lo >= 10``.
-    max_boxes : int
-        Budget of parameter boxes examined (by this call); boxes left when it runs out are
-        undecided.
-    sign_functions : callable, optional
-        ``BallModel -> (g, dg, description, root_at_zero)``; default the point certificate's
-        own (:func:`theory.certify`). A test hook: every status is proved from it.
-    box : tuple, optional
-        Walk only this sub-box (bounds as :attr:`RegionBox.bounds`) of the region, exactly
-        as the whole walk would (widths, splits and fractions relative to the whole ranges).
-    depth : int, optional
-        Leave the boxes ``depth`` splits below the start unexamined: :attr:`RegionCertificate.pending`.
+    model : ModelBox
+        The box: ``theta``, ``alpha``, ``beta``, ``sigma2`` fixed or ranges (a box starting at
+        ``theta = 0`` makes its claim for ``theta > 0``), a scalar prior whose numbers may be
+        ranges ``LO:HI`` (each a side of the box, linear scale, named as in the spec in
+        :attr:`RegionBox.bounds`); at least one range. One head.
+    options : RegionOptions, optional
+        ``min_width`` (default ``2^-10``), ``prec``, ``log_alpha``, ``max_boxes``, ``box``,
+        ``depth`` and the test hook ``sign_functions`` (:class:`theory._certify._options.RegionOptions`);
+        not ``inherited`` nor ``field`` (the ``k = 2`` walk's).
 
     Returns
     -------
     RegionCertificate
     """
     start = time.perf_counter()
-    given = {"theta": theta, "alpha": alpha, "beta": beta, "sigma2": sigma2}
-    ctx = _context(given, prior, min_width, prec, log_alpha, sign_functions)
-    max_boxes = integer("max_boxes", max_boxes, 1)
-    depth = None if depth is None else integer("depth", depth, 0)
+    o = RegionOptions.of(options)
+    o.refuse(("inherited", "field"), "the scalar region walk")
+    if model.heads != 1:
+        raise ValueError(f"`heads` must be 1 for a region certificate, got {model.heads}")
+    given = {"theta": model.theta, "alpha": model.alpha, "beta": model.beta, "sigma2": model.sigma2}
+    ctx = _context(given, model.prior, MIN_WIDTH if o.min_width is None else o.min_width, o.prec, o.log_alpha,
+                   o.sign_functions)
+    max_boxes = integer("max_boxes", o.max_boxes, 1)
+    depth = None if o.depth is None else integer("depth", o.depth, 0)
     top = tuple((k, *ctx.ranges[k]) for k in ctx.ranges)
-    root = top if box is None else _sub_box(box, top)
+    root = top if o.box is None else _sub_box(o.box, top)
     with precision(ctx.prec):
         walk = Walk(_Examine(ctx), lambda b: RegionBox(b, "undecided"), ctx.scale, depth, max_boxes)
         leaves, pending = walk.run(root)

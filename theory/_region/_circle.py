@@ -58,7 +58,7 @@ largest width relative to its range (``alpha`` in log scale when its range spans
 linear scale is split across ``alpha`` further (near ``alpha = 1`` the field moves with ``alpha``
 itself), then ``undecided``; ``box=``/``depth=`` cut it into subtrees as there (each pending box
 carries what its parent proved, so a subtree walked elsewhere is walked as here:
-:func:`numerics.certify_region_k2_tasks`). Before a proof attempt, the float signatures of the
+:func:`numerics.certify_region_tasks`). Before a proof attempt, the float signatures of the
 circle equilibria at the leaf's corners and centre (:mod:`theory._region._circle_floats`) are
 compared: when they differ no proof can succeed, and the leaf is split across the side whose ends
 differ without trying. A root tile is also proved on a tile wider than the fine width when ``T``
@@ -91,9 +91,11 @@ import time
 from dataclasses import dataclass
 
 from ...core.validate import integer, real
+from .._certify._options import RegionOptions
+from .._certify._protocol import LeavesAnswer
 from .._certify._roots import precision
 from .._certify._scalar import MAX_PREC
-from .._model import Model
+from .._model import Model, ModelBox
 from ._certify import _DOMAIN, Step, Walk, _parse, _sub_box, area_fractions, relative_width
 from ._circle_floats import SignatureCache
 from ._circle_leaf import LeafState, _at_least, _Hints, _Proof, _prove, status_of
@@ -147,7 +149,7 @@ class K2RegionBox:
 
 
 @dataclass(frozen=True)
-class K2RegionCertificate:
+class K2RegionCertificate(LeavesAnswer):
     """Outcome of :func:`certify_region_k2`.
 
     Attributes
@@ -166,7 +168,7 @@ class K2RegionCertificate:
     pending : tuple
         With ``depth``: ``(index, bounds, inherited)`` of the boxes left unexamined at that depth, in
         order: the leaves of the subtree of each belong at ``index`` in :attr:`boxes`, and
-        ``certify_region_k2(..., box=bounds, inherited=inherited)`` walks it as the whole walk would
+        ``certify(box, box=bounds, inherited=inherited)`` walks it as the whole walk would
         (``inherited``: what its parent had proved, opaque). Empty otherwise.
     """
 
@@ -175,6 +177,10 @@ class K2RegionCertificate:
     fractions: dict
     seconds: float
     pending: tuple = ()
+
+    #: every decided leaf's proof passed its audit in the walk (a failed audit raises there)
+    certified = True
+
 
     @classmethod
     def from_boxes(cls, region: dict, boxes, seconds: float, pending=()) -> K2RegionCertificate:
@@ -191,51 +197,41 @@ class K2RegionCertificate:
         return out
 
 
-def certify_region_k2(theta, alpha, beta=1.0, sigma2=1.0, prior="onehot(k=2)", *, min_width: float = MIN_WIDTH,
-                      prec: int = 128, max_boxes: int = 200_000, field: K2Field | None = None, box=None,
-                      depth=None, inherited=None) -> K2RegionCertificate:
+def certify_region_k2(model: ModelBox, options: RegionOptions | None = None) -> K2RegionCertificate:
     """Prove the structure of the equilibria of a ``k = 2`` law on every leaf of an adaptive split of
     a ``(theta, alpha)`` box (module doc).
 
     Parameters
     ----------
-    theta, alpha : (float, float)
-        The ranges, ``0 <= theta_lo < theta_hi``, ``0 < alpha_lo < alpha_hi <= 1``.
-    beta, sigma2 : float
-        Fixed.
-    prior : str
-        A ``k = 2`` signal law (``"onehot(k=2)"``, ...).
-    min_width : float
-        A leaf whose sides are both narrower than ``min_width`` times their range (alpha in its
-        scale) is not split further; ``undecided`` if not proved.
-    prec : int
-        Working precision in bits.
-    max_boxes : int
-        Budget of leaves examined (by this call); those left when it runs out are undecided.
-    field : K2Field, optional
-        Replaces the derived ball functions (:func:`k2_field`); a test hook.
-    box : tuple, optional
-        Walk only this sub-box (bounds as :attr:`K2RegionBox.bounds`) of the region, exactly as the
-        whole walk would when ``inherited`` is the one :attr:`K2RegionCertificate.pending` gave with it.
-    depth : int, optional
-        Leave the boxes ``depth`` splits below the start unexamined: :attr:`K2RegionCertificate.pending`;
-        at most :data:`MAX_DEPTH` (8), so that each is walked alone as the whole walk walks it.
-    inherited : tuple, optional
-        With ``box``: what its parent had proved (from :attr:`K2RegionCertificate.pending`).
+    model : ModelBox
+        ``theta`` and ``alpha`` ranges (``0 <= theta_lo < theta_hi``, ``0 < alpha_lo < alpha_hi <= 1``),
+        ``beta``, ``sigma2`` fixed, a ``k = 2`` signal law (``"onehot(k=2)"``, ...), one head.
+    options : RegionOptions, optional
+        ``min_width`` (default ``2^-8``; alpha in its scale), ``prec``, ``max_boxes``; ``box`` (a
+        sub-box, walked exactly as the whole walk would when ``inherited`` is the one
+        :attr:`K2RegionCertificate.pending` gave with it), ``depth`` (at most :data:`MAX_DEPTH`, 8, so
+        that each pending box is walked alone as the whole walk walks it), ``inherited`` and the test
+        hook ``field`` (replaces the derived ball functions, :func:`k2_field`)
+        (:class:`theory._certify._options.RegionOptions`); not ``log_alpha`` nor ``sign_functions``.
 
     Returns
     -------
     K2RegionCertificate
     """
     start = time.perf_counter()
-    region, law = _region(theta, alpha, beta, sigma2, prior, min_width, prec)
-    max_boxes = integer("max_boxes", max_boxes, 1)
-    depth = None if depth is None else integer("depth", depth, 0, MAX_DEPTH)
+    o = RegionOptions.of(options)
+    o.refuse(("log_alpha", "sign_functions"), "the k = 2 region walk")
+    region, law = _region(model.theta, model.alpha, model.beta, model.sigma2, model.prior,
+                          MIN_WIDTH if o.min_width is None else o.min_width, o.prec)
+    if model.heads != 1:
+        raise ValueError(f"`heads` must be 1 for a region certificate, got {model.heads}")
+    max_boxes = integer("max_boxes", o.max_boxes, 1)
+    depth = None if o.depth is None else integer("depth", o.depth, 0, MAX_DEPTH)
     top = tuple((k, *region["ranges"][k]) for k in ("theta", "alpha"))
-    root = top if box is None else _sub_box(box, top)
-    state = LeafState() if inherited is None else _check_inherited(inherited)
+    root = top if o.box is None else _sub_box(o.box, top)
+    state = LeafState() if o.inherited is None else _check_inherited(o.inherited)
     with precision(region["prec"]):
-        f = field or k2_field(law)
+        f = o.field or k2_field(law)
         walk = Walk(_Examine(f, region), lambda b: K2RegionBox(b, "undecided"), region["scale"], depth, max_boxes)
         leaves, pending = walk.run(root, state)
     return K2RegionCertificate.from_boxes(region, leaves, time.perf_counter() - start, pending)
@@ -312,7 +308,7 @@ def _widths(region: dict, bounds) -> tuple:
 
 
 #: the hints (:class:`theory._region._circle_leaf._Hints`) start afresh at each leaf at least this wide
-#: (relative to the range): a subtree walked alone (:func:`numerics.certify_region_k2_tasks`) from a box
+#: (relative to the range): a subtree walked alone (:func:`numerics.certify_region_tasks`) from a box
 #: that wide is walked as in the whole walk. After ``d`` splits a box is at least ``2^-ceil(d/2)`` wide
 #: on one side, so every box at most :data:`MAX_DEPTH` splits deep is.
 _HINT_SCOPE = 2.0 ** -4

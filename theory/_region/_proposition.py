@@ -32,7 +32,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .._certify._conditions import critical_alpha, pole_alpha, sparse_threshold_prior
+from .._certify._options import RegionOptions
 from .._laws import parse_prior
+from .._model import ModelBox
 from ._certify import MIN_WIDTH, RegionCertificate, certify_region
 
 #: the default region of the appendix proposition (and of ``sigrec phase``)
@@ -111,7 +113,8 @@ def region_proposition(prior="fixed", *, certificate: RegionCertificate | None =
     law = parse_prior(prior)
     earlier = 0.0 if certificate is None else certificate.seconds  # time spent before this call
     if certificate is None:
-        certificate = certify_region(tuple(theta), tuple(alpha), beta, sigma2, law, min_width=min_width)
+        certificate = certify_region(ModelBox(tuple(theta), tuple(alpha), beta, sigma2, law),
+                                     RegionOptions(min_width=min_width))
     region = certificate.region
     expected = {"theta": [float(x) for x in theta], "alpha": [float(x) for x in alpha]}
     if (region["ranges"] != expected or region["prior"] != law.spec

@@ -1,7 +1,7 @@
 """``sigrec phase``: the certified phase diagram over ``(theta, alpha)``.
 
-By default the region certificate (:func:`theory.certify_region`, its subtrees on the
-executor through :func:`numerics.certify_region_tasks`) of ``theta in [0, theta_max]``
+:func:`verify.studies.phase_mode` picks what it computes. By default the region certificate
+(:func:`verify.studies.phase_region`: its subtrees on the executor) of ``theta in [0, theta_max]``
 (default 5) by ``alpha in [alpha_min, 1]`` (log): every box proved monotone or bistable
 for all its parameters, drawn coloured by status with the closed-form boundary, and
 checked box by box against the closed-form criterion (:func:`theory.region_proposition`).
@@ -9,7 +9,7 @@ checked box by box against the closed-form criterion (:func:`theory.region_propo
 (:func:`verify.studies.phase_diagram`, a CSV), as before. With a k-dimensional law
 (``--prior 'onehot(k=2)'``) it certifies the mixture/specialisation transition
 ``theta_c(alpha)`` of one query instead (:func:`verify.studies.transition_diagram`), or with
-``--region`` the k = 2 region certificate (:func:`numerics.certify_region_k2_tasks`, leaves drawn by
+``--region`` the k = 2 region certificate (:func:`verify.studies.phase_region_k2`, leaves drawn by
 the structure proved on them); with
 ``--heads H`` (H >= 2, a k-dimensional law) it maps where each certified state of the H heads exists
 on a ``(theta, alpha)`` grid (:func:`verify.studies.heads_diagram`).
@@ -21,14 +21,20 @@ import argparse
 import json
 import math
 
-import numpy as np
 from rich.console import Console
 
-from ...numerics import certify_region_k2_tasks, certify_region_tasks
-from ...theory import Model, region_proposition, sparse_threshold_prior
+from ...theory import Model, sparse_threshold_prior
 from ..render import draw_region, draw_region_k2, plot_heads_phase, plot_subspace_phase
 from ..render import plot_phase as plot
-from ..studies import heads_diagram, phase_diagram, transition_diagram
+from ..studies import (
+    heads_diagram,
+    heads_grid,
+    phase_diagram,
+    phase_mode,
+    phase_region,
+    phase_region_k2,
+    transition_diagram,
+)
 from ..studies import write_phase_csv as write_csv
 from ._args import (
     PRIOR_HELP,
@@ -104,18 +110,15 @@ HEADS_N_THETA, HEADS_N_ALPHA, HEADS_THETA_MAX = 6, 4, 4.0
 
 def run(args) -> int:
     model = Model(1.0, 0.5, args.beta, args.sigma2, args.prior, args.heads)  # the flags, validated together
-    if model.heads != 1:
-        return _run_heads(args, model)
-    args.alpha_min = ALPHA_MIN if args.alpha_min is None else args.alpha_min
-    if args.region and (not model.scalar and model.k == 2):
-        return _run_region_k2(args)
-    if args.region or args.max_boxes is not None:
-        raise ValueError("--region and --max-boxes are for k = 2 laws (--prior 'onehot(k=2)'); the region "
-                         "certificate of a scalar prior is the default without --grid")
-    if not model.scalar:
-        return _run_transition(args)
-    if not (args.grid or args.n_theta is not None or args.n_alpha is not None):
-        return _run_region(args)
+    mode = phase_mode(model, args.region, args.max_boxes, args.grid or args.n_theta is not None
+                      or args.n_alpha is not None)
+    if mode != "heads":
+        args.alpha_min = ALPHA_MIN if args.alpha_min is None else args.alpha_min
+    return _RUN[mode](args, model)
+
+
+def _run_grid(args, model: Model) -> int:
+    """The certified point grid of a scalar prior (:func:`verify.studies.phase_diagram`)."""
     args.n_theta = 48 if args.n_theta is None else args.n_theta
     args.n_alpha = 48 if args.n_alpha is None else args.n_alpha
     args.theta_max = 4.0 if args.theta_max is None else args.theta_max
@@ -183,21 +186,20 @@ def _region_theta_max(args, beyond: str = "") -> float:
     return theta_max
 
 
-def _run_region(args) -> int:
+def _run_region(args, model: Model) -> int:
+    """The region certificate of a scalar prior and its proposition (:func:`verify.studies.phase_region`)."""
     theta_max = _region_theta_max(args, " (use --grid for points beyond)")
     lo, hi = MIN_WIDTH_LIMITS
     min_width = MIN_WIDTH if args.min_width is None else args.min_width
     if not lo <= min_width <= hi:
         raise ValueError(f"`min-width` must lie in [{lo:g}, {hi:g}] (relative width of a box), got {min_width!r}")
-    theta, alpha = (0.0, theta_max), (args.alpha_min, 1.0)
     with executor_from_args(args), stderr_progress() as bar:
         task = bar.add_task("certifying", total=None)
-        cert = certify_region_tasks(theta, alpha, args.beta, args.sigma2, args.prior, min_width=min_width,
-                                    log_alpha=True, progress=lambda d, t: bar.update(task, completed=d, total=t))
-    prop = region_proposition(args.prior, certificate=cert, theta=theta, alpha=alpha, beta=args.beta,
-                              sigma2=args.sigma2)
+        found = phase_region(model, theta_max, args.alpha_min, min_width,
+                             progress=lambda d, t: bar.update(task, completed=d, total=t))
+    cert, prop = found.certificate, found.proposition
     json_path, png_path, drawn = _save_json_and_figure(args.out, "phase-region.json", cert.as_dict(), "phase.png",
-                                                       lambda path: draw_region(cert, path))
+                                                       lambda path: draw_region(cert, path, found.lines))
     doc = {
         "mode": "region", "beta": args.beta, "sigma2": args.sigma2, "prior": args.prior,
         "region": cert.region, "fractions": cert.fractions, "boxes_count": cert.boxes_count,
@@ -220,8 +222,8 @@ def _run_region(args) -> int:
     return 0
 
 
-def _run_region_k2(args) -> int:
-    """The region certificate of a k = 2 law (:func:`numerics.certify_region_k2_tasks`)."""
+def _run_region_k2(args, model: Model) -> int:
+    """The region certificate of a k = 2 law (:func:`verify.studies.phase_region_k2`)."""
     if args.grid or args.n_theta is not None or args.n_alpha is not None:
         raise ValueError("--grid, --n-theta and --n-alpha are not options of --region (the leaves are split "
                          "adaptively: --min-width, --max-boxes)")
@@ -231,12 +233,10 @@ def _run_region_k2(args) -> int:
     if not lo <= min_width <= hi:
         raise ValueError(f"`min-width` must lie in [{lo:g}, {hi:g}] (relative width of a leaf), got {min_width!r}")
     max_boxes = K2_MAX_BOXES if args.max_boxes is None else args.max_boxes
-    theta, alpha = (0.0, theta_max), (args.alpha_min, 1.0)
     with executor_from_args(args), stderr_progress() as bar:
         task = bar.add_task("certifying the k = 2 region", total=None)
-        cert = certify_region_k2_tasks(theta, alpha, args.beta, args.sigma2, args.prior, min_width=min_width,
-                                       max_boxes=max_boxes,
-                                       progress=lambda d, t: bar.update(task, completed=d, total=t))
+        cert = phase_region_k2(model, theta_max, args.alpha_min, min_width, max_boxes,
+                               progress=lambda d, t: bar.update(task, completed=d, total=t))
     json_path, png_path, drawn = _save_json_and_figure(args.out, "phase-region-k2.json", cert.as_dict(), "phase.png",
                                                        lambda path: draw_region_k2(cert, path))
     doc = {"mode": "region-k2", "beta": args.beta, "sigma2": args.sigma2, "prior": args.prior, "region": cert.region,
@@ -252,7 +252,7 @@ def _run_region_k2(args) -> int:
     return 0
 
 
-def _run_transition(args) -> int:
+def _run_transition(args, model: Model) -> int:
     """The certified transition theta_c(alpha) of onehot(k) (:func:`verify.studies.transition_diagram`)."""
     if args.grid or args.n_theta is not None:
         raise ValueError("--grid and --n-theta are for scalar priors; with onehot(k) the transition is certified "
@@ -297,13 +297,10 @@ def _run_heads(args, model: Model) -> int:
     theta_max = HEADS_THETA_MAX if args.theta_max is None else args.theta_max
     alpha_min = HEADS_ALPHA_MIN if args.alpha_min is None else args.alpha_min
     check_grid(n_theta, n_alpha)
-    if not alpha_min < 1:
-        raise ValueError(f"`alpha-min` must be < 1 for the grid alpha in [alpha-min, 1], got {alpha_min!r}")
-    thetas = np.linspace(theta_max / n_theta, theta_max, n_theta)
-    alphas = np.logspace(math.log10(alpha_min), 0.0, n_alpha) if n_alpha > 1 else np.array([alpha_min])
+    thetas, alphas = heads_grid(theta_max, alpha_min, n_theta, n_alpha)
     with executor_from_args(args) as ex, stderr_progress() as bar:
         task = bar.add_task(f"certifying the states of {model.heads} heads", total=None)
-        diagram = heads_diagram(args.prior, model.heads, thetas, alphas, args.beta, args.sigma2, executor=ex,
+        diagram = heads_diagram(model, thetas, alphas, executor=ex,
                                 progress=lambda done, total: bar.update(task, completed=done, total=total))
     doc = diagram.as_dict()
     json_path, png_path, _ = _save_json_and_figure(args.out, "heads_phase.json", doc, "heads_phase.png",
@@ -339,6 +336,11 @@ def _heads_table(diagram) -> list:
     lines.append(f"{sum(c.undecided for c in diagram.cells)} undecided boxes over {len(diagram.cells)} points; "
                  f"{diagram.seconds:.1f} s of certification")
     return lines
+
+
+#: the runner of each mode of :func:`verify.studies.phase_mode`
+_RUN = {"heads": _run_heads, "region-k2": _run_region_k2, "transition": _run_transition, "region": _run_region,
+        "grid": _run_grid}
 
 
 def _heads_entry(cell) -> str:

@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-from ...theory import MAX_HEADS, Model
+from ...theory import MAX_HEADS
+from ..render import model_line as model_line  # the one-line model the commands print
 
 
 def overlap_vector(text: str) -> tuple:
@@ -62,11 +63,6 @@ def heads_count(limit: int):
         return value
 
     return parse
-
-
-def model_line(model: Model) -> str:
-    return (f"law {model.law.spec} (k = {model.k}), theta={model.theta:g}, alpha={model.alpha:g}, "
-            f"beta={model.beta:g}, sigma2={model.sigma2:g}")
 
 
 def vector(x) -> str:

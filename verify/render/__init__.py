@@ -4,6 +4,7 @@ checks' records carry and the studies' results, and typesets records, claims and
 appendix's data (``verify.studies.appendix_data``)."""
 
 from . import figures, style
+from ._certify_text import Printout, certify_text, model_line
 from ._document import Document
 from ._heads_phase_figure import plot_heads_phase
 from ._json import to_json
@@ -20,7 +21,8 @@ from ._sweep_figure import plot_sweep
 from ._validate_text import pass_table as validate_pass_table
 from ._validate_text import validate_markdown
 
-__all__ = ["Document", "compare_notes", "draw_region", "draw_region_k2", "figure_path", "figures", "markdown",
+__all__ = ["Document", "Printout", "certify_text", "compare_notes", "draw_region", "draw_region_k2", "figure_path",
+           "figures", "markdown", "model_line",
            "plot_heads_phase", "plot_limit_map", "plot_phase", "plot_reproduction", "plot_subspace_phase", "plot_sweep",
            "report_dict", "reproduce_markdown", "reproduce_summary", "style", "to_json", "validate_markdown",
            "validate_pass_table", "write_notes", "write_report"]

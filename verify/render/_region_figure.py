@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..studies import region_boundaries
 from . import style
 
 #: colours of the statuses (as the point-grid phase figure)
@@ -25,12 +24,12 @@ def figure_path(text: str) -> Path:
     return path
 
 
-def draw_region(cert, path: Path, lines=None, title: str | None = None) -> dict:
+def draw_region(cert, path: Path, lines=(), title: str | None = None) -> dict:
     """Draw ``cert`` (a :class:`theory.RegionCertificate`) to ``path`` (PNG, and a PDF next to
     it): every leaf box in the colour of the status proved for every parameter in it, the
     undecided boxes outlined (a band thinner than a line still shows), and the closed-form boundaries on
     top. ``lines``: those boundaries (:func:`verify.studies.region_boundaries` of the
-    region), when the caller has them; computed here otherwise. ``title`` replaces the default.
+    region: the caller computes them; none drawn by default). ``title`` replaces the default.
     Returns what was drawn: ``patches`` (status -> number of boxes) and ``lines`` (the labels of
     the boundary curves)."""
     from matplotlib.collections import PatchCollection  # matplotlib loads only when a figure is drawn
@@ -71,7 +70,7 @@ def draw_region(cert, path: Path, lines=None, title: str | None = None) -> dict:
              "undecided": "undecided (not proved; outlined in red)"}
     handles = [Patch(color=COLOURS[k], label=f"{words[k]}: {patches[k]} boxes, {cert.fractions[k]:.2%}")
                for k in COLOURS]
-    drawn = _boundaries(ax, region_boundaries(region) if lines is None else lines)
+    drawn = _boundaries(ax, lines)
     handles += drawn
     ax.set_xlabel(_TEX.get(names[0], names[0]))
     ax.set_ylabel(_TEX.get(names[1], names[1]) if len(names) > 1 else "")

@@ -3,6 +3,7 @@ certified phase diagram, resumable parameter sweeps and the appendix's data. The
 data; ``verify.render`` draws and typesets it."""
 
 from ._appendix import AppendixData, Landscape, appendix_data
+from ._certify import CertifyResult, FlowTime, certify_study
 from ._evidence import EVIDENCE_FILE, Evidence
 from ._heads_phase import HeadsCell, HeadsDiagram, heads_diagram
 from ._limit_map import LABEL as LIMIT_LABEL
@@ -19,6 +20,7 @@ from ._limit_map import (
 )
 from ._phase import PhaseDiagram, TransitionDiagram, phase_diagram, transition_diagram
 from ._phase import write_csv as write_phase_csv
+from ._phase_modes import PhaseRegion, heads_grid, phase_mode, phase_region, phase_region_k2
 from ._region_figure import RegionLine, region_boundaries
 from ._reproduce import (
     PAPER_MEAN_FINAL_ALIGNMENT,
@@ -50,6 +52,9 @@ from ._validate import PROFILES as VALIDATE_PROFILES
 from ._validate import Validation, draw_models, run_validation
 
 __all__ = [
+    "CertifyResult",
+    "FlowTime",
+    "certify_study",
     "run_subspace_sweep",
     "AppendixData",
     "Landscape",
@@ -92,6 +97,11 @@ __all__ = [
     "measure_scaling",
     "markdown_table",
     "phase_diagram",
+    "PhaseRegion",
+    "heads_grid",
+    "phase_mode",
+    "phase_region",
+    "phase_region_k2",
     "transition_diagram",
     "TransitionDiagram",
     "region_boundaries",

@@ -19,10 +19,10 @@ import sympy as sp
 from ...theory import (
     DEFAULT_REGION,
     Model,
+    ModelBox,
     RegionCertificate,
     canonical_prior,
     certify,
-    certify_region,
     compact,
     derive,
     derive_diffusion,
@@ -307,7 +307,8 @@ def landscape() -> Landscape:
     """The fixed prior's region certificate on :data:`theory.DEFAULT_REGION` (also the first
     region proposition's) and its closed-form boundaries."""
     r = DEFAULT_REGION
-    cert = certify_region(r["theta"], r["alpha"], r["beta"], r["sigma2"], "fixed")
+    cert = certify(ModelBox(r["theta"], r["alpha"], r["beta"], r["sigma2"], "fixed"))
+    assert isinstance(cert, RegionCertificate)
     return Landscape(cert, region_boundaries(cert.region))
 
 

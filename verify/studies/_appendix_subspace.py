@@ -8,7 +8,7 @@ certified statement at the paper's weak signal, and the arrays of its two figure
 projected flow on the disk with every equilibrium certified (``certify_circle`` and
 ``certify_disk``) and ODE paths, and the principal angles of two heads over time
 (the reduced flow ``heads_flow``), and the region certificate of ``onehot(k=2)`` on the CLI's
-default region (``theory.certify_region_k2``: about 50 CPU-s, the longest part). Everything here
+default region (``theory.certify`` of a ``ModelBox``: about 50 CPU-s, the longest part). Everything here
 is theory and float ODEs, so nothing is saved beside the figures (unlike the effective-drift
 figure, whose data is a suite run's simulation).
 """
@@ -26,10 +26,10 @@ from ...theory import (
     DEFAULT_REGION,
     K2RegionCertificate,
     Model,
+    ModelBox,
     SubspaceCertificate,
     TransitionBracket,
     certify,
-    certify_region_k2,
     certify_transition,
     derive,
     evaluate,
@@ -338,6 +338,9 @@ def subspace_data() -> SubspaceData:
         tan, rad = mixture_eigenvalues(k, WEAK_THETA, a)
         weak.append(WeakSignal(k, a, float(tan), float(rad),
                                certify_transition(k, a, theta_range=(WEAK_THETA, WEAK_RANGE_END))))
+    region = certify(ModelBox(REGION_K2["theta"], REGION_K2["alpha"], REGION_K2["beta"], REGION_K2["sigma2"],
+                              SUBSPACE_LAW), min_width=REGION_K2["min_width"])
+    assert isinstance(region, K2RegionCertificate)
     return SubspaceData(
         law=SUBSPACE_LAW,
         forms=subspace_forms(),
@@ -346,6 +349,5 @@ def subspace_data() -> SubspaceData:
         flow=tuple(_flow_panel(t, a) for t, a in FLOW_PANELS),
         heads=tuple(_heads_panel(t, a, s) for t, a, s in HEADS_PANELS),
         extra=_extra_head(*EXTRA_HEAD),
-        region=certify_region_k2(REGION_K2["theta"], REGION_K2["alpha"], REGION_K2["beta"], REGION_K2["sigma2"],
-                                 SUBSPACE_LAW, min_width=REGION_K2["min_width"]),
+        region=region,
     )

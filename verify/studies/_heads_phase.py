@@ -1,11 +1,11 @@
-"""Where each certified state of H heads exists: :func:`theory.certify_heads` at every point of a
+"""Where each certified state of H heads exists: :func:`theory.certify` at every point of a
 ``(theta, alpha)`` grid, summarised per point (the stable kinds, the counts per status, the undecided
 boxes), for ``sigrec phase --heads H`` (docs/guide/subspace.md).
 
 **Starts.** Random frames do not reach every stable state: the states with several heads on one
 signal direction (``shared-direction``, ``recovered-shared``) are reached from rank-one starts (every
 column of ``M`` near one direction) and rarely from a random frame. Each point is searched from
-the ``n_random`` random frames :func:`theory.certify_heads` uses by default (the same generator,
+the ``n_random`` random frames :func:`theory.certify` uses by default (the same generator,
 seed and ``d = k + H + 1``) *and* from :func:`rank_one_starts`: for each direction ``xi_j`` and sign,
 every column ``c xi_j`` (``c = 0.9 / sqrt H``: the singular value of the rank-one part is 0.9) plus
 a small deterministic perturbation that differs between heads, so that neither the integration nor
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...numerics import current_executor
-from ...theory import Model, certify_heads
+from ...theory import HeadsCertificate, Model, certify
 from ...theory import heads_random_starts as random_starts
 
 #: the statuses of a certified box (:data:`theory._certify._heads.STATUSES`)
@@ -165,7 +165,8 @@ def _cell(unit) -> HeadsCell:
     law, heads, theta, alpha, beta, sigma2, n_random, seed = unit
     model = Model(theta, alpha, beta, sigma2, law, heads=heads)
     starts = random_starts(model.k, heads, n_random, seed) + rank_one_starts(model.k, heads)
-    cert = certify_heads(model, starts=starts)
+    cert = certify(model, starts=starts)
+    assert isinstance(cert, HeadsCertificate)
     stable = [b for b in cert.boxes if b.status == "stable"]
     counts = {s: sum(b.status == s for b in cert.boxes) for s in STATUSES}
     return HeadsCell(
@@ -182,20 +183,17 @@ def _grid(name: str, values) -> tuple:
     return out
 
 
-def heads_diagram(prior, heads: int, thetas, alphas, beta: float = 1.0, sigma2: float = 1.0, *, executor=None,
-                  n_random: int = 8, seed: int = 0, progress=None) -> HeadsDiagram:
-    """Certify the equilibria of ``heads`` heads at every grid point ``(theta, alpha)``.
+def heads_diagram(model: Model, thetas, alphas, *, executor=None, n_random: int = 8, seed: int = 0,
+                  progress=None) -> HeadsDiagram:
+    """Certify the equilibria of the model's heads at every grid point ``(theta, alpha)``.
 
     Parameters
     ----------
-    prior : str
-        A k-dimensional law (``k >= 2``), e.g. ``"onehot(k=2)"``.
-    heads : int
-        The number ``H >= 1`` of heads.
+    model : theory.Model
+        The law (k-dimensional, ``k >= 2``, e.g. ``"onehot(k=2)"``), the number ``H`` of heads, ``beta``
+        and ``sigma2`` of every point; its ``theta`` and ``alpha`` are replaced by the grid's.
     thetas, alphas : sequence of float
         The grid; every point must be a valid model (``theta > 0``, ``alpha in [0, 1]``).
-    beta, sigma2 : float
-        Inverse temperature and noise variance.
     executor : numerics.Executor, optional
         Runs one unit per grid point; default :func:`numerics.current_executor`.
     n_random, seed : int
@@ -211,7 +209,7 @@ def heads_diagram(prior, heads: int, thetas, alphas, beta: float = 1.0, sigma2: 
     thetas, alphas = _grid("thetas", thetas), _grid("alphas", alphas)
     if n_random < 0 or seed < 0:
         raise ValueError(f"`n_random` and `seed` must be >= 0, got {n_random!r} and {seed!r}")
-    law = Model(1.0, 0.5, beta, sigma2, prior, heads=heads).law  # validates beta, sigma2, the law and H
+    law, heads, beta, sigma2 = model.law, model.heads, model.beta, model.sigma2
     if law.k < 2:
         raise ValueError(f"`prior` {law.spec}: the map of the heads' states needs a k-dimensional law (k >= 2), "
                          "e.g. 'onehot(k=2)'; with k = 1 at most one head can align")

@@ -7,6 +7,7 @@ import csv
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -147,15 +148,25 @@ def _boundary(prior: str, theta: float, beta: float, sigma2: float) -> float:
     return roots[0] if len(roots) == 1 else np.nan
 
 
-def _column(unit):
+class _Column(NamedTuple):
+    """One theta column: the sparse cell's status, whether certified, its boxes, and per alpha the same
+    three (``cells``)."""
+
+    status: str
+    certified: bool
+    boxes: int
+    cells: list
+
+
+def _column(unit) -> _Column:
     """Certify one theta column: the sparse cell, then every alpha (one executor unit)."""
     theta, alphas, beta, sigma2, prior = unit
-    c = certify(Model(theta, 0.0, beta, sigma2, prior))
+    c = certify(Model(theta, 0.0, beta, sigma2, prior), engine="scalar")
     col = []
     for a in alphas:
-        ca = certify(Model(theta, a, beta, sigma2, prior))
+        ca = certify(Model(theta, a, beta, sigma2, prior), engine="scalar")
         col.append((ca.status, bool(ca.certified), ca.boxes))
-    return c.status, bool(c.certified), c.boxes, col
+    return _Column(c.status, bool(c.certified), c.boxes, col)
 
 
 def write_csv(pd: PhaseDiagram, path: Path) -> None:

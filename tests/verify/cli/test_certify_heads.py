@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from sigrec.theory import Model, certify_heads
+from sigrec.theory import Model, certify
 from sigrec.theory._field._heads import heads_equilibrium, integrate_heads, random_frame
 
 from ._run import error_line, output
@@ -28,7 +28,7 @@ def _inside(M, box) -> bool:
 def test_json_is_the_library_certificate_and_holds_the_flows_ends(capsys):
     doc = json.loads(_run(capsys, [*ARGV, "--theta", "1.5", "--json"]))
     model = Model(1.5, 0.3, prior="onehot(k=2)", heads=2)
-    lib = certify_heads(model).as_dict()
+    lib = certify(model).as_dict()
     assert doc["model"] == model.as_dict() and doc["complete"] is False and doc["certified"] is True
     assert doc["boxes"] == lib["boxes"] and doc["notes"] == lib["notes"]
     rng = np.random.default_rng(99)  # another route: the flow from other frames ends in a stable box

@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from sigrec.theory import Model, certify_heads, integrate_heads
+from sigrec.theory import Model, certify, integrate_heads
 from sigrec.theory._field._heads import random_frame
 from sigrec.verify.cli._main import main
 from sigrec.verify.studies import heads_diagram
@@ -64,7 +64,7 @@ def _cell(doc: dict, theta: float, alpha: float) -> dict:
 def library(cli_doc):
     """The library's diagram on the grid the CLI reports."""
     doc, _ = cli_doc
-    return heads_diagram(LAW, H, doc["thetas"], doc["alphas"])
+    return heads_diagram(Model(1.0, 0.5, prior=LAW, heads=H), doc["thetas"], doc["alphas"])
 
 
 @pytest.mark.heavy
@@ -97,7 +97,7 @@ def test_every_reported_stable_kind_is_a_certified_box_at_its_point(cli_doc):
     for c in doc["cells"]:
         model = Model(c["theta"], c["alpha"], 1.0, 1.0, LAW, heads=H)
         # certify the reported equilibria on their own: no search, the boxes from the floats given
-        cert = certify_heads(model, equilibria=[np.array(s["start"]) for s in c["stable"]])
+        cert = certify(model, equilibria=[np.array(s["start"]) for s in c["stable"]])
         assert [b.status for b in cert.boxes] == ["stable"] * len(c["stable"])
         assert [b.kind for b in cert.boxes] == [s["kind"] for s in c["stable"]]
         for b, s in zip(cert.boxes, c["stable"], strict=True):  # the box is about the reported floats
@@ -150,13 +150,13 @@ def test_human_output_is_the_librarys_diagram_as_a_table(capsys, tmp_path, monke
 
 @pytest.mark.heavy
 def test_the_rank_one_starts_find_three_heads_on_one_direction():
-    d = heads_diagram(LAW, 3, [3.0], [0.5])
+    d = heads_diagram(Model(1.0, 0.5, prior=LAW, heads=3), [3.0], [0.5])
     [cell] = d.cells
     assert "shared-direction" in cell.stable_kinds and "recovered-shared" in cell.stable_kinds
     M = next(np.array(s["start"]) for s in cell.stable if s["kind"] == "shared-direction")
     assert np.allclose(M, M[:, :1], atol=1e-9)  # every head on the same point
     # from the default random frames alone the search misses it: why the rank-one starts are added
-    alone = certify_heads(Model(3.0, 0.5, 1.0, 1.0, LAW, heads=3))
+    alone = certify(Model(3.0, 0.5, 1.0, 1.0, LAW, heads=3))
     assert "shared-direction" not in {b.kind for b in alone.stable}
 
 
@@ -172,7 +172,8 @@ def test_the_grid_points_go_to_the_executor_given_as_picklable_units_in_alpha_ma
             return [HeadsCell(u[2], u[3], (), {}, 0, True, (), 0.0) for u in units]
 
     ex = Recorder()
-    d = heads_diagram(LAW, 3, [1.0, 2.0, 3.0], [0.2, 0.9], beta=1.5, sigma2=0.5, executor=ex, n_random=2, seed=7)
+    d = heads_diagram(Model(1.0, 0.5, 1.5, 0.5, LAW, heads=3), [1.0, 2.0, 3.0], [0.2, 0.9], executor=ex, n_random=2,
+                      seed=7)
     assert [(u[2], u[3]) for u in ex.units] == [(t, a) for a in (0.2, 0.9) for t in (1.0, 2.0, 3.0)]
     assert {u[:2] + u[4:] for u in ex.units} == {(LAW, 3, 1.5, 0.5, 2, 7)}
     assert d.cell(2.0, 0.9) is d.cells[4] and d.cells[4].theta == 2.0 and d.cells[4].alpha == 0.9
@@ -180,11 +181,11 @@ def test_the_grid_points_go_to_the_executor_given_as_picklable_units_in_alpha_ma
 
 def test_a_bad_grid_is_refused_before_any_work():
     with pytest.raises(ValueError, match="k >= 2"):
-        heads_diagram("fixed", 2, [1.0], [0.5])
+        heads_diagram(Model(1.0, 0.5, prior="fixed", heads=2), [1.0], [0.5])
     with pytest.raises(ValueError, match="theta must be > 0"):
-        heads_diagram(LAW, 2, [0.0, 1.0], [0.5])
+        heads_diagram(Model(1.0, 0.5, prior=LAW, heads=2), [0.0, 1.0], [0.5])
     with pytest.raises(ValueError, match="alpha"):
-        heads_diagram(LAW, 2, [1.0], [1.5])
+        heads_diagram(Model(1.0, 0.5, prior=LAW, heads=2), [1.0], [1.5])
 
 
 def test_the_starts_are_the_default_frames_and_rank_one_frames():

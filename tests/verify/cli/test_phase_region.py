@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sigrec.theory import certify_region, critical_alpha
+from sigrec.theory import ModelBox, certify, critical_alpha
 from sigrec.verify.cli import main
 
 COARSE = ["phase", "--min-width", "0.0625", "--json"]
@@ -25,7 +25,7 @@ def test_default_is_the_region_certificate_drawn_with_the_boundary(tmp_path, cap
     assert any("beta\\theta=1" in label for label in doc["drawn"]["lines"])
     assert (tmp_path / "phase.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # independent route: the serial certificate of the same region, and the closed form
-    ref = certify_region((0.0, 5.0), (1e-4, 1.0), min_width=0.0625)
+    ref = certify(ModelBox((0.0, 5.0), (1e-4, 1.0)), min_width=0.0625)
     assert cert["boxes"] == ref.as_dict()["boxes"]
     for box in cert["boxes"]:
         if box["status"] == "bistable":

@@ -6,22 +6,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sigrec.theory import certify_region
+from sigrec.theory import ModelBox, certify
 from sigrec.verify.render import draw_region, figure_path
 from sigrec.verify.studies import region_boundaries
 
 
 @pytest.fixture(scope="module")
 def fixed_region():
-    return certify_region((0.0, 5.0), (1e-4, 1.0), min_width=0.125, log_alpha=True)
+    return certify(ModelBox((0.0, 5.0), (1e-4, 1.0)), min_width=0.125, log_alpha=True)
 
 
 def test_the_figure_draws_every_box_by_status_and_the_studies_boundaries(fixed_region, tmp_path):
     png = tmp_path / "region.png"
-    drawn = draw_region(fixed_region, png)
+    lines = region_boundaries(fixed_region.region)
+    drawn = draw_region(fixed_region, png, lines)
     counts = {s: sum(b.status == s for b in fixed_region.boxes) for s in ("monotone", "bistable", "undecided")}
     assert drawn["patches"] == counts and counts["bistable"] > 0
-    lines = region_boundaries(fixed_region.region)
     assert drawn["lines"] == [line.label for line in lines] == [r"closed form $\alpha_c(\theta)$", r"$\beta\theta=1$"]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.with_suffix(".pdf").stat().st_size > 0
     # independent of the closed form: every box the certificate proves bistable lies below alpha_c
