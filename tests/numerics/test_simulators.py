@@ -158,6 +158,15 @@ def test_strong_signal_aligns_and_the_noise_floor_shrinks_with_L():
     assert 0 < gaps[1] < 0.01 and gaps[1] < gaps[0] / 3
 
 
+def test_fraction_aligned_counts_the_runs_that_end_aligned():
+    p = Problem(theta=1.0, R=2, L=6, d=4)
+    sim = simulate(p, SCHEDULE, steps=4, runs=9, seed=0)
+    final = np.abs(sim.final_rho)
+    cut = float(np.sort(final)[4])
+    assert sim.fraction_aligned(cut) == 5 / 9
+    assert sim.fraction_aligned(0.0) == 1.0 and sim.fraction_aligned(1.01) == 0.0
+
+
 def test_save_roundtrip(tmp_path):
     p = Problem(theta=1.0, R=2, L=6, d=4)
     sim = simulate(p, SCHEDULE, steps=4, runs=2, seed=0)
