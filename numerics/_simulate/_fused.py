@@ -40,6 +40,7 @@ numba's negative-index check in its body and is not vectorised (5 times slower, 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import types
@@ -59,21 +60,23 @@ _jit = cached_jit(fastmath=set(FAST))
 _oop = _jit(_out_of_plane_step)
 
 
-@intrinsic
-def _bits_to_float(typingctx, x):
+def _bits_to_float_intrinsic(typingctx, x):
     """The float64 whose bits are the int64 ``x`` (an LLVM bitcast)."""
     def codegen(context, builder, signature, args):
         return builder.bitcast(args[0], context.get_value_type(types.float64))
     return types.float64(types.int64), codegen
 
 
-@intrinsic
-def _float_to_bits(typingctx, x):
+def _float_to_bits_intrinsic(typingctx, x):
     """The int64 with the bits of the float64 ``x`` (an LLVM bitcast)."""
     def codegen(context, builder, signature, args):
         return builder.bitcast(args[0], context.get_value_type(types.int64))
     return types.int64(types.float64), codegen
 
+
+#: called with the value only (numba supplies ``typingctx``), which mypy cannot see
+_bits_to_float: Any = intrinsic(_bits_to_float_intrinsic)
+_float_to_bits: Any = intrinsic(_float_to_bits_intrinsic)
 
 _LOG2E = 1.4426950408889634
 #: ln 2 = _LN2_HI + _LN2_LO, _LN2_HI with trailing zero bits (k _LN2_HI exact for |k| < 2^11)
@@ -254,7 +257,14 @@ class FusedReducedKernel(ReducedKernel):
     The runs take turns in one token buffer ``(rows, L)`` and one score buffer ``(L,)``: a step
     keeps nothing of its tokens, so both stay in the core's cache from the draws to the last
     pass, and the memory is ``(rows + 1) L`` floats whatever the number of runs.
+
+    After :meth:`_run`, the buffer holds run ``i``'s drawn rows and :attr:`last_add` its
+    informative tokens' ``theta s_i``: a subclass that reads the draws of the step
+    (:class:`numerics._gradient._influence._FeatureKernel`) reads them there.
     """
+
+    #: ``theta s_i`` (shape ``(R,)``) of the run drawn last (the signal strengths of its step)
+    last_add: np.ndarray
 
     def __init__(self, problem, generators, rho0: np.ndarray):
         self._init_state(problem, generators, rho0)
@@ -266,6 +276,7 @@ class FusedReducedKernel(ReducedKernel):
         self._constants = (p.R, p.beta, p.theta, p.sigma2, self.law.family == "fixed", self.n_out)
         self._sigma = math.sqrt(p.sigma2)
         self._fixed_add = np.full(p.R, float(p.theta))  # theta s_i with s_i = 1 (fixed prior)
+        self.last_add = self._fixed_add
 
     def _run(self, i: int, gen, first: bool, coef) -> tuple:
         """Run ``i``: its draws, then its step's scalars as in :meth:`ReducedKernel._run`:
@@ -274,7 +285,7 @@ class FusedReducedKernel(ReducedKernel):
         tok = self._tok
         gen.standard_normal(out=tok)
         add = self._fixed_add if fixed else theta * np.asarray(self.law.sample(gen, R), dtype=float)
-        self.last_add = add  # theta s_i of the run just drawn (read by numerics._gradient.step_features)
+        self.last_add = add
         b0, b1 = coef.tolist()
         if n_out < 1:
             return run2(tok, self._e, add, self._sigma, b0, b1, beta, self.Z_LOW, self.Z_HIGH)
