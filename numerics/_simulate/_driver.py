@@ -198,10 +198,24 @@ class _Block:
     stop: tuple | None = None
 
 
-def _run_block(b: _Block, progress=None):
-    """The recorded states, samples and loop time of the runs of ``b`` (``b.stop = (a, b)``: see
-    ``simulate(stop_outside=...)``), the run-steps it drew (a run the kernel retired draws no more)
-    and the CPU seconds of its thread (:mod:`.._cost`)."""
+@dataclass(frozen=True)
+class _Recorded:
+    """What a block of runs returns: the recorded ``overlaps`` and ``out_gram``, the samples'
+    ``noise_mass`` and ``objective`` (the arrays of :class:`Simulation`), the loop's ``wall``
+    seconds, the run-steps ``drawn`` (a run the kernel retired draws no more) and the ``cpu``
+    seconds of its thread (:mod:`.._cost`)."""
+
+    overlaps: np.ndarray
+    out_gram: np.ndarray
+    noise_mass: np.ndarray
+    objective: np.ndarray
+    wall: float
+    drawn: int
+    cpu: float
+
+
+def _run_block(b: _Block, progress=None) -> _Recorded:
+    """The runs of ``b`` (``b.stop = (a, b)``: see ``simulate(stop_outside=...)``)."""
     cpu0 = time.thread_time()
     gens = spawn_generators(b.seed, b.hi, b.lo)
     kernel = KERNELS[b.engine](b.problem, b.simulator, gens, b.start)
@@ -249,10 +263,10 @@ def _run_block(b: _Block, progress=None):
             if progress is not None:
                 progress(t + 1)
         wall = time.perf_counter() - t0
-    return over, gram, nuisance, obj, wall, drawn, time.thread_time() - cpu0
+    return _Recorded(over, gram, nuisance, obj, wall, drawn, time.thread_time() - cpu0)
 
 
-def _run_unit(b: _Block):
+def _run_unit(b: _Block) -> _Recorded:
     return _run_block(b)
 
 
@@ -366,19 +380,20 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
         return _Block(problem, engine, simulator, seed, runs, lo, hi, start, etas, record, stop)
 
     ex = current_executor(workers)
-    if ex.backend != "inline" and runs > 1 and seed is not None:
+    inline = ex.backend == "inline" or runs == 1 or seed is None
+    if inline:  # in this thread: its CPU time is the caller's own
+        parts = [_run_block(block(0, runs), progress)]
+    else:
         # Blocks of runs as independent units: run i draws only from child i of
         # SeedSequence(seed), so the split (and the cluster) never changes the result.
         bounds = np.array_split(np.arange(runs), min(ex.workers, runs))
         units = [block(int(b[0]), int(b[-1]) + 1) for b in bounds]
         done = None if progress is None else (lambda i, n: progress(int(steps * i // n)))
         parts = ex.map(_run_unit, units, progress=done)
-        over, gram, nuisance, obj = (np.concatenate([p_[i] for p_ in parts]) for i in range(4))
-        wall = max(p_[4] for p_ in parts)
-        drawn, elsewhere = sum(p_[5] for p_ in parts), sum(p_[6] for p_ in parts)
-    else:  # in this thread: its CPU time is the caller's own
-        over, gram, nuisance, obj, wall, drawn, _ = _run_block(block(0, runs), progress)
-        elsewhere = 0.0
+    over, gram, nuisance, obj = (np.concatenate([getattr(p_, f) for p_ in parts])
+                                 for f in ("overlaps", "out_gram", "noise_mass", "objective"))
+    wall, drawn = max(p_.wall for p_ in parts), sum(p_.drawn for p_ in parts)
+    elsewhere = 0.0 if inline else sum(p_.cpu for p_ in parts)
     add_token_steps("simulate", drawn * problem.L * problem.batch, simulations=1, cpu_elsewhere=elsewhere)
     samples = record[record < steps]
     times = schedule.times(steps)[record]

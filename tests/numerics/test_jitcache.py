@@ -160,7 +160,7 @@ _RUN = ("import numpy as np\n"
         "from sigrec.numerics._gradient._features import group_features\n"
         "s = simulate(Problem(theta=1.0, R=3, L=30, d=4), Schedule.constant(0.1), steps=2, runs=2, seed=0)\n"
         "z = np.linspace(-1, 1, 7); out = np.zeros(14)\n"
-        "group_features(z, z, z, z, False, 1.0, 0.5, 0.2, 0.0, 0.0, out)\n"
+        "group_features((z, z, z), z, False, (1.0, 0.5, 0.2), (0.0, 0.0), out)\n"
         "print(repr(s.rho.tolist()), repr(out.tolist()))\n")
 
 

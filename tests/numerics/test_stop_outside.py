@@ -95,10 +95,10 @@ def test_a_block_of_runs_on_a_worker_stops_them_as_inline():
     inline = simulate(problem, sched, steps=300, runs=8, rho0=0.0, seed=4, stop_outside=(-0.45, 0.5))
     record = record_indices(300, 1)
     block = _Block(problem, "scalar", "reduced", 4, 8, 3, 8, 0.0, sched.eta(np.arange(300)), record, (-0.45, 0.5))
-    overlaps, gram, noise, *_ = _run_unit(block)
-    np.testing.assert_array_equal(overlaps, inline.overlaps[3:])
-    np.testing.assert_array_equal(gram, inline.out_gram[3:])
-    np.testing.assert_array_equal(noise, inline.noise_mass[3:])
+    out = _run_unit(block)
+    np.testing.assert_array_equal(out.overlaps, inline.overlaps[3:])
+    np.testing.assert_array_equal(out.out_gram, inline.out_gram[3:])
+    np.testing.assert_array_equal(out.noise_mass, inline.noise_mass[3:])
 
 
 @pytest.mark.parametrize("bad", [(0.5, 0.5), (0.6, -0.2), (0.1,), "ab", (0.0, float("nan"))])
