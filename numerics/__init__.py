@@ -55,7 +55,7 @@ from ._parallel._region_k2_tasks import certify_region_k2_tasks
 from ._parallel._region_tasks import certify_region_tasks
 from ._planner import decisive_runs, measure_rate, plan_recovery, schedule_text
 from ._schedule import Schedule
-from ._simulate._driver import LONG_CONTEXT, kernel_floats, simulate
+from ._simulate._driver import LONG_CONTEXT, SimulationOptions, kernel_floats, simulate
 from ._simulate._init import initial_rho, spawn_generators
 from ._simulate._problem import Problem
 from ._simulate._result import Simulation
@@ -67,6 +67,7 @@ __all__ = [
     "Schedule",
     "Simulation",
     "simulate",
+    "SimulationOptions",
     "LONG_CONTEXT",
     "kernel_floats",
     "spawn_generators",

@@ -31,7 +31,7 @@ import numpy as np
 from ._diffusion._measured import measured_law
 from ._parallel._executor import current_executor
 from ._schedule import Schedule
-from ._simulate._driver import LONG_CONTEXT, Problem, reduced_kernel, simulate, single_threaded_blas
+from ._simulate._driver import LONG_CONTEXT, Problem, SimulationOptions, reduced_kernel, simulate, single_threaded_blas
 from ._simulate._init import initial_rho, spawn_generators
 
 #: speed targets of the simulators: (name, ratio key, threshold)
@@ -64,7 +64,7 @@ class BenchReport:
 
 def _sim_rate(problem, steps, runs, simulator, seed) -> float:
     schedule = Schedule(eta0=0.5, k0=10.0, power=0.75)
-    sim = simulate(problem, schedule, steps=steps, runs=runs, simulator=simulator, seed=seed)
+    sim = simulate(problem, schedule, steps=steps, runs=runs, options=SimulationOptions(simulator=simulator), seed=seed)
     return steps * runs / sim.wall_s
 
 
@@ -213,7 +213,7 @@ def paired_floor(*, runs: int = 30, steps: int = 300, workers: int = 2, R: int =
     def sim_round():
         t = time.perf_counter()
         sim = simulate(problem, Schedule(eta0=0.5, k0=10.0, power=0.75), steps=steps, runs=runs, seed=seed,
-                       workers=workers)
+                       options=SimulationOptions(workers=workers))
         return sim.wall_s, time.perf_counter() - t
 
     floor_round(), sim_round()  # a round not counted: the workers load the compiled kernels (numba)
@@ -244,7 +244,7 @@ SUBSPACE_LAW, SUBSPACE_HEADS = "onehot(k=2)", 2
 
 def _subspace_rate(problem, steps, runs, simulator, seed) -> float:
     schedule = Schedule(eta0=0.5, k0=10.0, power=0.75)
-    sim = simulate(problem, schedule, steps=steps, runs=runs, simulator=simulator, seed=seed)
+    sim = simulate(problem, schedule, steps=steps, runs=runs, options=SimulationOptions(simulator=simulator), seed=seed)
     return steps * runs / sim.wall_s
 
 

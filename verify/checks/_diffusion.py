@@ -68,6 +68,7 @@ from ...numerics import (
     MeasuredLaw,
     Problem,
     Schedule,
+    SimulationOptions,
     censored_quantile,
     diffusion_tables,
     exits,
@@ -249,8 +250,8 @@ def _exact(problem: Problem, schedule: Schedule, rho0: float, horizon: int, runs
            stop: tuple | None = None):
     """The exact chain's recorded paths; ``stop = (a, b)``: each run stops where it first leaves
     ``(a, b)`` (``simulate(stop_outside=...)``: its path up to there, so its exit, is the same)."""
-    sim = simulate(problem, schedule, steps=horizon, runs=runs, rho0=rho0, seed=seed, stride=1, workers=2,
-                   stop_outside=stop)
+    sim = simulate(problem, schedule, steps=horizon, runs=runs, rho0=rho0, seed=seed, stride=1,
+                   options=SimulationOptions(workers=2, stop_outside=stop))
     return sim.rho
 
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...numerics import Problem, Schedule, predict, simulate
+from ...numerics import Problem, Schedule, SimulationOptions, predict, simulate
 from ...theory import effective_drift, gradient_second_moment, stationary_alignment
 from ._context import CheckContext
 from ._figures import FigureSpec, effective_drift_figure
@@ -96,7 +96,7 @@ def _run_case(case: EffectiveCase, runs: int, seed: int, stride: int, drag_scale
     sims, done, stopping = [], 0, None
     for j, n in enumerate(counts):
         sims.append(simulate(case.problem, case.schedule, steps=case.steps, runs=n - done, rho0=case.rho0,
-                             seed=block_seed(seed, j), stride=stride, workers=2))
+                             seed=block_seed(seed, j), stride=stride, options=SimulationOptions(workers=2)))
         done = n
         if n < runs and _decided(case, concat(sims), pred, runs, drag_scale):
             stopping = Stopping(n, runs, counts, "pass")

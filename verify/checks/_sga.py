@@ -27,6 +27,7 @@ import numpy as np
 
 from ...numerics import (
     Schedule,
+    SimulationOptions,
     decisive_runs,
     effective_step,
     flow_map,
@@ -121,7 +122,7 @@ def _convergence_run(case: Case, ctx: CheckContext):
     sched, steps, runs, info = convergence_schedule(case, ctx)
     stride = max(1, steps // 400)
     sim = simulate(problem, sched, steps=steps, runs=runs, seed=ctx.seed_for(case.name, "sga.convergence"),
-                   stride=stride, workers=2)
+                   stride=stride, options=SimulationOptions(workers=2))
     return sched, steps, info, sim
 
 
