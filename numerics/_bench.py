@@ -255,7 +255,7 @@ def subspace_bench(*, runs: int = 30, d: int = 100, d_large: int = 1000, R: int 
     ``repeats`` interleaved rounds, and the reduced/full ratio at each dimension."""
     k, H = 2, SUBSPACE_HEADS
     d, d_large = max(d, k + 2 * H), max(d_large, k + 2 * H)
-    small, large = (Problem(1.0, R, L, dim, prior=SUBSPACE_LAW, heads=H) for dim in (d, d_large))
+    small, large = (Problem(1.0, R, L, dim, prior=SUBSPACE_LAW).with_heads(H) for dim in (d, d_large))
     runs_large = max(1, runs // 10)
     rates = _best_interleaved({
         "full_d": lambda rep: _subspace_rate(small, full_steps, runs, "full", rep),

@@ -111,7 +111,7 @@ def test_a_model_beyond_one_query_on_one_direction_refuses_every_scalar_engine(p
         engine_for(model, "scalar", "evaluate")
     with pytest.raises(ValueError, match=r"`prior`|`heads`"):
         model.prior  # noqa: B018 - the scalar engines read it
-    problem = Problem(1.5, 30, 100, 10, prior=prior, heads=heads)
+    problem = Problem(1.5, 30, 100, 10, prior=prior).with_heads(heads)
     with pytest.raises(ValueError, match=r"`prior`|`heads`"):
         complexity(problem, Schedule.constant(0.1), runs=20, horizon=10)
 

@@ -33,7 +33,7 @@ def _certificate(theta: float, alpha: float, heads: int):
 
 
 def _problem(theta, alpha, heads) -> Problem:
-    return Problem(theta, round(alpha * L), L, D, prior="onehot(k=2)", heads=heads)
+    return Problem(theta, round(alpha * L), L, D, prior="onehot(k=2)").with_heads(heads)
 
 
 def _feasible(M: np.ndarray) -> np.ndarray:

@@ -85,7 +85,7 @@ def test_principal_angles_match_scipy():
 
 
 def _problem(law, heads=1, **kw) -> Problem:
-    return Problem(prior=law, heads=heads, **kw)
+    return Problem(prior=law, **kw).with_heads(heads)
 
 
 def _both(kw, heads, M0, steps, runs, schedule=STEP):
@@ -210,7 +210,7 @@ def test_uniform_starts_have_the_sphere_law_and_are_shared_between_simulators():
     one = simulate(Problem(1.0, 2, 6, d, prior="fixed"), STEP, steps=1, runs=3000, seed=5,
                    options=SimulationOptions(engine="subspace"))
     assert stats.kstest(one.overlaps[:, 0, 0, 0], start_law(d).cdf).pvalue > 1e-3
-    p = Problem(1.0, 2, 6, d, prior="onehot(k=2)", heads=2)
+    p = Problem(1.0, 2, 6, d, prior="onehot(k=2)").with_heads(2)
     red = simulate(p, STEP, steps=1, runs=20, seed=5)
     full = simulate(p, STEP, steps=1, runs=20, seed=5, options=SimulationOptions(simulator="full"))
     np.testing.assert_allclose(red.overlaps[:, 0], full.overlaps[:, 0], atol=1e-12)
@@ -221,7 +221,7 @@ def test_uniform_starts_have_the_sphere_law_and_are_shared_between_simulators():
 
 @pytest.mark.parametrize("simulator", ["reduced", "full"])
 def test_same_seed_same_bits(simulator):
-    p = Problem(1.0, 4, 20, 9, batch=2, prior="gaussian(k=2, tau=1)", heads=2)
+    p = Problem(1.0, 4, 20, 9, batch=2, prior="gaussian(k=2, tau=1)").with_heads(2)
     a, b, c = (simulate(p, STEP, steps=4, runs=5, seed=s,
                         options=SimulationOptions(simulator=simulator)) for s in (1, 1, 2))
     np.testing.assert_array_equal(a.overlaps, b.overlaps)
@@ -273,7 +273,7 @@ def test_two_heads_can_stay_collapsed_on_one_direction():
     (1, dict(options=SimulationOptions(engine="scalar")), "engine"), (1, dict(options="full"), "options"),
 ])
 def test_bad_simulation_arguments_name_the_parameter(heads, kwargs, name):
-    p = Problem(1.0, 2, 8, 5, prior="onehot(k=2)", heads=heads)
+    p = Problem(1.0, 2, 8, 5, prior="onehot(k=2)").with_heads(heads)
     with pytest.raises(ValueError, match=f"`{name}`"):
         simulate(p, STEP, **{**dict(steps=1, runs=2), **kwargs})
 

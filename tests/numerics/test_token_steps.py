@@ -42,7 +42,7 @@ def test_a_plain_simulation_counts_runs_steps_tokens_and_batch(simulator):
 
 
 def test_a_subspace_simulation_counts_the_same_way():
-    p = Problem(theta=1.0, R=20, L=120, d=8, prior="onehot(k=2)", heads=2)
+    p = Problem(theta=1.0, R=20, L=120, d=8, prior="onehot(k=2)").with_heads(2)
     with count_token_steps() as cost:
         simulate(p, Schedule.constant(0.05), steps=4, runs=3, seed=2)
     assert cost.token_steps == 3 * 4 * 120
