@@ -22,6 +22,7 @@ from ._bench import benchmark
 from ._cost import TokenCount, count_token_steps
 from ._diffusion import (
     SPLIT_GROWTH,
+    SearchBudget,
     band,
     censored_quantile,
     complexity,
@@ -37,7 +38,7 @@ from ._diffusion import (
     simulate_diffusion,
     splitting_probability,
 )
-from ._diffusion._measured import MeasuredLaw, usable_features
+from ._diffusion._measured import MeasuredLaw, MeasureOptions, usable_features
 from ._diffusion._route import METHODS as ROUTE_METHODS
 from ._diffusion._route import PathPrediction, RoutedTables, predict_paths
 from ._gradient._crossfit import CrossFitMean
@@ -45,7 +46,7 @@ from ._gradient._influence import feature_names, gradient_features
 from ._ode import basins, flow_map, integrate, time_to_alignment
 from ._ode._certified_time import CertifiedCrossing, CrossingStep, certified_crossing, crossing_step, ode_time_ball
 from ._ode._corrected import corrected_drift
-from ._ode._predict import predict
+from ._ode._predict import Correction, predict
 from ._ode._subspace import SubspacePath, subspace_path
 from ._parallel._cluster import shutdown_local
 from ._parallel._executor import Executor, current_executor, describe, executor
@@ -85,6 +86,7 @@ __all__ = [
     # the finite-step corrected ODE
     "corrected_drift",
     "predict",
+    "Correction",
     # the diffusion approximation
     "diffusion_tables",
     "simulate_diffusion",
@@ -98,6 +100,7 @@ __all__ = [
     "one_step_moments",
     "MeasuredLaw",
     "measured_law",
+    "MeasureOptions",
     "RoutedTables",
     "route_tables",
     "PathPrediction",
@@ -105,6 +108,7 @@ __all__ = [
     "ROUTE_METHODS",
     "complexity",
     "optimize_schedule",
+    "SearchBudget",
     "scaling_exponents",
     # budgets and throughput
     "plan_recovery",

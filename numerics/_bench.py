@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._diffusion._measured import measured_law
+from ._diffusion._measured import MeasureOptions, measured_law
 from ._parallel._executor import current_executor
 from ._schedule import Schedule
 from ._simulate._driver import LONG_CONTEXT, Problem, SimulationOptions, reduced_kernel, simulate, single_threaded_blas
@@ -288,7 +288,7 @@ def measured_bench(*, quick: bool = False, workers: int = 2) -> dict:
     grid = np.linspace(-0.6, 0.9, 5) if quick else None
     drift_se = 0.1 if quick else 0.02
     t0 = time.perf_counter()
-    law = measured_law(problem, MEASURED_ETA, grid=grid, drift_se=drift_se, workers=workers)
+    law = measured_law(problem, MEASURED_ETA, grid=grid, drift_se=drift_se, options=MeasureOptions(workers=workers))
     plateau = law.plateau()
     seconds = time.perf_counter() - t0
     return {"problem": problem.as_dict(), "eta": MEASURED_ETA, "points": int(law.grid.size), "workers": workers,

@@ -46,7 +46,7 @@ from ._passage import FirstPassage, censored_quantile, exits, first_hits, first_
 from ._paths import DiffusionRun, simulate_diffusion
 from ._route import METHODS, PathPrediction, RoutedTables, predict_paths, route_tables
 from ._scaling import Scaling, scaling_exponents
-from ._search import ScheduleSearch, optimize_schedule
+from ._search import ScheduleSearch, SearchBudget, optimize_schedule
 from ._splitting import SPLIT_GROWTH, Splitting, effective_step, splitting_probability
 from ._tables import GRID, DiffusionTables, StableZeros, diffusion_tables, drift_zeros, stable_zeros
 
@@ -66,6 +66,7 @@ __all__ = [
     "Scaling",
     "SPLIT_GROWTH",
     "ScheduleSearch",
+    "SearchBudget",
     "Splitting",
     "StableZeros",
     "band",

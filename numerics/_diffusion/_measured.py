@@ -255,9 +255,32 @@ def _upper_zero(grid: np.ndarray, drift: np.ndarray) -> float:
     return float(up[-1]) if up.size else math.nan
 
 
+@dataclass(frozen=True)
+class MeasureOptions:
+    """The caps, processes and estimator of :func:`measured_law`.
+
+    Attributes
+    ----------
+    max_runs : int
+        The most runs per point ``drift_se`` may choose; and the runs added after the pilot cost
+        at most ``max_work`` token-draws in all (``L + RUN_OVERHEAD`` a run), shared out in
+        proportion to what each point needs.
+    max_work : float
+        Default :data:`MAX_WORK`.
+    workers : int
+        Processes of the simulator (bit-identical for any count).
+    control : bool
+        The control-variate estimator (module docstring); ``False``: the plain means.
+    """
+
+    max_runs: int = MAX_RUNS
+    max_work: float = MAX_WORK
+    workers: int = 1
+    control: bool = True
+
+
 def measured_law(problem: Problem, eta: float, *, eta_low: float | None = None, grid=None, runs: int | None = None,
-                 drift_se: float | None = None, max_runs: int = MAX_RUNS, max_work: float = MAX_WORK, seed: int = 0,
-                 workers: int = 1, control: bool = True) -> MeasuredLaw:
+                 drift_se: float | None = None, seed: int = 0, options: MeasureOptions | None = None) -> MeasuredLaw:
     """The exact chain's one-step drift and variance of ``rho`` at the constant step ``eta``.
 
     Parameters
@@ -279,20 +302,14 @@ def measured_law(problem: Problem, eta: float, *, eta_low: float | None = None, 
     drift_se : float, optional
         The requested standard error of the drift at every grid point, instead of ``runs``: a
         pilot (:func:`pilot_runs` runs per point) measures the error, and each point's runs are chosen
-        from its own (``error ~ 1 / sqrt(runs)``), at most ``max_runs``; a result that could not reach the
-        request says so (``status = "limited"`` and its ``reason``). Neither given:
+        from its own (``error ~ 1 / sqrt(runs)``), at most ``options.max_runs``; a result that could not
+        reach the request says so (``status = "limited"`` and its ``reason``). Neither given:
         ``drift_se = 0.02`` times the drift's scale ``max(1, max |drift|)`` on the pilot's
         coarse grid (:data:`DRIFT_SE`).
-    max_runs : int
-        The most runs per point ``drift_se`` may choose; and the runs added after the pilot cost
-        at most ``max_work`` token-draws in all (``L + RUN_OVERHEAD`` a run), shared out in
-        proportion to what each point needs.
-    max_work : float
-        Default :data:`MAX_WORK`.
     seed : int
         The seed of every grid point (common random numbers).
-    workers : int
-        Processes of the simulator (bit-identical for any count).
+    options : MeasureOptions, optional
+        The caps on the runs and the work, the processes and the estimator.
     """
     instance("problem", problem, Problem)
     problem.model.prior  # noqa: B018 - refuses a k > 1 or H > 1 model, whose state is not rho
@@ -302,8 +319,10 @@ def measured_law(problem: Problem, eta: float, *, eta_low: float | None = None, 
         if eta_low >= eta:
             raise ValueError(f"`eta_low` must be below `eta` = {eta!r}, got {eta_low!r}")
     seed = integer("seed", seed, 0)
-    max_runs = integer("max_runs", max_runs, PILOT)
-    max_work = real("max_work", max_work, lower=0.0)
+    opts = MeasureOptions() if options is None else instance("options", options, MeasureOptions)
+    workers, control = opts.workers, opts.control
+    max_runs = integer("max_runs", opts.max_runs, PILOT)
+    max_work = real("max_work", opts.max_work, lower=0.0)
     g = np.linspace(-0.96, 0.96, POINTS) if grid is None else np.asarray(grid, dtype=float)
     if g.ndim != 1 or g.size < 2 or not np.all(np.isfinite(g)) or np.any(np.abs(g) > 1) or np.any(np.diff(g) <= 0):
         raise ValueError("`grid` must be at least 2 increasing alignments in [-1, 1]")
@@ -315,7 +334,7 @@ def measured_law(problem: Problem, eta: float, *, eta_low: float | None = None, 
         return _estimate(problem, etas, g, _draw(problem, g, seed, 0, runs, workers), seed, control)
     target = None if drift_se is None else real("drift_se", drift_se, lower=0.0, strict=True)
     n0 = pilot_runs(problem) if control else MIN_PILOT
-    g, pilot_draws, target = _pilot(problem, etas, g, grid is None, target, seed, workers, control, n0)
+    g, pilot_draws, target = _pilot(problem, etas, g, grid is None, target, seed, opts, n0)
     draws, cap = pilot_draws, max_runs - max_runs % BATCHES
     law = _estimate(problem, etas, g, draws, seed, control)
     need, work, budget = law.runs, 0.0, False
@@ -351,11 +370,12 @@ def pilot_runs(problem: Problem) -> int:
 
 
 def _pilot(problem: Problem, etas: tuple, g: np.ndarray, adaptive: bool, target: float | None, seed: int,
-           workers: int, control: bool, n0: int) -> tuple[np.ndarray, list[StepFeatures], float]:
+           opts: MeasureOptions, n0: int) -> tuple[np.ndarray, list[StepFeatures], float]:
     """The pilot's grid, draws and target error: ``g`` as given, or (``adaptive``) the coarse
     default grid with the cells where the drift's linear interpolation errs by more than the target
     halved, at most :data:`REFINE_ROUNDS` times (:func:`refine_cells`); the target is ``target``,
     or (``None``) :data:`DRIFT_SE` times the drift's scale on the first grid."""
+    workers, control = opts.workers, opts.control
     if adaptive:
         g = np.sort(np.concatenate([POLES, np.linspace(-0.96, 0.96, COARSE_POINTS)]))
     draws = dict(zip(g.tolist(), _draw(problem, g, seed, 0, n0, workers), strict=True))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from sigrec.numerics import Problem, Schedule, SimulationOptions, complexity, predict, simulate
+from sigrec.numerics import Correction, Problem, Schedule, SimulationOptions, complexity, predict, simulate
 from sigrec.numerics._simulate._full import token_gradient
 from sigrec.theory import (
     Model,
@@ -121,7 +121,8 @@ def test_corrected_prediction_tracks_simulation_better_than_plain():
 
 def test_predict_decaying_schedule_approaches_plain_when_eta_small():
     problem = Problem(theta=1.0, R=150, L=1000, d=30)
-    pred = predict(problem, Schedule(eta0=1e-3, k0=10.0, power=0.6), 2000, 0.1, 100, finite_L=False)
+    pred = predict(problem, Schedule(eta0=1e-3, k0=10.0, power=0.6), 2000, 0.1, 100,
+                   correction=Correction(finite_L=False))
     assert np.max(np.abs(pred.rho_corrected - pred.rho_plain)) < 1e-3
     assert pred.rho_corrected[0] == pytest.approx(0.1) and pred.rho_plain[0] == pytest.approx(0.1)
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...numerics import Problem, Schedule, SimulationOptions, predict, simulate
+from ...numerics import Correction, Problem, Schedule, SimulationOptions, predict, simulate
 from ...theory import effective_drift, gradient_second_moment, stationary_alignment
 from ._context import CheckContext
 from ._figures import FigureSpec, effective_drift_figure
@@ -91,7 +91,7 @@ def _run_case(case: EffectiveCase, runs: int, seed: int, stride: int, drag_scale
     :mod:`._sequential`, stopping at the first that decides a pass: :func:`_decided`), its
     prediction, the mean and the three sup errors, and where it stopped (``None``: the fixed count)."""
     pred = predict(case.problem, case.schedule, case.steps, case.rho0, stride, engine="scalar",
-                   drag_scale=drag_scale)
+                   correction=Correction(drag_scale=drag_scale))
     counts = look_counts(runs) if sequential else (runs,)
     sims, done, stopping = [], 0, None
     for j, n in enumerate(counts):
@@ -186,7 +186,7 @@ def _vanishing(case: EffectiveCase, horizon: float = 20.0) -> dict:
         eta = case.schedule.eta0 * c
         steps = round(horizon / eta)
         pred = predict(case.problem, Schedule.constant(eta), steps, case.rho0, max(1, steps // 20), engine="scalar",
-                       finite_L=False)
+                       correction=Correction(finite_L=False))
         diffs.append(float(np.max(np.abs(pred.rho_corrected - pred.rho_plain))))
     slope = float(np.polyfit(np.log(scales), np.log(np.maximum(diffs, 1e-300)), 1)[0])
     return {"scales": list(scales), "sup_difference": diffs, "loglog_slope": slope,
