@@ -40,7 +40,8 @@ chain), ``_measured`` (the exact chain's one-step drift and variance on a grid, 
 
 from ._band import Band, band
 from ._complexity import Complexity, complexity
-from ._measured import MeasuredLaw, Plateau, measured_law
+from ._law import MeasuredLaw, Plateau
+from ._measured import measured_law
 from ._moments import OneStepMoments, one_step_moments
 from ._passage import FirstPassage, censored_quantile, exits, first_hits, first_passage, plain_ode_step
 from ._paths import DiffusionRun, simulate_diffusion
