@@ -10,7 +10,8 @@ map and basins, the finite-step corrected ODE, the step at a certified time),
 :mod:`._diffusion` (the diffusion approximation: band, first passage, splitting, schedule
 search), :mod:`._gradient` (the finite-``L`` gradient and its control variate),
 :mod:`._parallel` (the executor on ``dask.distributed``); :mod:`._schedule` (step sizes),
-:mod:`._planner` (decisive budgets), :mod:`._bench` (throughput), :mod:`._cost` (token-steps drawn).
+:mod:`._planner` (decisive budgets), :mod:`._plateaus` (drag plateaus), :mod:`._bench` (throughput),
+:mod:`._cost` (token-steps drawn).
 
 The public names below are what ``verify``, the tests of other packages and the
 documents use (docs/design.md section 6, "Public API of ``sigrec.numerics``"). Result
