@@ -89,8 +89,7 @@ def long_context(*, runs: int = 4, steps: int = 3, repeats: int = 2, d: int = 10
     ``tracemalloc`` in a separate call, so the timing is untraced): what
     ``numerics.LONG_CONTEXT`` chunking buys and costs per token. ``steps`` is the step count at
     the largest ``L``; a smaller ``L`` takes proportionally more steps, so that every size is
-    timed over the same number of token-steps (at ``L = 10^4`` three steps of 4 runs took 4 ms,
-    short enough for one preemption to move the ratio by 20%)."""
+    timed over the same number of token-steps (a short timing is moved by one preemption)."""
     import tracemalloc
 
     out = {}

@@ -23,9 +23,8 @@ so most of its variance is linear in ``h``: the drift is the cross-fitted regres
 for the squared increment; the variance is ``E[dx^2] - drift^2`` with the drift's own ``se^2``
 added back, its error by the delta method on the residuals. Heavy-tailed features (the ``e2``
 weights at large ``beta``) are left out (:func:`usable_features`). ``reduction`` reports the
-plain variance over the controlled one at each point: 2 to 56 at ``theta = 0.6``, ``beta = 2``,
-``L = 10^4``, ``eta = 0.02`` (1,200 runs), against a plain mean of 24,000 runs within its error.
-With ``control=False`` the plain means.
+plain variance over the controlled one at each point. With ``MeasureOptions(control=False)`` the
+plain means.
 
 These are the coefficients of the diffusion ``rho' = rho + eta drift + eta sqrt(variance) z``
 that :mod:`._paths` runs.
@@ -87,8 +86,7 @@ TOP_UP_ROUNDS = 4
 #: the most runs per point a requested precision chooses by default
 MAX_RUNS = 400_000
 #: the most work the top-up rounds may add, in token-draws: one run of one grid point costs
-#: ``L + RUN_OVERHEAD`` (its tokens and the fixed cost of a draw, about 100 us here, as much as
-#: 2,500 tokens); about 25 s on two cores of this machine
+#: ``L + RUN_OVERHEAD`` (its tokens and the fixed cost of a draw, as much as 2,500 tokens)
 MAX_WORK = 6e8
 RUN_OVERHEAD = 2500
 

@@ -117,13 +117,6 @@ def vexp(x):
     return y if x == x else x  # nan stays nan (min/max above would turn it into a bound)
 
 
-@_jit
-def vexp_array(u, out):
-    """``out = exp(u)`` elementwise with :func:`vexp` (tests and benchmarks)."""
-    for i in range(u.shape[0]):
-        out[i] = vexp(u[i])
-
-
 class TokenSums(NamedTuple):
     """One pass's sums over its tokens of a weight ``w`` times ``c1, c2, n3, e``, and ``last``:
     pass one ``w = e`` and ``last = sum e`` (``Z``), pass two ``w = Z v`` and ``last = sum w^2``."""

@@ -177,9 +177,3 @@ def cached_jit(**options):
                 pass
         return dispatcher
     return decorate
-
-
-def cache_of(dispatcher) -> str | None:
-    """The folder ``dispatcher``'s compiled code is cached in, or ``None`` (in memory only)."""
-    cache = getattr(dispatcher, "_cache", None)
-    return cache.cache_path if isinstance(cache, _Cache) else None

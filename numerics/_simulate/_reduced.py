@@ -176,8 +176,7 @@ class ReducedKernel:
     Each run's step is computed right after its draws, while its block of ``(rows + 2) L``
     floats (336 kB at ``L = 10,500``) is still in the core's cache: the blocks of all runs
     (10 MB for 30 runs) are not, and passes batched over all runs re-read every row from
-    the shared cache or from memory (15 runs per process, in turn with this kernel on the same
-    machine: 0.78-0.94 ms per step outside the random numbers batched, 0.63-0.79 ms run by run).
+    the shared cache or from memory.
 
     The shift is 0 (no pass for the maximum) unless the run's ``Z = sum e`` leaves
     ``[Z_LOW, Z_HIGH]``; then its step is recomputed with ``shift = max u``. Softmax is shift

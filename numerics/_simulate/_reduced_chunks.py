@@ -30,8 +30,7 @@ Draw order per run and batch member: for each chunk ``n1, n2[, n3]`` of the chun
 into a ``(rows, n)`` block) and the signal strengths of its informative tokens (if the prior is
 not ``fixed``), then ``[chi, chi']`` and the batch-composition pair, as in :mod:`._reduced`.
 With one chunk (``chunk >= L``) that is :class:`ReducedKernel`'s order, draw for draw. Which
-normal is which token's depends on ``chunk``, so a seed's chain does too (the law does not):
-:data:`CHUNK` was 1,024 until 2026-12-02, and ``chunk=1024`` repeats those chains to rounding.
+normal is which token's depends on ``chunk``, so a seed's chain does too (the law does not).
 
 Each run's chunk loop runs to its end before the next run's starts (one buffer for all runs,
 hot in the core's cache): the sums are matrix-vector products of the buffer's rows (streaming;

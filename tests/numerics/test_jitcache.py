@@ -151,7 +151,8 @@ def test_every_compiled_loop_of_the_package_is_cached_in_the_checked_folder():
              if isinstance(obj, numba.core.dispatcher.Dispatcher)]
     assert len(loops) >= 10 and features.group_features in loops
     for loop in loops:
-        where = _jitcache.cache_of(loop)
+        cache = getattr(loop, "_cache", None)  # the folder its compiled code is cached in
+        where = cache.cache_path if isinstance(cache, _jitcache._Cache) else None
         assert where is not None and Path(where).parent == _jitcache.FOLDER, (loop, where)
 
 

@@ -6,9 +6,16 @@ from scipy import stats
 
 import sigrec.numerics._simulate._reduced as reduced_module
 from sigrec.numerics import Problem, Schedule, SimulationOptions, simulate
-from sigrec.numerics._simulate._full import draw_tokens, pooled_objective, token_gradient
+from sigrec.numerics._simulate._full import draw_tokens, softmax_rows, token_gradient
 
 SCHEDULE = Schedule(eta0=0.5, k0=1.0, power=0.75)
+
+
+def pooled_objective(X: np.ndarray, q: np.ndarray, beta: float) -> np.ndarray:
+    """``||f_q(X)||^2`` for token collections ``X`` (..., L, d) and queries ``q`` (..., d)."""
+    a = softmax_rows(beta * np.matmul(X, q[..., :, None])[..., 0])
+    f = np.matmul(a[..., None, :], X)[..., 0, :]
+    return np.sum(f * f, axis=-1)
 
 
 # ---------------------------------------------------------------- gradient
