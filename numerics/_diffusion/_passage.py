@@ -101,7 +101,7 @@ class Paths:
     ``horizon`` steps (or until ``stop_fraction`` of them have passed)."""
 
     runs: int
-    seed: object
+    seed: int | np.random.SeedSequence | np.random.Generator | None
     horizon: int
     stop_fraction: float | None = None
 
