@@ -22,8 +22,15 @@ from ._subspace import SubspacePrediction, predict_subspace
 
 @dataclass(frozen=True)
 class Correction:
-    """The terms of the scalar engine's finite-step corrected drift (:func:`numerics.corrected_drift`):
-    ``finite_L`` the finite-``L`` term, ``drag_scale`` the factor on the step-size drag."""
+    """The terms of the scalar engine's finite-step corrected drift (:func:`numerics.corrected_drift`).
+
+    Attributes
+    ----------
+    finite_L : bool
+        Whether the finite-``L`` term enters.
+    drag_scale : float
+        The factor on the step-size drag.
+    """
 
     finite_L: bool = True
     drag_scale: float = 1.0
