@@ -10,7 +10,8 @@ map and basins, the finite-step corrected ODE, the step at a certified time),
 :mod:`._diffusion` (the diffusion approximation: band, first passage, splitting, schedule
 search), :mod:`._gradient` (the finite-``L`` gradient and its control variate),
 :mod:`._parallel` (the executor on ``dask.distributed``); :mod:`._schedule` (step sizes),
-:mod:`._planner` (decisive budgets), :mod:`._bench` (throughput), :mod:`._cost` (token-steps drawn).
+:mod:`._planner` (decisive budgets), :mod:`._plateaus` (drag plateaus), :mod:`._bench` (throughput),
+:mod:`._cost` (token-steps drawn).
 
 The public names below are what ``verify``, the tests of other packages and the
 documents use (docs/design.md section 6, "Public API of ``sigrec.numerics``"). Result
@@ -22,6 +23,7 @@ from ._bench import benchmark
 from ._cost import TokenCount, count_token_steps
 from ._diffusion import (
     SPLIT_GROWTH,
+    SearchBudget,
     band,
     censored_quantile,
     complexity,
@@ -37,7 +39,7 @@ from ._diffusion import (
     simulate_diffusion,
     splitting_probability,
 )
-from ._diffusion._measured import MeasuredLaw, usable_features
+from ._diffusion._measured import MeasuredLaw, MeasureOptions, usable_features
 from ._diffusion._route import METHODS as ROUTE_METHODS
 from ._diffusion._route import PathPrediction, RoutedTables, predict_paths
 from ._gradient._crossfit import CrossFitMean
@@ -45,7 +47,7 @@ from ._gradient._influence import feature_names, gradient_features
 from ._ode import basins, flow_map, integrate, time_to_alignment
 from ._ode._certified_time import CertifiedCrossing, CrossingStep, certified_crossing, crossing_step, ode_time_ball
 from ._ode._corrected import corrected_drift
-from ._ode._predict import predict
+from ._ode._predict import Correction, predict
 from ._ode._subspace import SubspacePath, subspace_path
 from ._parallel._cluster import shutdown_local
 from ._parallel._executor import Executor, current_executor, describe, executor
@@ -54,7 +56,7 @@ from ._parallel._progress import report
 from ._parallel._region_tasks import certify_region_tasks
 from ._planner import decisive_runs, measure_rate, plan_recovery, schedule_text
 from ._schedule import Schedule
-from ._simulate._driver import LONG_CONTEXT, kernel_floats, simulate
+from ._simulate._driver import LONG_CONTEXT, SimulationOptions, kernel_floats, simulate
 from ._simulate._init import initial_rho, spawn_generators
 from ._simulate._problem import Problem
 from ._simulate._result import Simulation
@@ -66,6 +68,7 @@ __all__ = [
     "Schedule",
     "Simulation",
     "simulate",
+    "SimulationOptions",
     "LONG_CONTEXT",
     "kernel_floats",
     "spawn_generators",
@@ -83,6 +86,7 @@ __all__ = [
     # the finite-step corrected ODE
     "corrected_drift",
     "predict",
+    "Correction",
     # the diffusion approximation
     "diffusion_tables",
     "simulate_diffusion",
@@ -96,6 +100,7 @@ __all__ = [
     "one_step_moments",
     "MeasuredLaw",
     "measured_law",
+    "MeasureOptions",
     "RoutedTables",
     "route_tables",
     "PathPrediction",
@@ -103,6 +108,7 @@ __all__ = [
     "ROUTE_METHODS",
     "complexity",
     "optimize_schedule",
+    "SearchBudget",
     "scaling_exponents",
     # budgets and throughput
     "plan_recovery",

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._diffusion._measured import measured_law
+from ._diffusion._measured import MeasureOptions, measured_law
 from ._parallel._executor import current_executor
 from ._schedule import Schedule
-from ._simulate._driver import LONG_CONTEXT, Problem, reduced_kernel, simulate, single_threaded_blas
+from ._simulate._driver import LONG_CONTEXT, Problem, SimulationOptions, reduced_kernel, simulate, single_threaded_blas
 from ._simulate._init import initial_rho, spawn_generators
 
 #: speed targets of the simulators: (name, ratio key, threshold)
@@ -64,7 +64,7 @@ class BenchReport:
 
 def _sim_rate(problem, steps, runs, simulator, seed) -> float:
     schedule = Schedule(eta0=0.5, k0=10.0, power=0.75)
-    sim = simulate(problem, schedule, steps=steps, runs=runs, simulator=simulator, seed=seed)
+    sim = simulate(problem, schedule, steps=steps, runs=runs, options=SimulationOptions(simulator=simulator), seed=seed)
     return steps * runs / sim.wall_s
 
 
@@ -89,8 +89,7 @@ def long_context(*, runs: int = 4, steps: int = 3, repeats: int = 2, d: int = 10
     ``tracemalloc`` in a separate call, so the timing is untraced): what
     ``numerics.LONG_CONTEXT`` chunking buys and costs per token. ``steps`` is the step count at
     the largest ``L``; a smaller ``L`` takes proportionally more steps, so that every size is
-    timed over the same number of token-steps (at ``L = 10^4`` three steps of 4 runs took 4 ms,
-    short enough for one preemption to move the ratio by 20%)."""
+    timed over the same number of token-steps (a short timing is moved by one preemption)."""
     import tracemalloc
 
     out = {}
@@ -213,7 +212,7 @@ def paired_floor(*, runs: int = 30, steps: int = 300, workers: int = 2, R: int =
     def sim_round():
         t = time.perf_counter()
         sim = simulate(problem, Schedule(eta0=0.5, k0=10.0, power=0.75), steps=steps, runs=runs, seed=seed,
-                       workers=workers)
+                       options=SimulationOptions(workers=workers))
         return sim.wall_s, time.perf_counter() - t
 
     floor_round(), sim_round()  # a round not counted: the workers load the compiled kernels (numba)
@@ -244,7 +243,7 @@ SUBSPACE_LAW, SUBSPACE_HEADS = "onehot(k=2)", 2
 
 def _subspace_rate(problem, steps, runs, simulator, seed) -> float:
     schedule = Schedule(eta0=0.5, k0=10.0, power=0.75)
-    sim = simulate(problem, schedule, steps=steps, runs=runs, simulator=simulator, seed=seed)
+    sim = simulate(problem, schedule, steps=steps, runs=runs, options=SimulationOptions(simulator=simulator), seed=seed)
     return steps * runs / sim.wall_s
 
 
@@ -255,7 +254,7 @@ def subspace_bench(*, runs: int = 30, d: int = 100, d_large: int = 1000, R: int 
     ``repeats`` interleaved rounds, and the reduced/full ratio at each dimension."""
     k, H = 2, SUBSPACE_HEADS
     d, d_large = max(d, k + 2 * H), max(d_large, k + 2 * H)
-    small, large = (Problem(1.0, R, L, dim, prior=SUBSPACE_LAW, heads=H) for dim in (d, d_large))
+    small, large = (Problem(1.0, R, L, dim, prior=SUBSPACE_LAW).with_heads(H) for dim in (d, d_large))
     runs_large = max(1, runs // 10)
     rates = _best_interleaved({
         "full_d": lambda rep: _subspace_rate(small, full_steps, runs, "full", rep),
@@ -288,7 +287,7 @@ def measured_bench(*, quick: bool = False, workers: int = 2) -> dict:
     grid = np.linspace(-0.6, 0.9, 5) if quick else None
     drift_se = 0.1 if quick else 0.02
     t0 = time.perf_counter()
-    law = measured_law(problem, MEASURED_ETA, grid=grid, drift_se=drift_se, workers=workers)
+    law = measured_law(problem, MEASURED_ETA, grid=grid, drift_se=drift_se, options=MeasureOptions(workers=workers))
     plateau = law.plateau()
     seconds = time.perf_counter() - t0
     return {"problem": problem.as_dict(), "eta": MEASURED_ETA, "points": int(law.grid.size), "workers": workers,

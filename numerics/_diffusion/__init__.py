@@ -40,13 +40,14 @@ chain), ``_measured`` (the exact chain's one-step drift and variance on a grid, 
 
 from ._band import Band, band
 from ._complexity import Complexity, complexity
-from ._measured import MeasuredLaw, Plateau, measured_law
+from ._law import MeasuredLaw, Plateau
+from ._measured import measured_law
 from ._moments import OneStepMoments, one_step_moments
 from ._passage import FirstPassage, censored_quantile, exits, first_hits, first_passage, plain_ode_step
 from ._paths import DiffusionRun, simulate_diffusion
 from ._route import METHODS, PathPrediction, RoutedTables, predict_paths, route_tables
 from ._scaling import Scaling, scaling_exponents
-from ._search import ScheduleSearch, optimize_schedule
+from ._search import ScheduleSearch, SearchBudget, optimize_schedule
 from ._splitting import SPLIT_GROWTH, Splitting, effective_step, splitting_probability
 from ._tables import GRID, DiffusionTables, StableZeros, diffusion_tables, drift_zeros, stable_zeros
 
@@ -66,6 +67,7 @@ __all__ = [
     "Scaling",
     "SPLIT_GROWTH",
     "ScheduleSearch",
+    "SearchBudget",
     "Splitting",
     "StableZeros",
     "band",

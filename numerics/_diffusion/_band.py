@@ -11,7 +11,7 @@ from .._schedule import Schedule
 from .._simulate._driver import Problem
 from .._simulate._start import start_law
 from ._paths import simulate_diffusion
-from ._route import RoutedTables
+from ._route import RoutedTables, routed
 from ._tables import DiffusionTables, diffusion_tables
 
 #: bootstrap replicates of a measured law behind a band's median range
@@ -52,18 +52,15 @@ class Band:
 
 
 def band(problem: Problem, schedule: Schedule, steps: int, rho0, *, stride: int = 1, runs: int = 2000,
-         seed=0, variance_scale: float = 1.0, tables: DiffusionTables | None = None,
-         route: RoutedTables | None = None) -> Band:
-    """Mean and 10–90% band of ``rho_k`` from ``runs`` diffusion paths (``rho0`` fixed or ``None`` = uniform);
-    with ``route`` (:func:`numerics.route_tables`) on its tables, with the measured route's median range."""
+         seed=0, route: RoutedTables | DiffusionTables | None = None) -> Band:
+    """Mean and 10–90% band of ``rho_k`` from ``runs`` diffusion paths (``rho0`` fixed or ``None`` = uniform)
+    on the tables of ``route`` (:func:`._route.routed`: default :func:`numerics.diffusion_tables`), with the
+    measured route's median range."""
     instance("schedule", schedule, Schedule)
     steps = integer("steps", steps, 1)
     runs = integer("runs", runs, 10)
     stride = integer("stride", stride, 1)
-    if route is not None:
-        instance("route", route, RoutedTables)
-        tables = route.tables
-    tab = tables or diffusion_tables(problem, variance_scale=variance_scale)
+    tab, route = routed(route, lambda: diffusion_tables(problem))
     start = None if rho0 is None else real("rho0", rho0, lower=-1.0, upper=1.0)
     etas = schedule.eta(np.arange(steps))
 

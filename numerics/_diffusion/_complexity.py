@@ -12,8 +12,8 @@ from ...theory import Validity, validity
 from .._schedule import Schedule
 from .._simulate._driver import Problem
 from ._diagnosis import refusal
-from ._passage import passage
-from ._route import RoutedTables
+from ._passage import Paths, passage
+from ._route import RoutedTables, routed
 from ._tables import DiffusionTables, diffusion_tables, plateau_at
 
 #: bootstrap replicates of a measured law behind a complexity's median range
@@ -99,30 +99,27 @@ def check_instance(problem: Problem, rho0):
 
 
 def complexity(problem: Problem, schedule: Schedule, rho0=None, target: float = 0.99, *, runs: int = 2000,
-               horizon: int = 200_000, seed=0, tables: DiffusionTables | None = None,
-               route: RoutedTables | None = None) -> Complexity:
+               horizon: int = 200_000, seed=0, route: RoutedTables | DiffusionTables | None = None) -> Complexity:
     """Median, 10% and 90% first-passage steps to ``|rho| >= target`` under the diffusion.
 
     ``rho0`` fixed or ``None`` (uniform starts on the sphere). Paths stop once 90% have
     passed; the horizon caps the run (quantiles beyond it are ``inf``). A result without
     finite numbers, or whose median passage the diffusion does not model, is ``refused`` with
     the reason (:attr:`Complexity.reason`); the reasons read the finite-step drift of
-    ``tables``. Bad input raises ``ValueError``. With ``route`` (:func:`numerics.route_tables`),
-    its tables, and for the measured route the median's range over bootstrap replicates of the law.
+    tables. Bad input raises ``ValueError``. The tables are those of ``route`` (:func:`._route.routed`:
+    default :func:`numerics.diffusion_tables`), and for the measured route the median's range over
+    bootstrap replicates of the law.
     """
     rho0 = check_instance(problem, rho0)
     instance("schedule", schedule, Schedule)
     target = real("target", target, lower=0.0, upper=1.0, strict=True)
     runs = integer("runs", runs, 10)
     horizon = integer("horizon", horizon, 1)
-    if route is not None:
-        instance("route", route, RoutedTables)
-        tables = route.tables
-    tab = tables or diffusion_tables(problem)
-    fp = passage(problem, schedule, tab, target, rho0, horizon, runs, seed, stop_fraction=0.9)
+    tab, route = routed(route, lambda: diffusion_tables(problem))
+    fp = passage(problem, schedule, tab, target, rho0, Paths(runs, seed, horizon, stop_fraction=0.9))
     spread = None
     if route is not None and route.law is not None:
-        medians = [passage(problem, schedule, t, target, rho0, horizon, runs, seed, stop_fraction=0.5).median
+        medians = [passage(problem, schedule, t, target, rho0, Paths(runs, seed, horizon, 0.5)).median
                    for t in route.replicates(REPLICATES, seed)]
         spread = (float(min(medians)), float(max(medians)))
     eta90 = float(schedule.eta(np.array(fp.q90 if math.isfinite(fp.q90) else horizon)))

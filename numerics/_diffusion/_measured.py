@@ -23,19 +23,13 @@ so most of its variance is linear in ``h``: the drift is the cross-fitted regres
 for the squared increment; the variance is ``E[dx^2] - drift^2`` with the drift's own ``se^2``
 added back, its error by the delta method on the residuals. Heavy-tailed features (the ``e2``
 weights at large ``beta``) are left out (:func:`usable_features`). ``reduction`` reports the
-plain variance over the controlled one at each point: 2 to 56 at ``theta = 0.6``, ``beta = 2``,
-``L = 10^4``, ``eta = 0.02`` (1,200 runs), against a plain mean of 24,000 runs within its error.
-With ``control=False`` the plain means.
+plain variance over the controlled one at each point. With ``MeasureOptions(control=False)`` the
+plain means.
 
 These are the coefficients of the diffusion ``rho' = rho + eta drift + eta sqrt(variance) z``
 that :mod:`._paths` runs.
 
-:meth:`MeasuredLaw.plateau` is the stable zero of the measured drift (a ``+ -> -`` sign change,
-the same search as the expansion's plateau), with an interval from the Monte Carlo errors: the
-controlled draws are cut into :data:`BATCHES` batches, batch ``b`` holding the runs ``i = b mod
-BATCHES`` at every grid point (the same runs wherever two points drew them), and the bootstrap
-resamples whole batches, so each draw keeps the grid's common random numbers; the interval is the
-5% and 95% quantiles of the bootstrap zeros. Numerical evidence, not a certificate.
+The result is a :class:`._law.MeasuredLaw` (its plateau, replicates and tables).
 """
 
 from __future__ import annotations
@@ -43,7 +37,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -54,8 +48,7 @@ from .._gradient._influence import StepFeatures, feature_names, step_features
 from .._parallel._executor import current_executor
 from .._simulate._init import spawn_generators
 from .._simulate._problem import Problem
-from ._resampled import ResampledTables
-from ._tables import GRID, DiffusionTables, stable_zeros
+from ._law import MeasuredLaw
 
 #: the grid of a measured law with a fixed ``runs``: this many uniform points on [-0.96, 0.96]
 POINTS = 25
@@ -71,8 +64,6 @@ POLES = (-0.9999, -0.9995, -0.999, -0.995, -0.99, 0.99, 0.995, 0.999, 0.9995, 0.
 #: this many times at most, never below this width
 REFINE_ROUNDS = 2
 MIN_CELL = 0.02
-#: bootstrap draws of the plateau interval
-BOOTSTRAP = 400
 #: batches of runs whose drift means the bootstrap resamples (rows shared by the grid)
 BATCHES = 50
 #: runs per point of the pilot that measures the error when a precision is requested is enough for
@@ -95,169 +86,37 @@ TOP_UP_ROUNDS = 4
 #: the most runs per point a requested precision chooses by default
 MAX_RUNS = 400_000
 #: the most work the top-up rounds may add, in token-draws: one run of one grid point costs
-#: ``L + RUN_OVERHEAD`` (its tokens and the fixed cost of a draw, about 100 us here, as much as
-#: 2,500 tokens); about 25 s on two cores of this machine
+#: ``L + RUN_OVERHEAD`` (its tokens and the fixed cost of a draw, as much as 2,500 tokens)
 MAX_WORK = 6e8
 RUN_OVERHEAD = 2500
 
 
 @dataclass(frozen=True)
-class Plateau:
-    """A stable zero of the measured drift in ``[0, 1)`` and its bootstrap interval.
-
-    ``value`` is the largest stable zero at or above 0 of the measured drift (``nan`` when it has
-    none there: the drift carries every start to the pole), ``low`` and ``high`` the 5% and 95%
-    quantiles of that zero over the bootstrap draws that have one, ``found`` the fraction of draws
-    that have one; ``route`` is ``"measured"``.
-    """
-
-    value: float
-    low: float
-    high: float
-    found: float
-    route: str = "measured"
-
-
-@dataclass(frozen=True)
-class MeasuredLaw:
-    """The one-step law of the exact chain on a grid of alignments (module docstring).
+class MeasureOptions:
+    """The caps, processes and estimator of :func:`measured_law`.
 
     Attributes
     ----------
-    problem : Problem
-    eta : float
-    grid : ndarray, shape (n,)
-    drift, drift_se : ndarray, shape (n,)
-        ``E[rho' - rho] / eta`` and its standard error.
-    variance, variance_se : ndarray, shape (n,)
-        ``Var[rho' - rho] / eta^2`` and its standard error.
-    runs : ndarray of int, shape (n,)
-        Samples at each grid point (runs ``0..runs[i]-1`` of the shared streams).
-    seed : int
-    route : str
-        ``"measured"``.
-    batch_means : ndarray, shape (BATCHES, n)
-        The drift's mean over each batch of runs at each grid point (a batch holds the same
-        draws at every point: the bootstrap resamples its rows).
-    target_se : float or None
-        The requested standard error of the drift (``None`` when ``runs`` was given).
-    status : {"ok", "limited"}
-        ``limited``: the requested error was not reached within ``max_runs`` (see ``reason``).
-    reason : str
-    reduction : ndarray, shape (n,)
-        The plain variance of the increment over its controlled variance at each point (1 where
-        the control variate is off).
+    max_runs : int
+        The most runs per point ``drift_se`` may choose; and the runs added after the pilot cost
+        at most ``max_work`` token-draws in all (``L + RUN_OVERHEAD`` a run), shared out in
+        proportion to what each point needs.
+    max_work : float
+        Default :data:`MAX_WORK`.
+    workers : int
+        Processes of the simulator (bit-identical for any count).
     control : bool
-        Whether the control variate was used.
-    low : MeasuredLaw or None
-        The law at ``eta_low`` from the same draws, when it was asked for.
-    plain_drift : ndarray, shape (n,)
-        The plain mean of the increments at each point.
-    samples : tuple
-        ``(c, G, counts)``: the exact step's draws at each point, padded to shape ``(n, max runs)``
-        (what :class:`._resampled.ResampledTables` steps by).
+        The control-variate estimator (module docstring); ``False``: the plain means.
     """
 
-    problem: Problem
-    eta: float
-    grid: np.ndarray = field(repr=False)
-    drift: np.ndarray = field(repr=False)
-    drift_se: np.ndarray = field(repr=False)
-    variance: np.ndarray = field(repr=False)
-    variance_se: np.ndarray = field(repr=False)
-    runs: np.ndarray = field(repr=False)
-    seed: int
-    route: str = "measured"
-    batch_means: np.ndarray = field(default_factory=lambda: np.empty((0, 0)), repr=False)
-    target_se: float | None = None
-    status: str = "ok"
-    reason: str = ""
-    reduction: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
-    control: bool = False
-    low: MeasuredLaw | None = field(default=None, repr=False)
-    plain_drift: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
-    samples: tuple = field(default=(), repr=False)
-
-    def plateau(self, *, draws: int = BOOTSTRAP, seed: int = 0) -> Plateau:
-        """The stable zero of the drift in ``[0, 1)`` with its bootstrap interval (:class:`Plateau`)."""
-        draws = integer("draws", draws, 10)
-        value = _upper_zero(self.grid, self.drift)
-        rng = np.random.default_rng(seed)
-        b = self.batch_means.shape[0]
-        rows = rng.integers(0, b, size=(draws, b))  # batches resampled whole: the grid's common draws kept
-        zeros = np.array([_upper_zero(self.grid, self.batch_means[r].mean(axis=0)) for r in rows])
-        ok = np.isfinite(zeros)
-        low, high = (np.quantile(zeros[ok], [0.05, 0.95]) if ok.any() else (math.nan, math.nan))
-        return Plateau(value=value, low=float(low), high=float(high), found=float(ok.mean()))
-
-    def resample(self, rng: np.random.Generator, rows: np.ndarray | None = None) -> MeasuredLaw:
-        """A bootstrap replicate: the batches of runs resampled whole (the same batches at every
-        grid point and, for :attr:`low`, at both steps), the drift their mean; the variance kept."""
-        b = self.batch_means.shape[0]
-        pick = np.asarray(rng.integers(0, b, size=b) if rows is None else rows)
-        drift = self.batch_means[pick].mean(axis=0)
-        low = None if self.low is None else self.low.resample(rng, pick)
-        return dataclasses.replace(self, drift=drift, batch_means=self.batch_means[pick], low=low)
-
-    def tables(self, *, grid: int = GRID, resampled: bool = True) -> DiffusionTables:
-        """The diffusion tables of the measured law, for :func:`simulate_diffusion`.
-
-        The lookup columns, linear between the grid points and constant beyond its ends: with one
-        step, ``A`` is the measured drift, ``B = 0`` and ``Sigma`` the measured variance; with
-        :attr:`low`, the drift ``A - eta B`` is the line through the drifts measured at ``eta_low``
-        and ``eta`` (exact at both; between them the law's curvature in ``eta`` is left out) and
-        ``Sigma`` the mean of the two variances. With ``resampled`` (the default) the paths step
-        by the exact step's own draws at every step size (:class:`._resampled.ResampledTables`);
-        else by the Gaussian diffusion of these columns."""
-        grid = integer("grid", grid, 101)
-        r = np.linspace(-1.0, 1.0, grid)
-        drift, var = np.interp(r, self.grid, self.drift), np.interp(r, self.grid, self.variance)
-        B = np.zeros(grid)
-        if self.low is not None:
-            low = np.interp(r, self.grid, self.low.drift)
-            B = (low - drift) / (self.eta - self.low.eta)
-            drift, var = drift + self.eta * B, 0.5 * (var + np.interp(r, self.grid, self.low.variance))
-        table = np.column_stack([drift, B, var])
-        r.setflags(write=False)
-        table.setflags(write=False)
-        if not resampled or not self.samples:
-            return DiffusionTables(self.problem, r, table)
-        base = self if self.low is None else self.low  # the shift of c corrects the mean of X: the smallest step
-        shift = (base.drift - base.plain_drift) / np.sqrt(np.maximum(1.0 - self.grid**2, 1e-12))
-        c, G, counts = self.samples
-        return ResampledTables(self.problem, r, table, points=self.grid, c=c, G=G, counts=counts, shift=shift)
-
-    def summary(self) -> dict:
-        """What a prediction records of the law behind it: its step(s), grid points, draws, largest
-        drift error, status, reason and seed (``eta_low`` and ``target_se`` only where they apply)."""
-        out = {"eta": self.eta, "points": int(self.grid.size), "draws": int(self.runs.sum()),
-               "max_drift_se": float(np.max(self.drift_se)), "status": self.status, "reason": self.reason,
-               "seed": self.seed}
-        if self.low is not None:
-            out["eta_low"] = self.low.eta
-        if self.target_se is not None:
-            out["target_se"] = self.target_se
-        return out
-
-    def as_dict(self) -> dict:
-        return {"route": self.route, "status": self.status, "reason": self.reason, "target_se": self.target_se,
-                "problem": self.problem.as_dict(), "eta": self.eta, "runs": self.runs.tolist(),
-                "seed": self.seed, "grid": self.grid.tolist(), "drift": self.drift.tolist(),
-                "drift_se": self.drift_se.tolist(), "variance": self.variance.tolist(),
-                "variance_se": self.variance_se.tolist(), "control": self.control,
-                "reduction": self.reduction.tolist(), "low": None if self.low is None else self.low.as_dict()}
-
-
-def _upper_zero(grid: np.ndarray, drift: np.ndarray) -> float:
-    """The largest stable zero of ``drift`` at or above 0 (``nan`` when none)."""
-    z = stable_zeros(grid, drift)
-    up = z.zeros[z.zeros >= 0]
-    return float(up[-1]) if up.size else math.nan
+    max_runs: int = MAX_RUNS
+    max_work: float = MAX_WORK
+    workers: int = 1
+    control: bool = True
 
 
 def measured_law(problem: Problem, eta: float, *, eta_low: float | None = None, grid=None, runs: int | None = None,
-                 drift_se: float | None = None, max_runs: int = MAX_RUNS, max_work: float = MAX_WORK, seed: int = 0,
-                 workers: int = 1, control: bool = True) -> MeasuredLaw:
+                 drift_se: float | None = None, seed: int = 0, options: MeasureOptions | None = None) -> MeasuredLaw:
     """The exact chain's one-step drift and variance of ``rho`` at the constant step ``eta``.
 
     Parameters
@@ -279,20 +138,14 @@ def measured_law(problem: Problem, eta: float, *, eta_low: float | None = None, 
     drift_se : float, optional
         The requested standard error of the drift at every grid point, instead of ``runs``: a
         pilot (:func:`pilot_runs` runs per point) measures the error, and each point's runs are chosen
-        from its own (``error ~ 1 / sqrt(runs)``), at most ``max_runs``; a result that could not reach the
-        request says so (``status = "limited"`` and its ``reason``). Neither given:
+        from its own (``error ~ 1 / sqrt(runs)``), at most ``options.max_runs``; a result that could not
+        reach the request says so (``status = "limited"`` and its ``reason``). Neither given:
         ``drift_se = 0.02`` times the drift's scale ``max(1, max |drift|)`` on the pilot's
         coarse grid (:data:`DRIFT_SE`).
-    max_runs : int
-        The most runs per point ``drift_se`` may choose; and the runs added after the pilot cost
-        at most ``max_work`` token-draws in all (``L + RUN_OVERHEAD`` a run), shared out in
-        proportion to what each point needs.
-    max_work : float
-        Default :data:`MAX_WORK`.
     seed : int
         The seed of every grid point (common random numbers).
-    workers : int
-        Processes of the simulator (bit-identical for any count).
+    options : MeasureOptions, optional
+        The caps on the runs and the work, the processes and the estimator.
     """
     instance("problem", problem, Problem)
     problem.model.prior  # noqa: B018 - refuses a k > 1 or H > 1 model, whose state is not rho
@@ -302,8 +155,10 @@ def measured_law(problem: Problem, eta: float, *, eta_low: float | None = None, 
         if eta_low >= eta:
             raise ValueError(f"`eta_low` must be below `eta` = {eta!r}, got {eta_low!r}")
     seed = integer("seed", seed, 0)
-    max_runs = integer("max_runs", max_runs, PILOT)
-    max_work = real("max_work", max_work, lower=0.0)
+    opts = MeasureOptions() if options is None else instance("options", options, MeasureOptions)
+    workers, control = opts.workers, opts.control
+    max_runs = integer("max_runs", opts.max_runs, PILOT)
+    max_work = real("max_work", opts.max_work, lower=0.0)
     g = np.linspace(-0.96, 0.96, POINTS) if grid is None else np.asarray(grid, dtype=float)
     if g.ndim != 1 or g.size < 2 or not np.all(np.isfinite(g)) or np.any(np.abs(g) > 1) or np.any(np.diff(g) <= 0):
         raise ValueError("`grid` must be at least 2 increasing alignments in [-1, 1]")
@@ -315,7 +170,7 @@ def measured_law(problem: Problem, eta: float, *, eta_low: float | None = None, 
         return _estimate(problem, etas, g, _draw(problem, g, seed, 0, runs, workers), seed, control)
     target = None if drift_se is None else real("drift_se", drift_se, lower=0.0, strict=True)
     n0 = pilot_runs(problem) if control else MIN_PILOT
-    g, pilot_draws, target = _pilot(problem, etas, g, grid is None, target, seed, workers, control, n0)
+    g, pilot_draws, target = _pilot(problem, etas, g, grid is None, target, seed, opts, n0)
     draws, cap = pilot_draws, max_runs - max_runs % BATCHES
     law = _estimate(problem, etas, g, draws, seed, control)
     need, work, budget = law.runs, 0.0, False
@@ -351,11 +206,12 @@ def pilot_runs(problem: Problem) -> int:
 
 
 def _pilot(problem: Problem, etas: tuple, g: np.ndarray, adaptive: bool, target: float | None, seed: int,
-           workers: int, control: bool, n0: int) -> tuple[np.ndarray, list[StepFeatures], float]:
+           opts: MeasureOptions, n0: int) -> tuple[np.ndarray, list[StepFeatures], float]:
     """The pilot's grid, draws and target error: ``g`` as given, or (``adaptive``) the coarse
     default grid with the cells where the drift's linear interpolation errs by more than the target
     halved, at most :data:`REFINE_ROUNDS` times (:func:`refine_cells`); the target is ``target``,
     or (``None``) :data:`DRIFT_SE` times the drift's scale on the first grid."""
+    workers, control = opts.workers, opts.control
     if adaptive:
         g = np.sort(np.concatenate([POLES, np.linspace(-0.96, 0.96, COARSE_POINTS)]))
     draws = dict(zip(g.tolist(), _draw(problem, g, seed, 0, n0, workers), strict=True))

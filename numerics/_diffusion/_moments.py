@@ -9,7 +9,7 @@ import numpy as np
 
 from ...core.validate import integer, real
 from .._schedule import Schedule
-from .._simulate._driver import Problem, simulate
+from .._simulate._driver import Problem, SimulationOptions, simulate
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,8 @@ def one_step_moments(problem: Problem, rho: float, *, runs: int = 20_000, eta: f
     """Mean and variance of ``X`` at ``rho`` by one step of the exact reduced chain (``runs`` samples)."""
     rho = real("rho", rho, lower=-1.0, upper=1.0)
     runs = integer("runs", runs, 100)
-    sim = simulate(problem, Schedule.constant(eta), steps=1, runs=runs, rho0=rho, seed=seed, workers=workers)
+    sim = simulate(problem, Schedule.constant(eta), steps=1, runs=runs, rho0=rho, seed=seed,
+                   options=SimulationOptions(workers=workers))
     m = sample_moments((sim.final_rho - rho) / eta)
     return OneStepMoments(float(rho), float(eta), runs, m.mean, m.variance, m.variance_se)
 

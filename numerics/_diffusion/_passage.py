@@ -95,15 +95,26 @@ def plain_ode_step(problem: Problem, schedule: Schedule, rho0: float, target: fl
     return float(k) if k <= horizon else math.inf
 
 
-def passage(problem: Problem, schedule: Schedule, tables: DiffusionTables, target: float, rho0, horizon: int,
-            runs: int, seed, *, stop_fraction: float | None = None) -> FirstPassage:
+@dataclass(frozen=True)
+class Paths:
+    """The diffusion paths of a first passage: ``runs`` of them from ``default_rng(seed)``, up to
+    ``horizon`` steps (or until ``stop_fraction`` of them have passed)."""
+
+    runs: int
+    seed: int | np.random.SeedSequence | np.random.Generator | None
+    horizon: int
+    stop_fraction: float | None = None
+
+
+def passage(problem: Problem, schedule: Schedule, tables: DiffusionTables, target: float, rho0,
+            paths: Paths) -> FirstPassage:
     """The first-passage pipeline on validated inputs (``rho0`` a start or ``None`` = uniform).
 
     ``runs`` starts from ``default_rng(seed)`` (uniform: one Beta draw of size ``runs``),
-    paths on the same generator up to ``horizon`` (or until ``stop_fraction`` of them
-    have passed), censored quantiles, and the plain-ODE step from the fixed start or
-    from the median of ``|rho0|``.
+    paths on the same generator, censored quantiles, and the plain-ODE step from the fixed start
+    or from the median of ``|rho0|``.
     """
+    runs, seed, horizon, stop_fraction = paths.runs, paths.seed, paths.horizon, paths.stop_fraction
     rng = np.random.default_rng(seed)
     r0 = start_law(problem.d).starts(rng, runs, rho0)
     run = simulate_diffusion(tables, schedule.eta(np.arange(horizon)), r0, level=target, seed=rng,
@@ -117,7 +128,7 @@ def passage(problem: Problem, schedule: Schedule, tables: DiffusionTables, targe
 
 
 def first_passage(problem: Problem, schedule: Schedule, target: float = 0.99, rho0=None, *,
-                  horizon: int = 20_000, runs: int = 2000, seed=0, variance_scale: float = 1.0,
+                  horizon: int = 20_000, runs: int = 2000, seed=0,
                   tables: DiffusionTables | None = None) -> FirstPassage:
     """First-passage law of ``|rho| >= target`` under the diffusion.
 
@@ -129,6 +140,6 @@ def first_passage(problem: Problem, schedule: Schedule, target: float = 0.99, rh
     target = real("target", target, lower=0.0, upper=1.0, strict=True)
     horizon = integer("horizon", horizon, 1)
     runs = integer("runs", runs, 10)
-    tab = tables or diffusion_tables(problem, variance_scale=variance_scale)
+    tab = tables or diffusion_tables(problem)
     start = None if rho0 is None else real("rho0", rho0, lower=-1.0, upper=1.0)
-    return passage(problem, schedule, tab, target, start, horizon, runs, seed)
+    return passage(problem, schedule, tab, target, start, Paths(runs, seed, horizon))

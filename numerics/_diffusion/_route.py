@@ -31,7 +31,7 @@ from ...core.validate import instance, integer
 from ...theory import Validity, validity
 from .._schedule import Schedule
 from .._simulate._problem import Problem
-from ._measured import MeasuredLaw, measured_law
+from ._measured import MeasuredLaw, MeasureOptions, measured_law
 from ._paths import simulate_diffusion
 from ._tables import DiffusionTables, diffusion_tables
 
@@ -86,6 +86,17 @@ class RoutedTables:
         return out
 
 
+def routed(route, default: Callable[[], DiffusionTables]) -> tuple[DiffusionTables, RoutedTables | None]:
+    """The tables a ``route`` argument names, and the route if it is one: a :class:`RoutedTables`
+    (its tables), a :class:`._tables.DiffusionTables` (themselves) or ``None`` (``default()``)."""
+    if route is None:
+        return default(), None
+    if isinstance(route, DiffusionTables):
+        return route, None
+    instance("route", route, RoutedTables)
+    return route.tables, route
+
+
 def schedule_steps(schedule: Schedule, steps: int) -> tuple[float, float | None]:
     """The largest step of the first ``steps`` and, if the schedule decays, the smallest (at least
     :data:`SMALLEST_STEP_FRACTION` of the largest); ``None`` for a constant step."""
@@ -131,7 +142,8 @@ def route_tables(problem: Problem, schedule: Schedule, steps: int, *, method: st
             why = (f"auto: the measured law needs steps in (0, 1] and the largest is {eta_hi:.3g}, so the expansion, "
                    f"which is {valid.message}")
         return RoutedTables("expansion", method, diffusion_tables(problem), valid, why)
-    law = measured_law(problem, eta_hi, eta_low=eta_lo, drift_se=drift_se, seed=seed, workers=workers)
+    law = measured_law(problem, eta_hi, eta_low=eta_lo, drift_se=drift_se, seed=seed,
+                       options=MeasureOptions(workers=workers))
     why = "asked for" if method == "measured" else "auto: the expansion is " + valid.message
     return RoutedTables("measured", method, law.tables(), valid, why, law)
 

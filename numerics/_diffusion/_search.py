@@ -236,10 +236,35 @@ def _better(a: Complexity, b: Complexity, target: float) -> bool:
     return ok(a) and (not ok(b) or a.q90_steps < b.q90_steps)
 
 
+@dataclass(frozen=True)
+class SearchBudget:
+    """What :func:`optimize_schedule` may spend.
+
+    Attributes
+    ----------
+    runs : int
+        Paths of the search (common to all candidates, drawn from a child of ``seed``).
+    final_runs : int
+        Paths of the final comparison of winner and start: those of
+        ``complexity(..., runs=final_runs, seed=seed)``.
+    horizon : int
+        Step cap.
+    refine : int
+        Nelder–Mead runs: from the start and from the ``refine - 1`` best grid points.
+    maxfev : int
+        Evaluations per Nelder–Mead run.
+    """
+
+    runs: int = 1000
+    final_runs: int = 2000
+    horizon: int = 50_000
+    refine: int = 3
+    maxfev: int = 40
+
+
 def optimize_schedule(problem: Problem, rho0=None, target: float = 0.99, *, start: Schedule | None = None,
-                      runs: int = 1000, final_runs: int = 2000, horizon: int = 50_000, seed: int = 0,
-                      refine: int = 3, maxfev: int = 40,
-                      tables: DiffusionTables | None = None, progress=None) -> ScheduleSearch:
+                      budget: SearchBudget | None = None, seed: int = 0, tables: DiffusionTables | None = None,
+                      progress=None) -> ScheduleSearch:
     """Smallest ``q90`` step over ``(eta0, k0, power)`` with the plateau above ``target``.
 
     A candidate is feasible when 90% of its paths pass ``target`` within ``horizon``, its
@@ -256,18 +281,9 @@ def optimize_schedule(problem: Problem, rho0=None, target: float = 0.99, *, star
     start : Schedule, optional
         The given schedule (default ``Schedule()``): a candidate, a Nelder–Mead starting
         point, and what is returned unless the winner beats it on the final paths.
-    runs : int
-        Paths of the search (common to all candidates, drawn from a child of ``seed``).
-    final_runs : int
-        Paths of the final comparison of winner and start: those of
-        ``complexity(..., runs=final_runs, seed=seed)``.
-    horizon : int
-        Step cap.
+    budget : SearchBudget, optional
+        Paths, step cap and Nelder–Mead evaluations (default ``SearchBudget()``).
     seed : int
-    refine : int
-        Nelder–Mead runs: from the start and from the ``refine - 1`` best grid points.
-    maxfev : int
-        Evaluations per Nelder–Mead run.
     tables : DiffusionTables, optional
     progress : callable, optional
         ``progress(stage, done, total)`` after each candidate is scored (``stage``: ``"start"``,
@@ -287,6 +303,8 @@ def optimize_schedule(problem: Problem, rho0=None, target: float = 0.99, *, star
     """
     rho0 = check_instance(problem, rho0)
     start = Schedule() if start is None else instance("start", start, Schedule)
+    b = SearchBudget() if budget is None else instance("budget", budget, SearchBudget)
+    runs, final_runs, horizon, refine, maxfev = b.runs, b.final_runs, b.horizon, b.refine, b.maxfev
     target = real("target", target, lower=0.0, upper=1.0, strict=True)
     runs, final_runs = integer("runs", runs, 10), integer("final_runs", final_runs, 10)
     horizon, seed = integer("horizon", horizon, 1), integer("seed", seed, 0)
@@ -319,9 +337,9 @@ def optimize_schedule(problem: Problem, rho0=None, target: float = 0.99, *, star
         f"{horizon} steps with its plateau above the target and its first step at most {paths.step_limit:.4g}")
     w = min(range(len(obj.rows)), key=obj.scores.__getitem__) if feasible else 0
     tell("final", most - 2)
-    given = complexity(problem, start, rho0, target, runs=final_runs, horizon=horizon, seed=seed, tables=tab)
+    given = complexity(problem, start, rho0, target, runs=final_runs, horizon=horizon, seed=seed, route=tab)
     winner = given if w == 0 else complexity(problem, obj.schedule(w), rho0, target, runs=final_runs,
-                                             horizon=horizon, seed=seed, tables=tab)
+                                             horizon=horizon, seed=seed, route=tab)
     improved = w != 0 and _better(winner, given, target)
     method = (f"the start and a {len(grid)}-point grid over (first step, k0, power), then {len(points)} "
               f"Nelder-Mead runs (scipy.optimize.minimize) over (log eta0, log k0, power in [0, 1]), all on "

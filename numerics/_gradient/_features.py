@@ -13,8 +13,7 @@ computes with numpy from the numpy kernel's token rows; here they are read from 
 ``n1, n2, n3`` that the compiled kernel leaves in its buffer
 (:class:`.._simulate._fused.FusedReducedKernel`), in one pass. The chunked kernel's
 :func:`.._simulate._fused.chunk_moments3` holds these sums among its 25, but it reads formed rows
-``c1, c2``: forming them and taking all 25 sums made a step with its features 1.6 times the cost
-of the step alone at ``L = 10^4``, against 1.0 to 1.1 times here (measured in turn in one process).
+``c1, c2``, and forming them and taking all 25 sums costs more than the step itself.
 Same sums, the order of the additions aside (``reassoc``, as the kernel's).
 """
 
@@ -26,9 +25,13 @@ from .._simulate._fused import _jit, vexp
 
 
 @_jit
-def group_features(n1, n2, n3, add, has_add, sigma, b0, b1, k1, k2, out):
-    """The 14 features of one kind into ``out`` (module docstring); ``add`` is read only when
-    ``has_add``."""
+def group_features(rows, add, has_add, score, scales, out):
+    """The 14 features of one kind into ``out`` (module docstring) from its draws ``rows = (n1,
+    n2, n3)``, with ``score = (sigma, b0, b1)`` and ``scales = (k1, k2)``; ``add`` is read only
+    when ``has_add``."""
+    n1, n2, n3 = rows
+    sigma, b0, b1 = score
+    k1, k2 = scales
     s0 = s1 = s2 = s3 = m11 = m12 = m13 = m22 = m23 = m33 = t0 = t1 = t2 = t3 = 0.0
     scale2 = np.exp(2.0 * k1 - k2)
     n = n1.shape[0]

@@ -28,7 +28,7 @@ from ...theory import token_feature_means
 from .._cost import add_token_steps
 from .._simulate._driver import Problem
 from .._simulate._fused import FusedReducedKernel
-from .._simulate._reduced import ReducedKernel, step_update
+from .._simulate._reduced import ReducedKernel, StepScalars, step_update
 from ._features import group_features
 
 
@@ -136,19 +136,18 @@ class _FeatureKernel(FusedReducedKernel):
         self.features = np.zeros((len(generators), k * len(self._groups) + (self.n_out >= 1)))
         self._zeros = np.zeros(problem.L)  # n3 at d = 2, and ``add`` where it is not read
 
-    def _run(self, i: int, gen, first: bool, coef) -> tuple:
+    def _run(self, i: int, gen, first: bool, coef) -> StepScalars:
         out = super()._run(i, gen, first, coef)
         tok, row, k = self._tok, self.features[i], len(self.means.names)
         n3 = tok[2] if self.rows == 3 else self._zeros
-        b0, b1 = (float(v) for v in coef)
+        score = (self._sigma, *(float(v) for v in coef))
         buf = np.empty(14)
         for j, (cut, g) in enumerate(self._groups):
-            k1, k2 = self._scales[g]
             add, has_add = (self.last_add, True) if g == 0 and self.problem.theta else (self._zeros, False)
-            group_features(tok[0, cut], tok[1, cut], n3[cut], add, has_add, self._sigma, b0, b1, k1, k2, buf)
+            group_features((tok[0, cut], tok[1, cut], n3[cut]), add, has_add, score, self._scales[g], buf)
             row[j * k:(j + 1) * k] += buf if self.rows == 3 else buf[_PLANAR]
         if self.n_out >= 1:
-            row[-1] += out[5] / self.means.chi_mean
+            row[-1] += out.chi / self.means.chi_mean
         return out
 
 

@@ -21,14 +21,11 @@ not a certificate (a double zero that touches 0 without a sign change is missed)
 Every function that needs them accepts an explicit ``equilibria`` list, so that a
 certified list from ``theory`` can be passed in instead.
 
-The reference path :func:`integrate_mp` integrates the same ODE in mpmath with an
-adaptive Gragg–Bulirsch–Stoer extrapolation (order ``2 * levels``) at any precision,
-using ``theory.evaluate_mp`` (the derived expressions, not the float stable forms),
-so it is independent of the float path.
+The tests check the float path against an mpmath reference (``tests/numerics/_mp_reference.py``).
 
 Modules, one concept each: ``_field`` (the right-hand side in ``y``, tolerances),
 ``_equilibria`` (interior zeros of ``j'``), ``_flow`` (integration and the flow map),
-``_basins`` (limits and hitting times), ``_reference`` (the mpmath path). The field is
+``_basins`` (limits and hitting times). The field is
 looked up as ``_field._slope`` at call time, so a test can substitute a wrong one.
 """
 
@@ -36,7 +33,6 @@ from ._basins import AlignmentTime, Basins, basins, time_to_alignment
 from ._equilibria import Equilibria, find_equilibria
 from ._field import ATOL, RTOL, one_minus_tanh
 from ._flow import FlowMap, Trajectory, flow_map, integrate
-from ._reference import MpTrajectory, integrate_mp
 
 __all__ = [
     "ATOL",
@@ -45,13 +41,11 @@ __all__ = [
     "Basins",
     "Equilibria",
     "FlowMap",
-    "MpTrajectory",
     "Trajectory",
     "basins",
     "find_equilibria",
     "flow_map",
     "integrate",
-    "integrate_mp",
     "one_minus_tanh",
     "time_to_alignment",
 ]

@@ -98,9 +98,9 @@ def _trajectory(t, y, rho0, still, nfev, success, message) -> Trajectory:
 
 
 def _check_tol(rtol, atol):
-    if not (isinstance(rtol, Real) and 0 < rtol <= 1e-10):
+    if not (isinstance(rtol, Real) and 0 < float(rtol) <= 1e-10):
         raise ValueError(f"`rtol` must lie in (0, 1e-10], got {rtol!r}")
-    if not (isinstance(atol, Real) and atol > 0):
+    if not (isinstance(atol, Real) and float(atol) > 0):
         raise ValueError(f"`atol` must be > 0, got {atol!r}")
 
 

@@ -8,6 +8,7 @@ expansion). Any model (the subspace engine, :mod:`._subspace`): the limit ODE of
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, overload
 
 from ...core.validate import instance, integer
@@ -19,20 +20,35 @@ from ._corrected import Prediction, predict_scalar
 from ._subspace import SubspacePrediction, predict_subspace
 
 
+@dataclass(frozen=True)
+class Correction:
+    """The terms of the scalar engine's finite-step corrected drift (:func:`numerics.corrected_drift`).
+
+    Attributes
+    ----------
+    finite_L : bool
+        Whether the finite-``L`` term enters.
+    drag_scale : float
+        The factor on the step-size drag.
+    """
+
+    finite_L: bool = True
+    drag_scale: float = 1.0
+
+
 @overload
 def predict(problem: Problem, schedule: Schedule, steps: int, rho0=None, stride: int = 1, *, M0=None,
-            engine: Literal["scalar"], finite_L: bool = True, drag_scale: float = 1.0) -> Prediction: ...
+            engine: Literal["scalar"], correction: Correction | None = None) -> Prediction: ...
 @overload
 def predict(problem: Problem, schedule: Schedule, steps: int, rho0=None, stride: int = 1, *, M0=None,
-            engine: Literal["subspace"], finite_L: bool = True, drag_scale: float = 1.0) -> SubspacePrediction: ...
+            engine: Literal["subspace"], correction: Correction | None = None) -> SubspacePrediction: ...
 @overload
 def predict(problem: Problem, schedule: Schedule, steps: int, rho0=None, stride: int = 1, *, M0=None,
-            engine: str = "auto", finite_L: bool = True,
-            drag_scale: float = 1.0) -> Prediction | SubspacePrediction: ...
+            engine: str = "auto", correction: Correction | None = None) -> Prediction | SubspacePrediction: ...
 
 
 def predict(problem: Problem, schedule: Schedule, steps: int, rho0=None, stride: int = 1, *, M0=None,
-            engine: str = "auto", finite_L: bool = True, drag_scale: float = 1.0) -> Prediction | SubspacePrediction:
+            engine: str = "auto", correction: Correction | None = None) -> Prediction | SubspacePrediction:
     """The limit dynamics of ``problem`` at iterations ``k = 0, S, 2S, ..., steps``.
 
     Parameters
@@ -51,8 +67,8 @@ def predict(problem: Problem, schedule: Schedule, steps: int, rho0=None, stride:
         ``M0`` is required.
     engine : {"auto", "scalar", "subspace"}
         ``"auto"``: the model's own (:attr:`theory.Model.engine`).
-    finite_L, drag_scale :
-        Scalar engine: passed to :func:`numerics.corrected_drift`.
+    correction : Correction, optional
+        Scalar engine: the terms of :func:`numerics.corrected_drift` (default ``Correction()``).
     """
     instance("problem", problem, Problem)
     instance("schedule", schedule, Schedule)
@@ -64,5 +80,6 @@ def predict(problem: Problem, schedule: Schedule, steps: int, rho0=None, stride:
         raise ValueError("`rho0` is required: the start alignment in [-1, 1]" if engine == "scalar" else
                          "`M0` is required: the start overlaps U^T Q_0 (a k x H matrix)")
     if engine == "scalar":
-        return predict_scalar(problem, schedule, steps, start, stride, finite_L=finite_L, drag_scale=drag_scale)
+        c = Correction() if correction is None else instance("correction", correction, Correction)
+        return predict_scalar(problem, schedule, steps, start, stride, finite_L=c.finite_L, drag_scale=c.drag_scale)
     return predict_subspace(problem, schedule, steps, start, stride)

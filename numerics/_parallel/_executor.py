@@ -50,6 +50,7 @@ from __future__ import annotations
 import contextvars
 import itertools
 import uuid
+from collections.abc import Callable
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 
@@ -270,7 +271,7 @@ class _FanOut:
     """``fn`` run as a fan-out unit: inside it, :func:`current_executor` is the cluster
     (whose maps check the event ``stop`` first)."""
 
-    fn: object
+    fn: Callable
     stop: str | None = None
 
     @property

@@ -21,7 +21,7 @@ Kernel contract: a kernel holds the state of a block of runs, each drawing only 
 generator, and provides ``overlaps`` (``M = U^T Q``, shape ``(runs, k, H)``), ``out_gram``
 (``P^T P``, ``(runs, H, H)``) and ``step(eta) -> (noise_mass (runs, H), objective (runs,))``
 (batch averages of the sample at ``Q_t``); the scalar ones also ``rho`` and ``retire`` (runs
-that stopped, :func:`simulate`'s ``stop_outside``). This module validates the inputs once,
+that stopped, :attr:`SimulationOptions.stop_outside`). This module validates the inputs once,
 builds the starts and the kernels, runs the loop (in blocks of runs on the executor,
 bit-identical for any split) and records a :class:`Simulation`. Each block reports the run-steps it
 drew and its CPU seconds, which the caller counts (:func:`numerics.count_token_steps`).
@@ -30,6 +30,7 @@ drew and its CPU seconds, which the caller counts (:func:`numerics.count_token_s
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 
@@ -49,8 +50,8 @@ from ._stiefel import fixed_frames, retract, symmetrize, uniform_frames
 from ._subspace_full import SubspaceFullKernel
 from ._subspace_reduced import SubspaceReducedKernel
 
-__all__ = ["KERNELS", "LONG_CONTEXT", "SIMULATORS", "Problem", "Simulation", "kernel_floats", "record_indices",
-           "fixed_start", "reduced_kernel", "simulate", "single_threaded_blas"]
+__all__ = ["KERNELS", "LONG_CONTEXT", "SIMULATORS", "Problem", "Simulation", "SimulationOptions", "kernel_floats",
+           "record_indices", "fixed_start", "reduced_kernel", "simulate", "single_threaded_blas"]
 
 SIMULATORS = ("reduced", "full")
 #: above this many tokens the reduced simulator processes them in chunks of
@@ -159,7 +160,7 @@ KERNELS = {"scalar": _scalar_kernel, "subspace": _subspace_kernel}
 
 
 class _Stops:
-    """Runs stopped on leaving ``(a, b)`` (``simulate(stop_outside=(a, b))``, scalar kernels):
+    """Runs stopped on leaving ``(a, b)`` (:attr:`SimulationOptions.stop_outside`, scalar kernels):
     which are still alive, and the value each stopped one keeps."""
 
     def __init__(self, interval, kernel):
@@ -198,10 +199,24 @@ class _Block:
     stop: tuple | None = None
 
 
-def _run_block(b: _Block, progress=None):
-    """The recorded states, samples and loop time of the runs of ``b`` (``b.stop = (a, b)``: see
-    ``simulate(stop_outside=...)``), the run-steps it drew (a run the kernel retired draws no more)
-    and the CPU seconds of its thread (:mod:`.._cost`)."""
+@dataclass(frozen=True)
+class _Recorded:
+    """What a block of runs returns: the recorded ``overlaps`` and ``out_gram``, the samples'
+    ``noise_mass`` and ``objective`` (the arrays of :class:`Simulation`), the loop's ``wall``
+    seconds, the run-steps ``drawn`` (a run the kernel retired draws no more) and the ``cpu``
+    seconds of its thread (:mod:`.._cost`)."""
+
+    overlaps: np.ndarray
+    out_gram: np.ndarray
+    noise_mass: np.ndarray
+    objective: np.ndarray
+    wall: float
+    drawn: int
+    cpu: float
+
+
+def _run_block(b: _Block, progress=None) -> _Recorded:
+    """The runs of ``b`` (``b.stop = (a, b)``: see :attr:`SimulationOptions.stop_outside`)."""
     cpu0 = time.thread_time()
     gens = spawn_generators(b.seed, b.hi, b.lo)
     kernel = KERNELS[b.engine](b.problem, b.simulator, gens, b.start)
@@ -249,10 +264,10 @@ def _run_block(b: _Block, progress=None):
             if progress is not None:
                 progress(t + 1)
         wall = time.perf_counter() - t0
-    return over, gram, nuisance, obj, wall, drawn, time.thread_time() - cpu0
+    return _Recorded(over, gram, nuisance, obj, wall, drawn, time.thread_time() - cpu0)
 
 
-def _run_unit(b: _Block):
+def _run_unit(b: _Block) -> _Recorded:
     return _run_block(b)
 
 
@@ -293,35 +308,20 @@ def _stop_interval(stop_outside):
     return (a, b)
 
 
-def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, simulator: str = "reduced",
-             rho0=None, M0=None, seed=None, stride: int = 1, progress=None, workers: int = 1,
-             stop_outside: tuple[float, float] | None = None, engine: str = "auto") -> Simulation:
-    """Run ``runs`` independent copies of the projected stochastic gradient ascent.
+@dataclass(frozen=True)
+class SimulationOptions:
+    """How :func:`simulate` runs, beyond the instance, the schedule, the start ``rho0``, the seed and
+    the recording (the defaults: the exact reduced chain of the model's own engine, in this process).
 
-    Parameters
+    Attributes
     ----------
-    problem : Problem
-    schedule : Schedule
-    steps : int
-        Number of steps ``>= 1``.
-    runs : int
-        Number of independent runs ``>= 1``.
     simulator : {"reduced", "full"}
         ``"full"``: the ``d``-dimensional recursion; ``"reduced"``: the exact reduced chain
         (same law of the state; cost independent of ``d``; the subspace one needs
         ``d >= k + 2 H``).
-    rho0 : float, optional
-        Fixed start ``rho_0`` in ``[-1, 1]`` of one query on one signal direction.
     M0 : array_like (k, H), optional
         Fixed start overlaps ``U^T Q_0`` (operator norm ``<= 1``) of any model. Default (neither
-        given): ``q_0`` uniform on the sphere, ``Q_0`` uniform on the Stiefel manifold.
-    seed : int, optional
-        Seed of ``SeedSequence(seed).spawn(runs)``: run ``i`` draws only from child ``i``.
-    stride : int
-        Record every ``stride`` steps (and the last).
-    progress : callable, optional
-        Called as ``progress(k)`` after step ``k`` (1-based) for progress display
-        (on a cluster: after each block of runs, with ``k`` the finished share of ``steps``).
+        it nor ``rho0`` given): ``q_0`` uniform on the sphere, ``Q_0`` uniform on the Stiefel manifold.
     workers : int
         Without an enclosing :func:`sigrec.numerics.executor` block, split the runs into blocks
         simulated on the process-wide local ``dask.distributed`` cluster of this many workers
@@ -338,7 +338,44 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
     engine : {"auto", "scalar", "subspace"}
         The kernels (module docstring); ``"auto"`` is the model's own
         (:attr:`theory.Model.engine`): scalar for ``k = H = 1``, else subspace.
+    progress : callable, optional
+        Called as ``progress(k)`` after step ``k`` (1-based) for progress display
+        (on a cluster: after each block of runs, with ``k`` the finished share of ``steps``).
     """
+
+    simulator: str = "reduced"
+    M0: object = None
+    workers: int = 1
+    stop_outside: tuple[float, float] | None = None
+    engine: str = "auto"
+    progress: Callable[[int], object] | None = None
+
+
+def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, rho0=None, seed=None, stride: int = 1,
+             options: SimulationOptions | None = None) -> Simulation:
+    """Run ``runs`` independent copies of the projected stochastic gradient ascent.
+
+    Parameters
+    ----------
+    problem : Problem
+    schedule : Schedule
+    steps : int
+        Number of steps ``>= 1``.
+    runs : int
+        Number of independent runs ``>= 1``.
+    rho0 : float, optional
+        Fixed start ``rho_0`` in ``[-1, 1]`` of one query on one signal direction (any model:
+        ``options.M0``).
+    seed : int, optional
+        Seed of ``SeedSequence(seed).spawn(runs)``: run ``i`` draws only from child ``i``.
+    stride : int
+        Record every ``stride`` steps (and the last).
+    options : SimulationOptions, optional
+        The simulator, a start ``M0``, workers, stopping, the engine and a progress callback.
+    """
+    opts = SimulationOptions() if options is None else instance("options", options, SimulationOptions)
+    simulator, M0, workers, stop_outside, engine, progress = (
+        opts.simulator, opts.M0, opts.workers, opts.stop_outside, opts.engine, opts.progress)
     instance("problem", problem, Problem)
     instance("schedule", schedule, Schedule)
     choice("simulator", simulator, SIMULATORS)
@@ -366,19 +403,20 @@ def simulate(problem: Problem, schedule: Schedule, *, steps: int, runs: int, sim
         return _Block(problem, engine, simulator, seed, runs, lo, hi, start, etas, record, stop)
 
     ex = current_executor(workers)
-    if ex.backend != "inline" and runs > 1 and seed is not None:
+    inline = ex.backend == "inline" or runs == 1 or seed is None
+    if inline:  # in this thread: its CPU time is the caller's own
+        parts = [_run_block(block(0, runs), progress)]
+    else:
         # Blocks of runs as independent units: run i draws only from child i of
         # SeedSequence(seed), so the split (and the cluster) never changes the result.
         bounds = np.array_split(np.arange(runs), min(ex.workers, runs))
         units = [block(int(b[0]), int(b[-1]) + 1) for b in bounds]
         done = None if progress is None else (lambda i, n: progress(int(steps * i // n)))
         parts = ex.map(_run_unit, units, progress=done)
-        over, gram, nuisance, obj = (np.concatenate([p_[i] for p_ in parts]) for i in range(4))
-        wall = max(p_[4] for p_ in parts)
-        drawn, elsewhere = sum(p_[5] for p_ in parts), sum(p_[6] for p_ in parts)
-    else:  # in this thread: its CPU time is the caller's own
-        over, gram, nuisance, obj, wall, drawn, _ = _run_block(block(0, runs), progress)
-        elsewhere = 0.0
+    over, gram, nuisance, obj = (np.concatenate([getattr(p_, f) for p_ in parts])
+                                 for f in ("overlaps", "out_gram", "noise_mass", "objective"))
+    wall, drawn = max(p_.wall for p_ in parts), sum(p_.drawn for p_ in parts)
+    elsewhere = 0.0 if inline else sum(p_.cpu for p_ in parts)
     add_token_steps("simulate", drawn * problem.L * problem.batch, simulations=1, cpu_elsewhere=elsewhere)
     samples = record[record < steps]
     times = schedule.times(steps)[record]

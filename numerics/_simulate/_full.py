@@ -67,13 +67,6 @@ def token_gradient(X: np.ndarray, q: np.ndarray, beta: float):
     return grad, f, a
 
 
-def pooled_objective(X: np.ndarray, q: np.ndarray, beta: float) -> np.ndarray:
-    """``||f_q(X)||^2`` for token collections ``X`` (..., L, d) and queries ``q`` (..., d)."""
-    a = softmax_rows(beta * np.matmul(X, q[..., :, None])[..., 0])
-    f = np.matmul(a[..., None, :], X)[..., 0, :]
-    return np.sum(f * f, axis=-1)
-
-
 def draw_tokens(gen: np.random.Generator, out: np.ndarray, problem) -> None:
     """Fill ``out`` (L, d) with one token collection (``xi = e_1``) from ``gen``."""
     gen.standard_normal(out=out)

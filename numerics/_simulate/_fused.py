@@ -40,13 +40,14 @@ numba's negative-index check in its body and is not vectorised (5 times slower, 
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import types
 from numba.extending import intrinsic
 
 from ._jitcache import cached_jit
-from ._reduced import ReducedKernel, _out_of_plane_step
+from ._reduced import ReducedKernel, StepScalars, _out_of_plane_step
 from ._reduced_chunks import CHUNK, ChunkedReducedKernel
 
 #: reorder sums (SIMD reductions) and fuse multiply-adds; nothing about infinities or NaNs
@@ -59,21 +60,23 @@ _jit = cached_jit(fastmath=set(FAST))
 _oop = _jit(_out_of_plane_step)
 
 
-@intrinsic
-def _bits_to_float(typingctx, x):
+def _bits_to_float_intrinsic(typingctx, x):
     """The float64 whose bits are the int64 ``x`` (an LLVM bitcast)."""
     def codegen(context, builder, signature, args):
         return builder.bitcast(args[0], context.get_value_type(types.float64))
     return types.float64(types.int64), codegen
 
 
-@intrinsic
-def _float_to_bits(typingctx, x):
+def _float_to_bits_intrinsic(typingctx, x):
     """The int64 with the bits of the float64 ``x`` (an LLVM bitcast)."""
     def codegen(context, builder, signature, args):
         return builder.bitcast(args[0], context.get_value_type(types.int64))
     return types.int64(types.float64), codegen
 
+
+#: called with the value only (numba supplies ``typingctx``), which mypy cannot see
+_bits_to_float: Any = intrinsic(_bits_to_float_intrinsic)
+_float_to_bits: Any = intrinsic(_float_to_bits_intrinsic)
 
 _LOG2E = 1.4426950408889634
 #: ln 2 = _LN2_HI + _LN2_LO, _LN2_HI with trailing zero bits (k _LN2_HI exact for |k| < 2^11)
@@ -114,15 +117,21 @@ def vexp(x):
     return y if x == x else x  # nan stays nan (min/max above would turn it into a bound)
 
 
-@_jit
-def vexp_array(u, out):
-    """``out = exp(u)`` elementwise with :func:`vexp` (tests and benchmarks)."""
-    for i in range(u.shape[0]):
-        out[i] = vexp(u[i])
+class TokenSums(NamedTuple):
+    """One pass's sums over its tokens of a weight ``w`` times ``c1, c2, n3, e``, and ``last``:
+    pass one ``w = e`` and ``last = sum e`` (``Z``), pass two ``w = Z v`` and ``last = sum w^2``."""
+
+    c1: float
+    c2: float
+    n3: float
+    e: float
+    last: float
 
 
 @_jit
-def _max_score(n1, n2, add, has_add, sigma, b0, b1):
+def _max_score(rows, add, has_add, score):
+    sigma, b0, b1 = score
+    n1, n2 = rows[0], rows[1]
     m = -math.inf
     for i in range(n1.shape[0]):
         a = add[i] if has_add else 0.0
@@ -131,7 +140,10 @@ def _max_score(n1, n2, add, has_add, sigma, b0, b1):
 
 
 @_jit
-def _pass1_3(n1, n2, n3, e, add, has_add, sigma, b0, b1, shift):
+def _pass1_3(rows, e, add, has_add, score, shift):
+    """Pass one at ``d >= 3`` over ``rows = (n1, n2, n3)`` with ``score = (sigma, b0, b1)``."""
+    sigma, b0, b1 = score
+    n1, n2, n3 = rows
     s1 = s2 = s3 = s4 = z = 0.0
     for i in range(e.shape[0]):
         a = add[i] if has_add else 0.0
@@ -144,11 +156,14 @@ def _pass1_3(n1, n2, n3, e, add, has_add, sigma, b0, b1, shift):
         s3 += x * n3[i]
         s4 += x * x
         z += x
-    return s1, s2, s3, s4, z
+    return TokenSums(s1, s2, s3, s4, z)
 
 
 @_jit
-def _pass2_3(n1, n2, n3, e, add, has_add, sigma, l0, l1, l2, l3, S):
+def _pass2_3(rows, e, add, has_add, sigma, lin, S):
+    """Pass two at ``d >= 3``: ``<x_i, f> = lin . (c1, c2, n3, e)``, ``S`` the objective."""
+    l0, l1, l2, l3 = lin
+    n1, n2, n3 = rows
     G1 = G2 = G3 = Ge = vv = 0.0
     for i in range(e.shape[0]):
         a = add[i] if has_add else 0.0
@@ -161,41 +176,47 @@ def _pass2_3(n1, n2, n3, e, add, has_add, sigma, l0, l1, l2, l3, S):
         G3 += v * n3[i]
         Ge += v * x
         vv += v * v
-    return G1, G2, G3, Ge, vv
+    return TokenSums(G1, G2, G3, Ge, vv)
 
 
 @_jit
-def run3(tok, e, add, sigma, b0, b1, beta, sigma2, chi, chi1, low, high):
+def run3(tok, e, add, score, beta, sigma2, chis, bounds):
     """One run's step at ``d >= 3`` from its drawn rows ``tok = (n1, n2, n3)`` and the
-    informative tokens' ``add = theta s_i`` (``R = len(add)``), into the score buffer ``e``:
-    ``(g1, g2, ||sigma Z v||^2, nuisance mass, objective, chi, chi')``."""
+    informative tokens' ``add = theta s_i`` (``R = len(add)``), into the score buffer ``e``, with
+    ``score = (sigma, b0, b1)``, the chi-square pair ``chis = (chi, chi')`` and the accepted
+    ``bounds = (low, high)`` of ``Z``: the :class:`._reduced.StepScalars`."""
     R = add.shape[0]
     n1, n2, n3 = tok[0], tok[1], tok[2]
+    info, noise = (n1[:R], n2[:R], n3[:R]), (n1[R:], n2[R:], n3[R:])
+    low, high = bounds
+    chi = chis[0]
     shift = 0.0
-    a1, a2, a3, a4, zi = _pass1_3(n1[:R], n2[:R], n3[:R], e[:R], add, True, sigma, b0, b1, shift)
-    b1_, b2, b3, b4, zn = _pass1_3(n1[R:], n2[R:], n3[R:], e[R:], add, False, sigma, b0, b1, shift)
-    Z = zi + zn
+    a = _pass1_3(info, e[:R], add, True, score, shift)
+    b = _pass1_3(noise, e[R:], add, False, score, shift)
+    Z = a.last + b.last
     if not (low <= Z <= high):  # scores too large or too small for shift 0 (or nan)
-        shift = max(_max_score(n1[:R], n2[:R], add, True, sigma, b0, b1),
-                    _max_score(n1[R:], n2[R:], add, False, sigma, b0, b1))
-        a1, a2, a3, a4, zi = _pass1_3(n1[:R], n2[:R], n3[:R], e[:R], add, True, sigma, b0, b1, shift)
-        b1_, b2, b3, b4, zn = _pass1_3(n1[R:], n2[R:], n3[R:], e[R:], add, False, sigma, b0, b1, shift)
-        Z = zi + zn
-    f1, f2 = (a1 + b1_) / Z, (a2 + b2) / Z
+        shift = max(_max_score(info, add, True, score), _max_score(noise, add, False, score))
+        a = _pass1_3(info, e[:R], add, True, score, shift)
+        b = _pass1_3(noise, e[R:], add, False, score, shift)
+        Z = a.last + b.last
+    f1, f2 = (a.c1 + b.c1) / Z, (a.c2 + b.c2) / Z
     obj = f1 * f1 + f2 * f2
-    an3, na2 = (a3 + b3) / Z, (a4 + b4) / Z / Z
+    an3, na2 = (a.n3 + b.n3) / Z, (a.e + b.e) / Z / Z
     na, sq = math.sqrt(na2), math.sqrt(chi)
     # t = sigma2 [a (chi - sqrt(chi) a.n3 / ||a||) + ||a|| sqrt(chi) n3], a = e / Z
-    l2, l3 = sigma2 * na * sq, sigma2 * (chi - sq * an3 / na) / Z
+    lin = (f1, f2, sigma2 * na * sq, sigma2 * (chi - sq * an3 / na) / Z)
     obj += sigma2 * na2 * chi  # S = sum_i r_i = <f, f>
-    G1, G2, G3, Ge, vv = _pass2_3(n1[:R], n2[:R], n3[:R], e[:R], add, True, sigma, f1, f2, l2, l3, obj)
-    H1, H2, H3, He, ww = _pass2_3(n1[R:], n2[R:], n3[R:], e[R:], add, False, sigma, f1, f2, l2, l3, obj)
-    return _oop(beta, sigma2, Z, obj, an3, na, sq, chi, chi1, (G1 + H1, G2 + H2, G3 + H3, (Ge + He) / Z),
-                vv + ww, zn)
+    sigma = score[0]
+    g = _pass2_3(info, e[:R], add, True, sigma, lin, obj)
+    h = _pass2_3(noise, e[R:], add, False, sigma, lin, obj)
+    return _oop(beta, sigma2, (Z, obj, an3, na, b.last), chis, (g.c1 + h.c1, g.c2 + h.c2, g.n3 + h.n3, (g.e + h.e) / Z),
+                g.last + h.last)
 
 
 @_jit
-def _pass1_2(n1, n2, e, add, has_add, sigma, b0, b1, shift):
+def _pass1_2(rows, e, add, has_add, score, shift):
+    sigma, b0, b1 = score
+    n1, n2 = rows
     s1 = s2 = z = 0.0
     for i in range(e.shape[0]):
         a = add[i] if has_add else 0.0
@@ -210,7 +231,9 @@ def _pass1_2(n1, n2, e, add, has_add, sigma, b0, b1, shift):
 
 
 @_jit
-def _pass2_2(n1, n2, e, add, has_add, sigma, f1, f2, S):
+def _pass2_2(rows, e, add, has_add, sigma, f, S):
+    f1, f2 = f
+    n1, n2 = rows
     G1 = G2 = 0.0
     for i in range(e.shape[0]):
         a = add[i] if has_add else 0.0
@@ -223,26 +246,28 @@ def _pass2_2(n1, n2, e, add, has_add, sigma, f1, f2, S):
 
 
 @_jit
-def run2(tok, e, add, sigma, b0, b1, beta, low, high):
-    """:func:`run3` at ``d = 2`` (rows ``n1, n2``; no out-of-plane part):
-    ``(g1, g2, 0, nuisance mass, objective)``."""
+def run2(tok, e, add, score, beta, bounds):
+    """:func:`run3` at ``d = 2`` (rows ``n1, n2``; no out-of-plane part: ``||sigma Z v||^2`` and
+    the chi-squares are 0)."""
     R = add.shape[0]
     n1, n2 = tok[0], tok[1]
+    info, noise = (n1[:R], n2[:R]), (n1[R:], n2[R:])
+    low, high = bounds
     shift = 0.0
-    a1, a2, zi = _pass1_2(n1[:R], n2[:R], e[:R], add, True, sigma, b0, b1, shift)
-    b1_, b2, zn = _pass1_2(n1[R:], n2[R:], e[R:], add, False, sigma, b0, b1, shift)
+    a1, a2, zi = _pass1_2(info, e[:R], add, True, score, shift)
+    b1_, b2, zn = _pass1_2(noise, e[R:], add, False, score, shift)
     Z = zi + zn
     if not (low <= Z <= high):
-        shift = max(_max_score(n1[:R], n2[:R], add, True, sigma, b0, b1),
-                    _max_score(n1[R:], n2[R:], add, False, sigma, b0, b1))
-        a1, a2, zi = _pass1_2(n1[:R], n2[:R], e[:R], add, True, sigma, b0, b1, shift)
-        b1_, b2, zn = _pass1_2(n1[R:], n2[R:], e[R:], add, False, sigma, b0, b1, shift)
+        shift = max(_max_score(info, add, True, score), _max_score(noise, add, False, score))
+        a1, a2, zi = _pass1_2(info, e[:R], add, True, score, shift)
+        b1_, b2, zn = _pass1_2(noise, e[R:], add, False, score, shift)
         Z = zi + zn
     f1, f2 = (a1 + b1_) / Z, (a2 + b2) / Z
     obj = f1 * f1 + f2 * f2
-    G1, G2 = _pass2_2(n1[:R], n2[:R], e[:R], add, True, sigma, f1, f2, obj)  # S = sum_i r_i = <f, f>
-    H1, H2 = _pass2_2(n1[R:], n2[R:], e[R:], add, False, sigma, f1, f2, obj)
-    return 2.0 * beta * (G1 + H1) / Z, 2.0 * beta * (G2 + H2) / Z, 0.0, zn / Z, obj
+    sigma = score[0]
+    G1, G2 = _pass2_2(info, e[:R], add, True, sigma, (f1, f2), obj)  # S = sum_i r_i = <f, f>
+    H1, H2 = _pass2_2(noise, e[R:], add, False, sigma, (f1, f2), obj)
+    return StepScalars(2.0 * beta * (G1 + H1) / Z, 2.0 * beta * (G2 + H2) / Z, 0.0, zn / Z, obj, 0.0, 0.0)
 
 
 class FusedReducedKernel(ReducedKernel):
@@ -254,7 +279,14 @@ class FusedReducedKernel(ReducedKernel):
     The runs take turns in one token buffer ``(rows, L)`` and one score buffer ``(L,)``: a step
     keeps nothing of its tokens, so both stay in the core's cache from the draws to the last
     pass, and the memory is ``(rows + 1) L`` floats whatever the number of runs.
+
+    After :meth:`_run`, the buffer holds run ``i``'s drawn rows and :attr:`last_add` its
+    informative tokens' ``theta s_i``: a subclass that reads the draws of the step
+    (:class:`numerics._gradient._influence._FeatureKernel`) reads them there.
     """
+
+    #: ``theta s_i`` (shape ``(R,)``) of the run drawn last (the signal strengths of its step)
+    last_add: np.ndarray
 
     def __init__(self, problem, generators, rho0: np.ndarray):
         self._init_state(problem, generators, rho0)
@@ -266,20 +298,20 @@ class FusedReducedKernel(ReducedKernel):
         self._constants = (p.R, p.beta, p.theta, p.sigma2, self.law.family == "fixed", self.n_out)
         self._sigma = math.sqrt(p.sigma2)
         self._fixed_add = np.full(p.R, float(p.theta))  # theta s_i with s_i = 1 (fixed prior)
+        self.last_add = self._fixed_add
 
-    def _run(self, i: int, gen, first: bool, coef) -> tuple:
-        """Run ``i``: its draws, then its step's scalars as in :meth:`ReducedKernel._run`:
-        ``(g1, g2, ||sigma Z v||^2, nuisance mass, objective[, chi, chi'])``."""
+    def _run(self, i: int, gen, first: bool, coef) -> StepScalars:
+        """Run ``i``: its draws, then its step's scalars as in :meth:`ReducedKernel._run`."""
         R, beta, theta, sigma2, fixed, n_out = self._constants
         tok = self._tok
         gen.standard_normal(out=tok)
         add = self._fixed_add if fixed else theta * np.asarray(self.law.sample(gen, R), dtype=float)
-        self.last_add = add  # theta s_i of the run just drawn (read by numerics._gradient.step_features)
+        self.last_add = add
         b0, b1 = coef.tolist()
+        score, bounds = (self._sigma, b0, b1), (self.Z_LOW, self.Z_HIGH)
         if n_out < 1:
-            return run2(tok, self._e, add, self._sigma, b0, b1, beta, self.Z_LOW, self.Z_HIGH)
-        chi, chi1 = self._draw_out_of_plane(i, gen, first)
-        return run3(tok, self._e, add, self._sigma, b0, b1, beta, sigma2, chi, chi1, self.Z_LOW, self.Z_HIGH)
+            return run2(tok, self._e, add, score, beta, bounds)
+        return run3(tok, self._e, add, score, beta, sigma2, self._draw_out_of_plane(i, gen, first), bounds)
 
 
 #: the distinct sums of a chunk, as monomials (exponents of c1, c2, n3, e), in the order

@@ -32,13 +32,14 @@ import stat
 import tempfile
 import warnings
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from numba import njit
-from numba.core import caching
-from numba.core import config as _numba_config
+from numba.core import caching, config
 
 from ...core import cache_dir, private_cache_folder, untrusted_path
+
+_numba_config: Any = config  # settings made at run time, unknown to mypy
 
 
 class CacheWarning(UserWarning):
@@ -176,9 +177,3 @@ def cached_jit(**options):
                 pass
         return dispatcher
     return decorate
-
-
-def cache_of(dispatcher) -> str | None:
-    """The folder ``dispatcher``'s compiled code is cached in, or ``None`` (in memory only)."""
-    cache = getattr(dispatcher, "_cache", None)
-    return cache.cache_path if isinstance(cache, _Cache) else None

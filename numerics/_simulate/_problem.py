@@ -38,11 +38,11 @@ class Problem:
         ...) or a k-dimensional law (``"onehot(k=2)"``, ...), held parsed by the model.
     batch : int
         Mini-batch size ``B >= 1`` (token collections averaged per step).
-    heads : int
-        Number ``H >= 1`` of orthonormal queries.
 
-    ``theta``, ``beta``, ``sigma2``, the law and ``heads`` are read from :attr:`model`, which
-    validates them; ``R``, ``L`` are checked by :func:`core.validate.counts`.
+    One query; :meth:`with_heads` gives the instance with ``H`` orthonormal queries (and
+    :meth:`from_model` the instance of a model with any number of heads). ``theta``, ``beta``,
+    ``sigma2``, the law and ``heads`` are read from :attr:`model`, which validates them; ``R``,
+    ``L`` are checked by :func:`core.validate.counts`.
 
     Attributes
     ----------
@@ -59,13 +59,20 @@ class Problem:
     d: int
     batch: int = 1
 
-    def __init__(self, theta, R, L, d, beta=1.0, sigma2=1.0, prior="fixed", batch=1, heads=1):
+    def __init__(self, theta, R, L, d, beta=1.0, sigma2=1.0, prior="fixed", batch=1):
+        self._build(dict(theta=theta, beta=beta, sigma2=sigma2, prior=prior), (R, L, d, batch), 1)
+
+    def _build(self, limit: dict, sizes: tuple, heads) -> None:
+        """Validate and set the fields: ``limit`` the model's ``theta, beta, sigma2, prior``,
+        ``sizes = (R, L, d, batch)``."""
+        R, L, d, batch = sizes
         R, L = counts(R, L)
-        law = parse_law(prior)
+        law = parse_law(limit["prior"])
         heads = integer("heads", heads, 1)
         if law.k > 1 or heads > 1:
             R = integer("R", R, 1)  # before the model's own words about alpha = 0
-        model = Model(theta=theta, alpha=R / L, beta=beta, sigma2=sigma2, prior=law, heads=heads)
+        model = Model(theta=limit["theta"], alpha=R / L, beta=limit["beta"], sigma2=limit["sigma2"], prior=law,
+                      heads=heads)
         d_min = 2 if model.scalar else model.k + model.heads
         values = dict(model=model, R=R, L=L, d=integer("d", d, d_min), batch=integer("batch", batch, 1))
         for name, value in values.items():
@@ -80,22 +87,25 @@ class Problem:
         R = round(model.alpha * L)
         if abs(R - model.alpha * L) > 1e-9 * L:
             raise ValueError(f"`L` must make alpha L an integer (alpha = {model.alpha}), got L = {L}")
-        return cls(model.theta, R, L, d, model.beta, model.sigma2, model.law, batch, model.heads)
+        return cls(model.theta, R, L, d, model.beta, model.sigma2, model.law, batch).with_heads(model.heads)
 
     @classmethod
     def from_dict(cls, doc: dict) -> Problem:
         """The instance :meth:`as_dict` describes (``k`` is read from the law; a ``doc`` without
         ``k`` and ``heads``, as written before models had them, is one query on its law)."""
         doc = dict(doc)
-        k = doc.pop("k", None)
-        problem = cls(**doc)
+        k, heads = doc.pop("k", None), doc.pop("heads", 1)
+        problem = cls(**doc).with_heads(heads)
         if k is not None and k != problem.k:
             raise ValueError(f"`k` must be the dimension of the law {problem.law} ({problem.k}), got {k!r}")
         return problem
 
     def with_heads(self, heads: int) -> Problem:
         """The same instance with ``heads`` orthonormal queries."""
-        return Problem(self.theta, self.R, self.L, self.d, self.beta, self.sigma2, self.law, self.batch, heads)
+        problem = object.__new__(Problem)
+        limit = dict(theta=self.theta, beta=self.beta, sigma2=self.sigma2, prior=self.law)
+        problem._build(limit, (self.R, self.L, self.d, self.batch), heads)
+        return problem
 
     theta = property(lambda self: self.model.theta, doc="signal strength (of :attr:`model`)")
     beta = property(lambda self: self.model.beta, doc="inverse temperature (of :attr:`model`)")

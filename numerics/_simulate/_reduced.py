@@ -97,6 +97,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
@@ -107,19 +108,47 @@ def _chi2_pair(gen: np.random.Generator, n_out: int) -> tuple[float, float]:
     return 2.0 * gen.standard_gamma(n_out / 2.0), 2.0 * gen.standard_gamma((n_out - 1) / 2.0)
 
 
-def _out_of_plane_step(beta, sigma2, Z, S, an3, na, sq, chi, chi1, G, vv, nuisance) -> tuple:
+class StepScalars(NamedTuple):
+    """One run's step (one batch member): the in-plane gradient ``(g1, g2)``, the squared norm
+    ``zv2 = ||sigma Z v||^2`` of its out-of-plane part, the nuisance mass, the objective and the
+    chi-square pair ``(chi, chi')`` it drew (``zv2`` and the pair are 0 at ``d = 2``)."""
+
+    g1: float
+    g2: float
+    zv2: float
+    nuisance: float
+    objective: float
+    chi: float
+    chi1: float
+
+
+class Gradient(NamedTuple):
+    """The gradient of one token collection per run (or its batch average), each (runs,): in
+    plane ``(g1, g2)``, ``out2`` the squared norm of the out-of-plane part (``||sigma Z v||^2``
+    for one member, ``G`` for the batch average), the nuisance mass and the objective."""
+
+    g1: np.ndarray
+    g2: np.ndarray
+    out2: np.ndarray
+    nuisance: np.ndarray
+    objective: np.ndarray
+
+
+def _out_of_plane_step(beta, sigma2, attention, chis, G, vv) -> StepScalars:
     """The end of one run's step at ``d >= 3`` (plain floats), shared by every reduced kernel
     (compiled from this source in :mod:`._fused`): from ``G = Z (v.c1, v.c2, v.n3, v.a)`` and
-    ``vv = Z^2 |v|^2`` (``v = r - S a``), the attention's ``a.n3`` and ``|a|`` (``na``),
-    ``sq = sqrt(chi)``, the objective ``S = |f|^2`` and the nuisance sum, return
-    ``(g1, g2, ||sigma Z v||^2, nuisance mass, objective, chi, chi')``."""
+    ``vv = Z^2 |v|^2`` (``v = r - S a``), ``attention = (Z, S, a.n3, |a|, nuisance sum)`` (``S =
+    |f|^2`` the objective) and the chi-square pair ``chis = (chi, chi')``."""
+    Z, S, an3, na, nuisance = attention
+    chi, chi1 = chis
+    sq = math.sqrt(chi)
     G1, G2, G3, Ga = G
     va = Ga / Z / na  # v.a_hat
     hv = G3 / Z - (an3 / na) * va  # h.v = n3.v - (a_hat.n3)(a_hat.v)
     vv = vv / (Z * Z)
     w2 = max(vv - va * va, 0.0)
     zv2 = sigma2 * ((sq * va + hv) ** 2 + w2 * chi1)
-    return 2.0 * beta * G1 / Z, 2.0 * beta * G2 / Z, zv2, nuisance / Z, S, chi, chi1
+    return StepScalars(2.0 * beta * G1 / Z, 2.0 * beta * G2 / Z, zv2, nuisance / Z, S, chi, chi1)
 
 
 def step_update(rho, rho_perp, c, G, eta):
@@ -147,8 +176,7 @@ class ReducedKernel:
     Each run's step is computed right after its draws, while its block of ``(rows + 2) L``
     floats (336 kB at ``L = 10,500``) is still in the core's cache: the blocks of all runs
     (10 MB for 30 runs) are not, and passes batched over all runs re-read every row from
-    the shared cache or from memory (15 runs per process, in turn with this kernel on the same
-    machine: 0.78-0.94 ms per step outside the random numbers batched, 0.63-0.79 ms run by run).
+    the shared cache or from memory.
 
     The shift is 0 (no pass for the maximum) unless the run's ``Z = sum e`` leaves
     ``[Z_LOW, Z_HIGH]``; then its step is recomputed with ``shift = max u``. Softmax is shift
@@ -210,9 +238,8 @@ class ReducedKernel:
             self.compose[i] = gen.standard_normal(), 2.0 * gen.standard_gamma((self.n_out - 1) / 2.0)
         return chi
 
-    def _member(self, first: bool):
-        """One token collection per run: in-plane gradient ``(g1, g2)``, ``||sigma Z v||^2``,
-        nuisance mass and objective, each (runs,)."""
+    def _member(self, first: bool) -> Gradient:
+        """One token collection per run."""
         p = self.problem
         np.multiply(p.beta, self._rho, out=self._coef[:, 0])
         np.multiply(p.beta, self._rho_perp, out=self._coef[:, 1])
@@ -224,7 +251,7 @@ class ReducedKernel:
                 out = np.array([run(i, gen, first, views)
                                 for i, (gen, views) in enumerate(zip(self.gens, self._views, strict=True))])
             else:  # retired runs: no draws, zero gradient, nuisance and objective
-                out = np.zeros((len(self.gens), 7 if self.n_out >= 1 else 5))
+                out = np.zeros((len(self.gens), len(StepScalars._fields)))
                 if self._active:
                     out[self._active] = [run(i, self.gens[i], first, self._views[i]) for i in self._active]
                 if self.n_out >= 1:
@@ -234,12 +261,11 @@ class ReducedKernel:
             warnings.warn("the reduced step produced non-finite values", RuntimeWarning, stacklevel=3)
         if self.n_out >= 1:
             self.chi[:] = out[:, 5:]
-        return out[:, 0], out[:, 1], out[:, 2], out[:, 3], out[:, 4]
+        return Gradient(*out[:, :5].T)
 
-    def _run(self, i: int, gen, first: bool, views) -> tuple:
+    def _run(self, i: int, gen, first: bool, views) -> StepScalars:
         """Run ``i``: its draws (tokens, signal strengths, out-of-plane), then its step's sums and
-        scalars in Python floats:
-        ``(g1, g2, ||sigma Z v||^2, nuisance mass, objective[, chi, chi'])``."""
+        scalars in Python floats."""
         R, beta, theta, sigma2, fixed, n_out = self._constants
         tokens, c1_info, c12, e, lin_rows, coef, e_info, W = views
         gen.standard_normal(out=tokens)
@@ -268,7 +294,7 @@ class ReducedKernel:
             np.multiply(e, xf, out=xf)  # Z r
             xf -= obj * e  # Z v = Z (r - S a), S = sum_i r_i = <f, f>
             G1, G2 = np.dot(lin_rows, xf).tolist()
-            return 2.0 * beta * G1 / Z, 2.0 * beta * G2 / Z, 0.0, sums[-1] / Z, obj
+            return StepScalars(2.0 * beta * G1 / Z, 2.0 * beta * G2 / Z, 0.0, sums[-1] / Z, obj, 0.0, 0.0)
         an3, na2 = sums[2] / Z, sums[3] / Z / Z
         na, sq = math.sqrt(na2), math.sqrt(chi)
         # t = sigma2 [a (chi - sqrt(chi) a.n3 / ||a||) + ||a|| sqrt(chi) n3], a = e / Z
@@ -278,13 +304,12 @@ class ReducedKernel:
         xf -= obj * e  # Z v = Z (r - S a), S = sum_i r_i = <f, f>
         G = np.dot(lin_rows, xf).tolist()  # Z (v.c1, v.c2, v.n3, v.e)
         G[3] /= Z  # Z v.a
-        return _out_of_plane_step(beta, sigma2, Z, obj, an3, na, sq, chi, chi1, G, float(np.dot(xf, xf)), sums[-1])
+        return _out_of_plane_step(beta, sigma2, (Z, obj, an3, na, sums[-1]), (chi, chi1), G, float(np.dot(xf, xf)))
 
-    def gradient(self, after_member=None):
-        """One batch of token collections per run, without moving: the batch-averaged in-plane
-        gradient ``(g1, g2)``, the squared norm ``G`` of its out-of-plane part, the nuisance mass
-        and the objective, each (runs,). ``after_member(b)``, if given, is called after member
-        ``b``'s sums, while :attr:`work` still holds its tokens."""
+    def gradient(self, after_member=None) -> Gradient:
+        """One batch of token collections per run, without moving: the batch average.
+        ``after_member(b)``, if given, is called after member ``b``'s sums, while :attr:`work`
+        still holds its tokens."""
         p = self.problem
         g1, g2, Y2, nuisance, obj = self._member(first=True)
         if after_member is not None:
@@ -299,7 +324,7 @@ class ReducedKernel:
                 cos = g / np.sqrt(g * g + c2)
                 Y2 = np.maximum(Y2 + 2.0 * np.sqrt(Y2 * z2) * cos + z2, 0.0)
         B = p.batch
-        return g1 / B, g2 / B, (2.0 * p.beta / B) ** 2 * Y2, nuisance / B, obj / B
+        return Gradient(g1 / B, g2 / B, (2.0 * p.beta / B) ** 2 * Y2, nuisance / B, obj / B)
 
     def step(self, eta: float):
         g1, g2, G, nuisance, obj = self.gradient()

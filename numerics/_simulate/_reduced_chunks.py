@@ -30,8 +30,7 @@ Draw order per run and batch member: for each chunk ``n1, n2[, n3]`` of the chun
 into a ``(rows, n)`` block) and the signal strengths of its informative tokens (if the prior is
 not ``fixed``), then ``[chi, chi']`` and the batch-composition pair, as in :mod:`._reduced`.
 With one chunk (``chunk >= L``) that is :class:`ReducedKernel`'s order, draw for draw. Which
-normal is which token's depends on ``chunk``, so a seed's chain does too (the law does not):
-:data:`CHUNK` was 1,024 until 2026-12-02, and ``chunk=1024`` repeats those chains to rounding.
+normal is which token's depends on ``chunk``, so a seed's chain does too (the law does not).
 
 Each run's chunk loop runs to its end before the next run's starts (one buffer for all runs,
 hot in the core's cache): the sums are matrix-vector products of the buffer's rows (streaming;
@@ -45,7 +44,7 @@ import math
 
 import numpy as np
 
-from ._reduced import ReducedKernel, _out_of_plane_step
+from ._reduced import ReducedKernel, StepScalars, _out_of_plane_step
 
 #: tokens per chunk (measured with ``d = 100`` and 2: the buffer, 9 rows of 8,192 floats
 #: (590 kB), stays in a core's L2 cache, and the ~12 numpy calls per chunk cost about 1% of it)
@@ -143,10 +142,9 @@ class ChunkedReducedKernel(ReducedKernel):
             np.dot(rows, x, out=out)
         return float(self._part[self._z])
 
-    def _run(self, i: int, gen, first: bool, coef) -> tuple:
+    def _run(self, i: int, gen, first: bool, coef) -> StepScalars:
         """Run ``i``: its chunks (draws and sums), its out-of-plane draws, then its step's scalars
-        as in :meth:`ReducedKernel._run`: ``(g1, g2, ||sigma Z v||^2, nuisance mass,
-        objective[, chi, chi'])``."""
+        as in :meth:`ReducedKernel._run`."""
         R, beta, theta, sigma2, fixed, n_out = self._constants
         low, high = self.Z_LOW, self.Z_HIGH
         acc, part, moments = self._acc, self._part, self._moments
@@ -188,7 +186,8 @@ class ChunkedReducedKernel(ReducedKernel):
             M11, M12, M22 = m[at[(2, 0, 0, 1)]], m[at[(1, 1, 0, 1)]], m[at[(0, 2, 0, 1)]]
             E1, E2 = f1 * M11 + f2 * M12, f1 * M12 + f2 * M22  # Z (r.c1, r.c2)
             S = obj  # sum_i r_i = <f, f>
-            return 2.0 * beta * (E1 / Z - S * f1), 2.0 * beta * (E2 / Z - S * f2), 0.0, nuisance / Z, obj
+            return StepScalars(2.0 * beta * (E1 / Z - S * f1), 2.0 * beta * (E2 / Z - S * f2), 0.0, nuisance / Z, obj,
+                               0.0, 0.0)
         an3, na2 = m[at[(0, 0, 1, 1)]] / Z, m[at[(0, 0, 0, 2)]] / Z / Z
         na, sq = math.sqrt(na2), math.sqrt(chi)
         # t = sigma2 [a (chi - sqrt(chi) a.n3 / ||a||) + ||a|| sqrt(chi) n3], a = e / Z
@@ -200,4 +199,4 @@ class ChunkedReducedKernel(ReducedKernel):
         S = obj
         G = (E1 - S * Z * f1, E2 - S * Z * f2, E3 - S * Z * an3, (Ee - S * m[at[(0, 0, 0, 2)]]) / Z)
         vv = rr - 2.0 * S * Ee + S * S * m[at[(0, 0, 0, 2)]]
-        return _out_of_plane_step(beta, sigma2, Z, obj, an3, na, sq, chi, chi1, G, vv, nuisance)
+        return _out_of_plane_step(beta, sigma2, (Z, obj, an3, na, nuisance), (chi, chi1), G, vv)

@@ -108,6 +108,10 @@ class Simulation:
     def initial_rho(self) -> np.ndarray:
         return self.rho[:, 0]
 
+    def fraction_aligned(self, threshold: float) -> float:
+        """The fraction of runs that end aligned, ``|rho_steps| >= threshold``."""
+        return float(np.mean(np.abs(self.final_rho) >= threshold))
+
     def rho_at(self, steps) -> np.ndarray:
         """``rho_k`` at recorded step indices ``k`` (:attr:`record_steps`).
 

@@ -76,6 +76,8 @@ Draw order per run and batch member (one generator per run): the ``(k + 2H) x L`
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._full import softmax_rows
@@ -85,6 +87,16 @@ from ._subspace_full import SignalSampler
 
 def _t(X: np.ndarray) -> np.ndarray:
     return np.swapaxes(X, -1, -2)
+
+
+class _Member(NamedTuple):
+    """One token collection per run: the in-plane gradient ``G_in`` (runs, k + H, H), the Gram
+    ``Γ_y`` of its out-of-plane part (runs, H, H), the nuisance mass per head and the objective."""
+
+    gin: np.ndarray
+    gram: np.ndarray
+    nuisance: np.ndarray
+    objective: np.ndarray
 
 
 class SubspaceReducedKernel:
@@ -130,8 +142,8 @@ class SubspaceReducedKernel:
                 gen.standard_normal(out=self.G1[i])
                 root_b.draw(gen, self.T2[i])
 
-    def _member(self, Qc: np.ndarray, first: bool):
-        """One token collection: ``(G_in, Γ_y, nuisance mass per head, objective)``.
+    def _member(self, Qc: np.ndarray, first: bool) -> _Member:
+        """One token collection (:class:`_Member`).
 
         Every O(L) quantity is a linear combination of the rows of ``W = [C_in; N3; Â^T]``
         (``A = Â R_a`` by Householder QR, ``Ĥ = N3 - Â K`` with ``K = Â^T N3``). No matrix is
@@ -172,7 +184,7 @@ class SubspaceReducedKernel:
         K1 = Tg @ AV + HmV
         KB = self.Tb @ sym_sqrt(Wt @ _t(Wt))
         gram = (2.0 * p.beta) ** 2 * s2 * symmetrize(_t(K1) @ K1 + _t(KB) @ KB)
-        return Gin, gram, At[:, :, p.R :].sum(axis=2), S.sum(axis=1)
+        return _Member(Gin, gram, At[:, :, p.R :].sum(axis=2), S.sum(axis=1))
 
     def step(self, eta: float):
         p, k = self.problem, self.k

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sigrec.numerics import Problem, Schedule, complexity, predict, simulate
+from sigrec.numerics import Problem, Schedule, SimulationOptions, complexity, predict, simulate
 from sigrec.theory import ENGINES, Model, certify, derive, engine_for, evaluate, evaluate_mp
 
 PRIORS = ["fixed", "rademacher(p=0.7)", "bernoulli(p=0.4)", "gaussian(mu=1, tau=1/2)",
@@ -94,12 +94,12 @@ def test_simulate_picks_the_scalar_kernels_for_k1_and_the_subspace_ones_on_reque
     p = Problem(1.0, 30, 100, 10, beta=1.3, sigma2=0.7, prior="rademacher")
     s = Schedule(eta0=0.5, k0=10, power=0.75)
     auto = simulate(p, s, steps=20, runs=3, seed=3)
-    scalar = simulate(p, s, steps=20, runs=3, seed=3, engine="scalar")
+    scalar = simulate(p, s, steps=20, runs=3, seed=3, options=SimulationOptions(engine="scalar"))
     assert auto.engine == scalar.engine == "scalar"
     np.testing.assert_array_equal(auto.overlaps, scalar.overlaps)
     np.testing.assert_array_equal(auto.rho, auto.overlaps[:, :, 0, 0])
     np.testing.assert_allclose(auto.out_gram[..., 0, 0], 1 - auto.rho**2)
-    general = simulate(p, s, steps=20, runs=3, seed=3, engine="subspace")
+    general = simulate(p, s, steps=20, runs=3, seed=3, options=SimulationOptions(engine="subspace"))
     assert general.engine == "subspace" and general.overlaps.shape == auto.overlaps.shape
 
 
@@ -111,7 +111,7 @@ def test_a_model_beyond_one_query_on_one_direction_refuses_every_scalar_engine(p
         engine_for(model, "scalar", "evaluate")
     with pytest.raises(ValueError, match=r"`prior`|`heads`"):
         model.prior  # noqa: B018 - the scalar engines read it
-    problem = Problem(1.5, 30, 100, 10, prior=prior, heads=heads)
+    problem = Problem(1.5, 30, 100, 10, prior=prior).with_heads(heads)
     with pytest.raises(ValueError, match=r"`prior`|`heads`"):
         complexity(problem, Schedule.constant(0.1), runs=20, horizon=10)
 

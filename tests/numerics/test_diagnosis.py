@@ -23,6 +23,7 @@ from scipy.optimize import brentq
 from sigrec.numerics import (
     Problem,
     Schedule,
+    SearchBudget,
     censored_quantile,
     certified_crossing,
     complexity,
@@ -87,7 +88,7 @@ def test_an_ok_result_has_no_reason_and_keeps_the_numbers_of_the_public_pieces()
 
 def test_a_search_without_a_feasible_candidate_is_refused_by_the_library():
     p, s = Problem(theta=0.5, R=100, L=900, d=5), Schedule(eta0=10.0, k0=100.0, power=1.0)
-    r = optimize_schedule(p, 0.1, 0.99, start=s, final_runs=100, horizon=3, seed=0)
+    r = optimize_schedule(p, 0.1, 0.99, start=s, budget=SearchBudget(final_runs=100, horizon=3), seed=0)
     assert r.status == "refused" and r.feasible == 0 and r.best is r.start and not r.improved
     assert r.as_dict()["reason"] == r.reason == _cli_reason(
         ["--theta", "0.5", "--R", "100", "--L", "900", "--d", "5", "--eta0", "10", "--k0", "100", "--power", "1",

@@ -10,6 +10,7 @@ from scipy.stats import ks_2samp
 from sigrec.numerics import (
     Problem,
     Schedule,
+    SimulationOptions,
     diffusion_tables,
     one_step_moments,
     simulate,
@@ -70,7 +71,7 @@ def test_diffusion_first_passage_matches_the_exact_chain_by_ks():
     p = Problem(0.5, 100, 900, 5)
     s = Schedule(10.0, 100.0, 1.0)
     fp = first_passage(p, s, 0.99, 0.1, horizon=1500, runs=3000, seed=2)
-    sim = simulate(p, s, steps=900, runs=200, rho0=0.1, seed=3, stride=1, workers=2)
+    sim = simulate(p, s, steps=900, runs=200, rho0=0.1, seed=3, stride=1, options=SimulationOptions(workers=2))
     hit = np.abs(sim.rho) >= 0.99
     h = np.where(hit.any(1), hit.argmax(1), 10_000)
     pred = np.where(fp.steps < 0, 10_000, fp.steps)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from sigrec.numerics import Problem, Schedule, complexity, predict, simulate
+from sigrec.numerics import Correction, Problem, Schedule, SimulationOptions, complexity, predict, simulate
 from sigrec.numerics._simulate._full import token_gradient
 from sigrec.theory import (
     Model,
@@ -121,7 +121,8 @@ def test_corrected_prediction_tracks_simulation_better_than_plain():
 
 def test_predict_decaying_schedule_approaches_plain_when_eta_small():
     problem = Problem(theta=1.0, R=150, L=1000, d=30)
-    pred = predict(problem, Schedule(eta0=1e-3, k0=10.0, power=0.6), 2000, 0.1, 100, finite_L=False)
+    pred = predict(problem, Schedule(eta0=1e-3, k0=10.0, power=0.6), 2000, 0.1, 100,
+                   correction=Correction(finite_L=False))
     assert np.max(np.abs(pred.rho_corrected - pred.rho_plain)) < 1e-3
     assert pred.rho_corrected[0] == pytest.approx(0.1) and pred.rho_plain[0] == pytest.approx(0.1)
 
@@ -209,7 +210,7 @@ def test_plateau_away_from_beta_one_matches_the_exact_chain():
     (the O(1/L) terms still neglected, theory/_effective/_tokens.py)."""
     p = Problem(theta=0.8, R=200, L=3200, d=20, beta=1.5)
     s = Schedule(eta0=0.02, k0=1.0, power=0.0)
-    sim = simulate(p, s, steps=1500, runs=48, seed=1, rho0=0.95, stride=50, workers=2)
+    sim = simulate(p, s, steps=1500, runs=48, seed=1, rho0=0.95, stride=50, options=SimulationOptions(workers=2))
     late = sim.rho[:, sim.record_steps >= 700].mean(axis=1)
     mean, se = late.mean(), late.std(ddof=1) / np.sqrt(late.size)
     tol = 4 * se + 0.05 * (1 - mean)
@@ -226,7 +227,7 @@ def test_complexity_away_from_beta_one_matches_the_exact_chain():
     the closed forms predicted a median of 1,532 steps; the exact chain needs about 845."""
     p = Problem(theta=0.8, R=200, L=3200, d=20, beta=1.5)
     s = Schedule(eta0=2.0, k0=20.0, power=1.0)
-    sim = simulate(p, s, steps=3000, runs=300, seed=5, stride=1, workers=2)
+    sim = simulate(p, s, steps=3000, runs=300, seed=5, stride=1, options=SimulationOptions(workers=2))
     hit = np.abs(sim.rho) >= 0.99
     steps = np.where(hit.any(axis=1), hit.argmax(axis=1), 10**6)
     c = complexity(p, s, runs=2000, seed=1)

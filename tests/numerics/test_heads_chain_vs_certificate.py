@@ -9,7 +9,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from sigrec.numerics import Problem, Schedule, simulate
+from sigrec.numerics import Problem, Schedule, SimulationOptions, simulate
 from sigrec.theory import Model, certify
 
 #: decaying steps: the fluctuation floor shrinks while the chain settles (about 11 time units of the
@@ -33,7 +33,7 @@ def _certificate(theta: float, alpha: float, heads: int):
 
 
 def _problem(theta, alpha, heads) -> Problem:
-    return Problem(theta, round(alpha * L), L, D, prior="onehot(k=2)", heads=heads)
+    return Problem(theta, round(alpha * L), L, D, prior="onehot(k=2)").with_heads(heads)
 
 
 def _feasible(M: np.ndarray) -> np.ndarray:
@@ -60,7 +60,8 @@ def test_the_chain_stays_at_certified_stable_states_and_leaves_certified_saddles
         M0 = _feasible(S + 0.03 * rng.normal(size=S.shape))
         is_stable = i < len(stable)
         sched, steps = (SMALL, 3000) if is_stable else (STEPS, 600)
-        sim = simulate(_problem(theta, alpha, heads), sched, steps=steps, runs=4, M0=M0, seed=100 + i, stride=steps)
+        sim = simulate(_problem(theta, alpha, heads), sched, steps=steps, runs=4, seed=100 + i, stride=steps,
+                       options=SimulationOptions(M0=M0))
         gaps = [float(np.linalg.norm(E - S)) for E in sim.final_overlaps]
         if is_stable:
             assert max(gaps) < 0.04, (S.round(3), gaps)  # finite-L bias and noise only

@@ -151,7 +151,8 @@ def test_every_compiled_loop_of_the_package_is_cached_in_the_checked_folder():
              if isinstance(obj, numba.core.dispatcher.Dispatcher)]
     assert len(loops) >= 10 and features.group_features in loops
     for loop in loops:
-        where = _jitcache.cache_of(loop)
+        cache = getattr(loop, "_cache", None)  # the folder its compiled code is cached in
+        where = cache.cache_path if isinstance(cache, _jitcache._Cache) else None
         assert where is not None and Path(where).parent == _jitcache.FOLDER, (loop, where)
 
 
@@ -160,7 +161,7 @@ _RUN = ("import numpy as np\n"
         "from sigrec.numerics._gradient._features import group_features\n"
         "s = simulate(Problem(theta=1.0, R=3, L=30, d=4), Schedule.constant(0.1), steps=2, runs=2, seed=0)\n"
         "z = np.linspace(-1, 1, 7); out = np.zeros(14)\n"
-        "group_features(z, z, z, z, False, 1.0, 0.5, 0.2, 0.0, 0.0, out)\n"
+        "group_features((z, z, z), z, False, (1.0, 0.5, 0.2), (0.0, 0.0), out)\n"
         "print(repr(s.rho.tolist()), repr(out.tolist()))\n")
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from sigrec.numerics import (
+    MeasureOptions,
     Problem,
     Schedule,
     diffusion_tables,
@@ -64,7 +65,8 @@ def test_inside_validity_the_measured_law_is_the_expansion(inside_law):
 def test_the_grid_shares_its_random_numbers():
     """Common random numbers: a batch's plain drift at neighbouring points moves together (the
     control variate then removes much of that shared part: what is left is less correlated)."""
-    plain = measured_law(INSIDE, ETA, grid=np.linspace(-0.8, 0.8, 5), runs=3000, seed=3, control=False)
+    plain = measured_law(INSIDE, ETA, grid=np.linspace(-0.8, 0.8, 5), runs=3000, seed=3,
+                         options=MeasureOptions(control=False))
     c = np.corrcoef(plain.batch_means.T)
     assert np.all(np.diag(c, 1) > 0.3), np.diag(c, 1)
     assert plain.batch_means.shape == (BATCHES, plain.grid.size) and not plain.control
@@ -182,7 +184,7 @@ def test_the_runs_are_chosen_from_the_requested_error():
     assert np.max(law.drift_se) <= 1.1 * target
     # the pilot's runs are the first runs of the larger sample: the same streams, kept
     assert np.all(law.runs > n0) or np.array_equal(law.drift[law.runs == n0], pilot.drift[law.runs == n0])
-    capped = measured_law(INSIDE, ETA, grid=grid, drift_se=target / 10, max_runs=2 * n0, seed=4)
+    capped = measured_law(INSIDE, ETA, grid=grid, drift_se=target / 10, seed=4, options=MeasureOptions(max_runs=2 * n0))
     assert capped.status == "limited" and np.max(capped.runs) == 2 * n0
     assert f"`max_runs` = {2 * n0:,}" in capped.reason and f"{target / 10:.3g}" in capped.reason
 
@@ -191,7 +193,7 @@ def test_the_work_after_the_pilot_is_bounded():
     grid = np.linspace(-0.5, 0.5, 3)
     n0 = pilot_runs(INSIDE)
     budget = 4 * n0 * (INSIDE.L + RUN_OVERHEAD)  # four pilots' worth of runs in all, where 3 points want far more
-    law = measured_law(INSIDE, ETA, grid=grid, drift_se=1e-7, max_work=budget, seed=4)
+    law = measured_law(INSIDE, ETA, grid=grid, drift_se=1e-7, seed=4, options=MeasureOptions(max_work=budget))
     assert law.status == "limited" and "`max_work`" in law.reason, law.reason
     assert 3 * n0 < law.runs.sum() <= 3 * n0 + 4 * n0 and np.all(law.runs % BATCHES == 0), law.runs
     runs = np.array([500, 1000, 1000])
@@ -205,10 +207,10 @@ def test_the_default_error_is_relative_to_the_drifts_scale():
     """theta = 50 moves a thousand times faster than theta = 0.05: the default error scales with the
     drift (0.02 of its largest value on the pilot grid), where an absolute 0.02 would ask for ~1e11 runs."""
     fast = Problem(theta=50, sigma2=10, prior="rademacher", R=1, L=4, d=4)
-    law = measured_law(fast, 1e-3, grid=np.array([-0.2, 0.0, 0.2]), max_work=0, seed=1)
+    law = measured_law(fast, 1e-3, grid=np.array([-0.2, 0.0, 0.2]), seed=1, options=MeasureOptions(max_work=0))
     scale = np.max(np.abs(law.drift))
     assert scale > 100 and law.target_se == pytest.approx(0.02 * scale)
-    slow = measured_law(INSIDE, ETA, grid=np.array([-0.5, 0.0, 0.5]), max_work=0, seed=1)
+    slow = measured_law(INSIDE, ETA, grid=np.array([-0.5, 0.0, 0.5]), seed=1, options=MeasureOptions(max_work=0))
     assert np.max(np.abs(slow.drift)) < 1 and slow.target_se == 0.02
 
 

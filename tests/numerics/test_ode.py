@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 from sigrec.numerics import basins, flow_map, integrate, time_to_alignment
-from sigrec.numerics._ode import find_equilibria, integrate_mp
+from sigrec.numerics._ode import find_equilibria
 from sigrec.theory import Model, evaluate, pole_exponents
+
+from ._mp_reference import integrate_mp
 
 BISTABLE = Model(theta=3.0, alpha=0.01)  # fixed prior, interior unstable equilibrium rho* < 0
 MONOTONE = Model(theta=0.8, alpha=0.3, beta=1.2, sigma2=0.7)  # beta*theta <= 1

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from sigrec.numerics import Problem, Schedule, predict
-from sigrec.numerics._planner import _corrected_end, _plateaus
+from sigrec.numerics._planner import _corrected_end
+from sigrec.numerics._plateaus import plateaus as _plateaus
 from sigrec.theory import Model, effective_drift, gradient_second_moment, stationary_alignment, validity
 
 FIELDS = ("mean_square", "out_of_plane_variance", "in_plane_variance", "out_of_plane_leading",

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from sigrec.numerics import Problem, Schedule, complexity, diffusion_tables, optimize_schedule
+from sigrec.numerics import Problem, Schedule, SearchBudget, complexity, diffusion_tables, optimize_schedule
 from sigrec.numerics._diffusion._tables import plateau_at
 
 P = Problem(0.5, 300, 3300, 30)
@@ -38,8 +38,8 @@ def test_above_the_target_and_at_a_constant_step_the_note_says_so():
 
 def test_the_schedule_search_reports_each_candidate():
     seen = []
-    search = optimize_schedule(P, 0.1, 0.95, start=Schedule(eta0=20.0, k0=200.0, power=1.0), runs=40,
-                               final_runs=40, horizon=3000, refine=1, maxfev=4,
+    search = optimize_schedule(P, 0.1, 0.95, start=Schedule(eta0=20.0, k0=200.0, power=1.0),
+                               budget=SearchBudget(runs=40, final_runs=40, horizon=3000, refine=1, maxfev=4),
                                progress=lambda stage, done, total: seen.append((stage, done, total)))
     stages = [s for s, _, _ in seen]
     assert stages[0] == "start" and "grid" in stages and stages[-1] == "final"

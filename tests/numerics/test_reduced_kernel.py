@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.stats import ks_2samp
 
-from sigrec.numerics import Problem, Schedule, simulate, spawn_generators
+from sigrec.numerics import Problem, Schedule, SimulationOptions, simulate, spawn_generators
 from sigrec.numerics._simulate._reduced import ReducedKernel
 
 MODELS = [
@@ -50,8 +50,8 @@ def test_scores_beyond_the_double_range_keep_the_law_of_the_full_chain():
     sched = Schedule(eta0=1e-5, k0=1.0, power=0.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        red = simulate(p, sched, steps=3, runs=1500, simulator="reduced", seed=21)
-    full = simulate(p, sched, steps=3, runs=1500, simulator="full", seed=22)
+        red = simulate(p, sched, steps=3, runs=1500, options=SimulationOptions(simulator="reduced"), seed=21)
+    full = simulate(p, sched, steps=3, runs=1500, options=SimulationOptions(simulator="full"), seed=22)
     for k in (1, 3):
         assert ks_2samp(red.rho[:, k], full.rho[:, k]).pvalue > 1e-3
     assert np.all(np.isfinite(red.noise_mass)) and np.all(np.isfinite(red.objective))

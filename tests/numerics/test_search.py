@@ -12,11 +12,11 @@ import math
 import numpy as np
 import pytest
 
-from sigrec.numerics import Problem, Schedule, complexity, diffusion_tables, optimize_schedule
+from sigrec.numerics import Problem, Schedule, SearchBudget, complexity, diffusion_tables, optimize_schedule
 from sigrec.numerics._diffusion._search import CommonPaths, step_limit
 from sigrec.theory import validity
 
-BUDGET = dict(runs=400, final_runs=1000, horizon=20_000, refine=2, maxfev=20, seed=0)
+BUDGET = dict(budget=SearchBudget(runs=400, final_runs=1000, horizon=20_000, refine=2, maxfev=20), seed=0)
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,8 @@ def test_the_issue_example_is_improved_on_the_same_paths_and_never_worse(issue):
     r = optimize_schedule(p, None, 0.99, start=start, tables=tab, **BUDGET)
     # the start is a candidate: the first row, and its final numbers are complexity's on the same seed
     assert r.table[0]["stage"] == "start" and (r.table[0]["eta0"], r.table[0]["k0"], r.table[0]["power"]) == (2, 20, 1)
-    ref = complexity(p, start, None, 0.99, runs=BUDGET["final_runs"], horizon=BUDGET["horizon"], seed=0, tables=tab)
+    ref = complexity(p, start, None, 0.99, runs=BUDGET["budget"].final_runs, horizon=BUDGET["budget"].horizon,
+                     seed=0, route=tab)
     assert r.start.schedule == start and r.start.q90_steps == ref.q90_steps and r.start.median_steps == ref.median_steps
     assert r.best.q90_steps <= r.start.q90_steps
     assert r.improved and r.best is r.winner and r.best.q90_steps < r.start.q90_steps
@@ -70,7 +71,7 @@ def test_a_start_the_grid_cannot_match_is_never_made_worse(issue):
     best_grid = min((t for t in grid if t["feasible"]), key=lambda t: t["q90_steps"])
     assert best_grid["q90_steps"] > r.table[0]["q90_steps"]
     old = complexity(p, Schedule(best_grid["eta0"], best_grid["k0"], best_grid["power"]), 0.1, 0.99,
-                     runs=BUDGET["final_runs"], horizon=BUDGET["horizon"], seed=0, tables=tab)
+                     runs=BUDGET["budget"].final_runs, horizon=BUDGET["budget"].horizon, seed=0, route=tab)
     assert old.q90_steps > r.start.q90_steps
     # the new search never returns worse than the start, on the same paths
     assert r.best.q90_steps <= r.start.q90_steps
@@ -93,13 +94,13 @@ def test_bad_start_and_budget_are_refused(issue):
     with pytest.raises(ValueError, match="`start`"):
         optimize_schedule(p, start=(2, 20, 1), tables=tab)
     with pytest.raises(ValueError, match="`maxfev`"):
-        optimize_schedule(p, start=Schedule(), maxfev=1, tables=tab)
+        optimize_schedule(p, start=Schedule(), budget=SearchBudget(maxfev=1), tables=tab)
 
 
 def test_no_feasible_candidate_is_a_refused_search(issue):
     p, tab = issue
-    r = optimize_schedule(p, None, 0.99, start=Schedule(2, 20, 1), runs=50, final_runs=50, horizon=5, refine=1,
-                          maxfev=4, tables=tab)
+    r = optimize_schedule(p, None, 0.99, start=Schedule(2, 20, 1),
+                          budget=SearchBudget(runs=50, final_runs=50, horizon=5, refine=1, maxfev=4), tables=tab)
     assert r.status == "refused" and r.reason.startswith("no schedule") and r.feasible == 0
     assert not any(row["feasible"] for row in r.table) and r.best is r.start is r.winner
     assert math.isfinite(step_limit(p, Schedule()))

@@ -5,10 +5,17 @@ import pytest
 from scipy import stats
 
 import sigrec.numerics._simulate._reduced as reduced_module
-from sigrec.numerics import Problem, Schedule, simulate
-from sigrec.numerics._simulate._full import draw_tokens, pooled_objective, token_gradient
+from sigrec.numerics import Problem, Schedule, SimulationOptions, simulate
+from sigrec.numerics._simulate._full import draw_tokens, softmax_rows, token_gradient
 
 SCHEDULE = Schedule(eta0=0.5, k0=1.0, power=0.75)
+
+
+def pooled_objective(X: np.ndarray, q: np.ndarray, beta: float) -> np.ndarray:
+    """``||f_q(X)||^2`` for token collections ``X`` (..., L, d) and queries ``q`` (..., d)."""
+    a = softmax_rows(beta * np.matmul(X, q[..., :, None])[..., 0])
+    f = np.matmul(a[..., None, :], X)[..., 0, :]
+    return np.sum(f * f, axis=-1)
 
 
 # ---------------------------------------------------------------- gradient
@@ -57,8 +64,10 @@ def test_softmax_does_not_overflow():
 
 def _both(kw, steps, runs, rho0=0.3, schedule=SCHEDULE):
     p = Problem(**kw)
-    red = simulate(p, schedule, steps=steps, runs=runs, simulator="reduced", rho0=rho0, seed=11)
-    full = simulate(p, schedule, steps=steps, runs=runs, simulator="full", rho0=rho0, seed=12)
+    red = simulate(p, schedule, steps=steps, runs=runs, rho0=rho0, seed=11,
+                   options=SimulationOptions(simulator="reduced"))
+    full = simulate(p, schedule, steps=steps, runs=runs, rho0=rho0, seed=12,
+                    options=SimulationOptions(simulator="full"))
     return red, full
 
 
@@ -117,9 +126,9 @@ def test_reduced_equals_full_in_law_many_steps(kw):
 @pytest.mark.parametrize("simulator", ["reduced", "full"])
 def test_same_seed_same_bits(simulator):
     p = Problem(theta=1.0, R=4, L=20, d=6, prior="rademacher", batch=2)
-    a = simulate(p, SCHEDULE, steps=5, runs=7, simulator=simulator, seed=123)
-    b = simulate(p, SCHEDULE, steps=5, runs=7, simulator=simulator, seed=123)
-    c = simulate(p, SCHEDULE, steps=5, runs=7, simulator=simulator, seed=124)
+    a = simulate(p, SCHEDULE, steps=5, runs=7, options=SimulationOptions(simulator=simulator), seed=123)
+    b = simulate(p, SCHEDULE, steps=5, runs=7, options=SimulationOptions(simulator=simulator), seed=123)
+    c = simulate(p, SCHEDULE, steps=5, runs=7, options=SimulationOptions(simulator=simulator), seed=124)
     np.testing.assert_array_equal(a.rho, b.rho)
     np.testing.assert_array_equal(a.objective, b.objective)
     assert not np.array_equal(a.rho, c.rho)
@@ -132,7 +141,7 @@ def test_uniform_start_law_and_shared_between_simulators():
     sim = simulate(p, SCHEDULE, steps=1, runs=4000, seed=5)
     u = (sim.initial_rho + 1) / 2
     assert stats.kstest(u, stats.beta((d - 1) / 2, (d - 1) / 2).cdf).pvalue > 1e-3
-    full = simulate(p, SCHEDULE, steps=1, runs=20, simulator="full", seed=5)
+    full = simulate(p, SCHEDULE, steps=1, runs=20, options=SimulationOptions(simulator="full"), seed=5)
     np.testing.assert_array_equal(full.initial_rho, sim.initial_rho[:20])
 
 
@@ -158,6 +167,15 @@ def test_strong_signal_aligns_and_the_noise_floor_shrinks_with_L():
     assert 0 < gaps[1] < 0.01 and gaps[1] < gaps[0] / 3
 
 
+def test_fraction_aligned_counts_the_runs_that_end_aligned():
+    p = Problem(theta=1.0, R=2, L=6, d=4)
+    sim = simulate(p, SCHEDULE, steps=4, runs=9, seed=0)
+    final = np.abs(sim.final_rho)
+    cut = float(np.sort(final)[4])
+    assert sim.fraction_aligned(cut) == 5 / 9
+    assert sim.fraction_aligned(0.0) == 1.0 and sim.fraction_aligned(1.01) == 0.0
+
+
 def test_save_roundtrip(tmp_path):
     p = Problem(theta=1.0, R=2, L=6, d=4)
     sim = simulate(p, SCHEDULE, steps=4, runs=2, seed=0)
@@ -181,7 +199,7 @@ def test_bad_problem_names_the_parameter(kwargs, name):
 @pytest.mark.parametrize(
     "kwargs, name",
     [(dict(steps=0), "steps"), (dict(runs=0), "runs"), (dict(rho0=1.2), "rho0"), (dict(stride=0), "stride"),
-     (dict(simulator="mid"), "simulator"), (dict(seed=-1), "seed")],
+     (dict(options=SimulationOptions(simulator="mid")), "simulator"), (dict(seed=-1), "seed")],
 )
 def test_bad_simulation_arguments(kwargs, name):
     base = dict(steps=2, runs=2)

@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sigrec.numerics import Problem, Schedule, gradient_features, measured_law, simulate, spawn_generators
+from sigrec.numerics import (
+    MeasureOptions,
+    Problem,
+    Schedule,
+    gradient_features,
+    measured_law,
+    simulate,
+    spawn_generators,
+)
 from sigrec.numerics._diffusion._measured import usable_features
 from sigrec.numerics._gradient._influence import feature_names, step_features
 
@@ -59,7 +67,7 @@ def test_the_control_variate_keeps_the_plain_mean(problem):
     grid = np.array([-0.6, 0.1, 0.7])
     eta = 0.03
     cv = measured_law(problem, eta, grid=grid, runs=1200, seed=1)
-    plain = measured_law(problem, eta, grid=grid, runs=16000, seed=2, control=False)
+    plain = measured_law(problem, eta, grid=grid, runs=16000, seed=2, options=MeasureOptions(control=False))
     assert cv.control and not plain.control
     z = (cv.drift - plain.drift) / np.hypot(cv.drift_se, plain.drift_se)
     assert np.all(np.abs(z) < 4), (z, cv.drift, plain.drift)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sigrec.numerics import Problem, Schedule, exits, simulate
+from sigrec.numerics import Problem, Schedule, SimulationOptions, exits, simulate
 from sigrec.numerics._simulate._driver import LONG_CONTEXT, _Block, _run_unit, record_indices
 
 
@@ -35,9 +35,9 @@ CASES = [
 def test_stopped_runs_follow_the_unstopped_paths_to_their_exit(problem, simulator, steps, eta, rho0, interval):
     a, b = interval
     sched = Schedule.constant(eta)
-    kw = dict(steps=steps, runs=16, rho0=rho0, seed=11, simulator=simulator, stride=1)
-    free = simulate(problem, sched, **kw)
-    stopped = simulate(problem, sched, stop_outside=interval, **kw)
+    kw = dict(steps=steps, runs=16, rho0=rho0, seed=11, stride=1)
+    free = simulate(problem, sched, options=SimulationOptions(simulator=simulator), **kw)
+    stopped = simulate(problem, sched, options=SimulationOptions(simulator=simulator, stop_outside=interval), **kw)
     f_free, f_stop = _first_exit(free.rho, a, b), _first_exit(stopped.rho, a, b)
     assert (f_free >= 0).sum() >= 8, "the case must exit for most runs to test anything"
     np.testing.assert_array_equal(f_free, f_stop)
@@ -57,7 +57,8 @@ def test_the_loop_ends_when_every_run_has_stopped():
     call is far cheaper than the unstopped one: checked by the draws, not by a clock)."""
     problem = Problem(3.0, 40, 200, 3)
     sched = Schedule.constant(0.3)
-    stopped = simulate(problem, sched, steps=5000, runs=6, rho0=0.5, seed=3, stop_outside=(0.0, 0.6), stride=50)
+    stopped = simulate(problem, sched, steps=5000, runs=6, rho0=0.5, seed=3, stride=50,
+                       options=SimulationOptions(stop_outside=(0.0, 0.6)))
     free = simulate(problem, sched, steps=60, runs=6, rho0=0.5, seed=3, stride=1)
     k = _first_exit(free.rho, 0.0, 0.6)
     assert np.all(k >= 0)
@@ -67,7 +68,8 @@ def test_the_loop_ends_when_every_run_has_stopped():
 
 def test_a_start_outside_stops_at_once():
     problem = Problem(1.0, 10, 100, 3)
-    sim = simulate(problem, Schedule.constant(0.1), steps=20, runs=4, rho0=0.9, seed=1, stop_outside=(-0.5, 0.5))
+    sim = simulate(problem, Schedule.constant(0.1), steps=20, runs=4, rho0=0.9, seed=1,
+                   options=SimulationOptions(stop_outside=(-0.5, 0.5)))
     assert np.all(sim.rho == 0.9)
     assert np.all(np.isnan(sim.noise_mass))
 
@@ -78,7 +80,7 @@ def test_chunked_long_context_kernel_retires_runs_too():
     kw = dict(steps=12, runs=4, rho0=0.3, seed=2, stride=1)
     free = simulate(problem, sched, **kw)
     lo, hi = -0.9, float(np.median(free.rho[:, 4]))  # about half the runs exit by step 4
-    stopped = simulate(problem, sched, stop_outside=(lo, hi), **kw)
+    stopped = simulate(problem, sched, options=SimulationOptions(stop_outside=(lo, hi)), **kw)
     k = _first_exit(free.rho, lo, hi)
     assert 0 < (k >= 0).sum()
     np.testing.assert_array_equal(k, _first_exit(stopped.rho, lo, hi))
@@ -92,19 +94,21 @@ def test_a_block_of_runs_on_a_worker_stops_them_as_inline():
     those runs of the inline call."""
     problem = Problem(2.0, 20, 200, 3)
     sched = Schedule.constant(0.05)
-    inline = simulate(problem, sched, steps=300, runs=8, rho0=0.0, seed=4, stop_outside=(-0.45, 0.5))
+    inline = simulate(problem, sched, steps=300, runs=8, rho0=0.0, seed=4,
+                      options=SimulationOptions(stop_outside=(-0.45, 0.5)))
     record = record_indices(300, 1)
     block = _Block(problem, "scalar", "reduced", 4, 8, 3, 8, 0.0, sched.eta(np.arange(300)), record, (-0.45, 0.5))
-    overlaps, gram, noise, *_ = _run_unit(block)
-    np.testing.assert_array_equal(overlaps, inline.overlaps[3:])
-    np.testing.assert_array_equal(gram, inline.out_gram[3:])
-    np.testing.assert_array_equal(noise, inline.noise_mass[3:])
+    out = _run_unit(block)
+    np.testing.assert_array_equal(out.overlaps, inline.overlaps[3:])
+    np.testing.assert_array_equal(out.out_gram, inline.out_gram[3:])
+    np.testing.assert_array_equal(out.noise_mass, inline.noise_mass[3:])
 
 
 @pytest.mark.parametrize("bad", [(0.5, 0.5), (0.6, -0.2), (0.1,), "ab", (0.0, float("nan"))])
 def test_a_bad_interval_is_refused_by_name(bad):
     with pytest.raises(ValueError, match="stop_outside"):
-        simulate(Problem(1.0, 10, 100, 3), Schedule.constant(0.1), steps=5, runs=2, seed=1, stop_outside=bad)
+        simulate(Problem(1.0, 10, 100, 3), Schedule.constant(0.1), steps=5, runs=2, seed=1,
+                 options=SimulationOptions(stop_outside=bad))
 
 
 @pytest.mark.parametrize("d, batch", [(2, 1), (3, 2), (7, 1)])

@@ -6,7 +6,7 @@ import pytest
 from scipy import linalg, stats
 
 import sigrec.numerics._simulate._subspace_reduced as reduced_module
-from sigrec.numerics import Problem, Schedule, simulate, start_law
+from sigrec.numerics import Problem, Schedule, SimulationOptions, simulate, start_law
 from sigrec.numerics._simulate._full import token_gradient
 from sigrec.numerics._simulate._stiefel import WishartRoot, haar_overlap, principal_angles, retract
 from sigrec.numerics._simulate._subspace_full import heads_objective, riemannian_step
@@ -85,13 +85,13 @@ def test_principal_angles_match_scipy():
 
 
 def _problem(law, heads=1, **kw) -> Problem:
-    return Problem(prior=law, heads=heads, **kw)
+    return Problem(prior=law, **kw).with_heads(heads)
 
 
 def _both(kw, heads, M0, steps, runs, schedule=STEP):
     p = _problem(heads=heads, **kw)
-    red = simulate(p, schedule, steps=steps, runs=runs, M0=M0, seed=11)
-    full = simulate(p, schedule, steps=steps, runs=runs, M0=M0, seed=12, simulator="full")
+    red = simulate(p, schedule, steps=steps, runs=runs, options=SimulationOptions(M0=M0), seed=11)
+    full = simulate(p, schedule, steps=steps, runs=runs, options=SimulationOptions(M0=M0, simulator="full"), seed=12)
     return red, full
 
 
@@ -182,9 +182,10 @@ def test_the_law_comparison_detects_a_wrong_reduction(monkeypatch):
 def test_full_with_one_direction_and_one_head_is_the_scalar_full_chain(prior, batch):
     """Same seed, same draws in the same order: the paths agree to rounding."""
     kw = dict(theta=1.5, R=6, L=20, d=8, beta=1.2, sigma2=0.7, batch=batch)
-    scalar = simulate(Problem(prior=prior, **kw), STEP, steps=12, runs=5, simulator="full", rho0=0.2, seed=3)
-    sub = simulate(Problem(prior=prior, **kw), STEP, steps=12, runs=5, simulator="full", M0=[[0.2]], seed=3,
-                   engine="subspace")
+    scalar = simulate(Problem(prior=prior, **kw), STEP, steps=12, runs=5, rho0=0.2, seed=3,
+                      options=SimulationOptions(simulator="full"))
+    sub = simulate(Problem(prior=prior, **kw), STEP, steps=12, runs=5, seed=3,
+                   options=SimulationOptions(simulator="full", M0=[[0.2]], engine="subspace"))
     np.testing.assert_allclose(sub.overlaps[:, :, 0, 0], scalar.rho, rtol=0, atol=1e-10)
     np.testing.assert_allclose(sub.objective, scalar.objective, rtol=1e-10)
     np.testing.assert_allclose(sub.noise_mass, scalar.noise_mass, rtol=1e-10)
@@ -197,7 +198,8 @@ def test_reduced_with_one_direction_and_one_head_has_the_scalar_reduced_law(law)
     prior = "rademacher" if law == "rademacher" else "fixed"
     schedule = Schedule(eta0=0.8, k0=2.0, power=0.6)
     scalar = simulate(Problem(prior=prior, **kw), schedule, steps=10, runs=2000, rho0=-0.2, seed=21)
-    sub = simulate(Problem(prior=law, **kw), schedule, steps=10, runs=2000, M0=[[-0.2]], seed=22, engine="subspace")
+    sub = simulate(Problem(prior=law, **kw), schedule, steps=10, runs=2000, seed=22,
+                   options=SimulationOptions(M0=[[-0.2]], engine="subspace"))
     for t in (1, 10):
         _same_law(sub.overlaps[:, t, 0, 0], scalar.rho[:, t])
     _same_law(sub.objective[:, 0], scalar.objective[:, 0])
@@ -205,11 +207,12 @@ def test_reduced_with_one_direction_and_one_head_has_the_scalar_reduced_law(law)
 
 def test_uniform_starts_have_the_sphere_law_and_are_shared_between_simulators():
     d = 7
-    one = simulate(Problem(1.0, 2, 6, d, prior="fixed"), STEP, steps=1, runs=3000, seed=5, engine="subspace")
+    one = simulate(Problem(1.0, 2, 6, d, prior="fixed"), STEP, steps=1, runs=3000, seed=5,
+                   options=SimulationOptions(engine="subspace"))
     assert stats.kstest(one.overlaps[:, 0, 0, 0], start_law(d).cdf).pvalue > 1e-3
-    p = Problem(1.0, 2, 6, d, prior="onehot(k=2)", heads=2)
+    p = Problem(1.0, 2, 6, d, prior="onehot(k=2)").with_heads(2)
     red = simulate(p, STEP, steps=1, runs=20, seed=5)
-    full = simulate(p, STEP, steps=1, runs=20, seed=5, simulator="full")
+    full = simulate(p, STEP, steps=1, runs=20, seed=5, options=SimulationOptions(simulator="full"))
     np.testing.assert_allclose(red.overlaps[:, 0], full.overlaps[:, 0], atol=1e-12)
     M = red.overlaps[:, 0]
     np.testing.assert_allclose(red.out_gram[:, 0] + np.swapaxes(M, 1, 2) @ M, np.broadcast_to(np.eye(2), (20, 2, 2)),
@@ -218,8 +221,9 @@ def test_uniform_starts_have_the_sphere_law_and_are_shared_between_simulators():
 
 @pytest.mark.parametrize("simulator", ["reduced", "full"])
 def test_same_seed_same_bits(simulator):
-    p = Problem(1.0, 4, 20, 9, batch=2, prior="gaussian(k=2, tau=1)", heads=2)
-    a, b, c = (simulate(p, STEP, steps=4, runs=5, simulator=simulator, seed=s) for s in (1, 1, 2))
+    p = Problem(1.0, 4, 20, 9, batch=2, prior="gaussian(k=2, tau=1)").with_heads(2)
+    a, b, c = (simulate(p, STEP, steps=4, runs=5, seed=s,
+                        options=SimulationOptions(simulator=simulator)) for s in (1, 1, 2))
     np.testing.assert_array_equal(a.overlaps, b.overlaps)
     np.testing.assert_array_equal(a.objective, b.objective)
     assert not np.array_equal(a.overlaps, c.overlaps)
@@ -235,7 +239,8 @@ RM = Schedule(eta0=1.0, k0=20.0, power=1.0)
 
 def test_two_heads_recover_the_subspace():
     """With eta_t = 1/(t + 20) the fluctuation floor shrinks like sqrt(eta_t): the angles go to 0."""
-    sim = simulate(_problem(heads=2, **STRONG), RM, steps=800, runs=6, M0=0.2 * np.eye(2), seed=7, stride=200)
+    sim = simulate(_problem(heads=2, **STRONG), RM, steps=800, runs=6, seed=7, stride=200,
+                   options=SimulationOptions(M0=0.2 * np.eye(2)))
     ang = sim.principal_angles()  # (runs, 5, 2): steps 0, 200, .., 800
     largest = np.median(ang[:, :, 1], axis=0)
     assert largest[0] > 1.3 and np.all(np.diff(largest[1:]) < 0) and largest[-1] < 0.7 * largest[1]
@@ -251,7 +256,8 @@ def test_two_heads_can_stay_collapsed_on_one_direction():
     started there, the chain stays with one principal angle near pi/2."""
     M0 = np.array([[-0.1048, -0.1048], [0.6993, 0.6993]])
     M0 /= np.linalg.norm(M0, 2)
-    sim = simulate(_problem(heads=2, **STRONG), DECAY, steps=300, runs=6, M0=M0, seed=9, stride=300)
+    sim = simulate(_problem(heads=2, **STRONG), DECAY, steps=300, runs=6, seed=9, stride=300,
+                   options=SimulationOptions(M0=M0))
     ang = sim.principal_angles()[:, -1]
     assert np.all(ang[:, 1] > 1.2) and np.all(ang[:, 0] < 0.3)
 
@@ -260,12 +266,14 @@ def test_two_heads_can_stay_collapsed_on_one_direction():
 
 
 @pytest.mark.parametrize("heads, kwargs, name", [
-    (1, dict(M0=[[2.0], [0.0]]), "M0"), (2, dict(simulator="reduced"), "d"), (1, dict(M0=[1.0, 2.0, 3.0]), "M0"),
-    (1, dict(rho0=0.3), "rho0"), (1, dict(stop_outside=(-0.9, 0.9)), "stop_outside"), (1, dict(steps=0), "steps"),
-    (1, dict(simulator="mid"), "simulator"), (1, dict(engine="scalar"), "engine"),
+    (1, dict(options=SimulationOptions(M0=[[2.0], [0.0]])), "M0"), (2, dict(options=SimulationOptions()), "d"),
+    (1, dict(options=SimulationOptions(M0=[1.0, 2.0, 3.0])), "M0"), (1, dict(rho0=0.3), "rho0"),
+    (1, dict(options=SimulationOptions(stop_outside=(-0.9, 0.9))), "stop_outside"), (1, dict(steps=0), "steps"),
+    (1, dict(options=SimulationOptions(simulator="mid")), "simulator"),
+    (1, dict(options=SimulationOptions(engine="scalar")), "engine"), (1, dict(options="full"), "options"),
 ])
 def test_bad_simulation_arguments_name_the_parameter(heads, kwargs, name):
-    p = Problem(1.0, 2, 8, 5, prior="onehot(k=2)", heads=heads)
+    p = Problem(1.0, 2, 8, 5, prior="onehot(k=2)").with_heads(heads)
     with pytest.raises(ValueError, match=f"`{name}`"):
         simulate(p, STEP, **{**dict(steps=1, runs=2), **kwargs})
 
@@ -318,7 +326,8 @@ def test_one_head_follows_the_limit_flow_of_theory():
 
     p = Problem(1.5, 3000, 10000, 10, prior="onehot(k=2)")
     r0 = [0.3, 0.1]
-    sim = simulate(p, Schedule.constant(0.02), steps=150, runs=16, M0=np.array([r0]).T, seed=1, stride=50)
+    sim = simulate(p, Schedule.constant(0.02), steps=150, runs=16, seed=1, stride=50,
+                   options=SimulationOptions(M0=np.array([r0]).T))
     for t_index, t in [(1, 1.0), (3, 3.0)]:
         limit = integrate_subspace_flow(p.model, r0, t_max=t).r
         M = sim.overlaps[:, t_index, :, 0]

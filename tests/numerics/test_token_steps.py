@@ -15,6 +15,7 @@ import pytest
 from sigrec.numerics import (
     Problem,
     Schedule,
+    SimulationOptions,
     count_token_steps,
     gradient_features,
     measured_law,
@@ -35,13 +36,13 @@ def _exit_steps(sim, steps: int) -> np.ndarray:
 def test_a_plain_simulation_counts_runs_steps_tokens_and_batch(simulator):
     p = Problem(theta=2.0, R=20, L=150, d=4, batch=3)
     with count_token_steps() as cost:
-        simulate(p, Schedule.constant(0.05), steps=7, runs=5, seed=1, simulator=simulator)
+        simulate(p, Schedule.constant(0.05), steps=7, runs=5, seed=1, options=SimulationOptions(simulator=simulator))
     assert cost.token_steps == 5 * 7 * 150 * 3 and cost.simulations == 1
     assert cost.by_sampler == {"simulate": 5 * 7 * 150 * 3} and cost.cpu_elsewhere == 0.0
 
 
 def test_a_subspace_simulation_counts_the_same_way():
-    p = Problem(theta=1.0, R=20, L=120, d=8, prior="onehot(k=2)", heads=2)
+    p = Problem(theta=1.0, R=20, L=120, d=8, prior="onehot(k=2)").with_heads(2)
     with count_token_steps() as cost:
         simulate(p, Schedule.constant(0.05), steps=4, runs=3, seed=2)
     assert cost.token_steps == 3 * 4 * 120
@@ -53,8 +54,8 @@ def test_a_stopped_run_counts_the_steps_it_took():
     p, steps = Problem(2.0, 20, 200, 3, batch=2), 300
     for simulator in ("reduced", "full"):
         with count_token_steps() as cost:
-            sim = simulate(p, Schedule.constant(0.05), steps=steps, runs=8, rho0=0.0, seed=4, stop_outside=STOP,
-                           simulator=simulator)
+            sim = simulate(p, Schedule.constant(0.05), steps=steps, runs=8, rho0=0.0, seed=4,
+                           options=SimulationOptions(stop_outside=STOP, simulator=simulator))
         exits = _exit_steps(sim, steps)
         assert 0 < exits.max() < steps  # every run stopped early: the count is not the plain one
         drawn = exits.sum() if simulator == "reduced" else exits.max() * exits.size
@@ -68,9 +69,9 @@ def test_a_cluster_counts_what_in_process_counts():
     counts = {}
     for workers in (1, 2):
         with count_token_steps() as cost:
-            simulate(p, Schedule.constant(0.05), steps=steps, runs=8, rho0=0.0, seed=4, stop_outside=STOP,
-                     workers=workers)
-            simulate(p, Schedule.constant(0.05), steps=20, runs=6, seed=5, workers=workers)
+            simulate(p, Schedule.constant(0.05), steps=steps, runs=8, rho0=0.0, seed=4,
+                     options=SimulationOptions(stop_outside=STOP, workers=workers))
+            simulate(p, Schedule.constant(0.05), steps=20, runs=6, seed=5, options=SimulationOptions(workers=workers))
         counts[workers] = cost
     assert counts[2].token_steps == counts[1].token_steps and counts[2].simulations == 2
     assert counts[1].cpu_elsewhere == 0.0 and counts[2].cpu_elsewhere > 0.0

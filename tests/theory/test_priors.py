@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import sigrec.theory._certify._scalar as certify_module
-from sigrec.numerics import Problem, Schedule, predict, simulate
+from sigrec.numerics import Problem, Schedule, SimulationOptions, predict, simulate
 from sigrec.theory import (
     Model,
     canonical_prior,
@@ -419,8 +419,8 @@ def test_positive_mean_laws_have_no_equilibrium_at_nonnegative_rho(model):
 def test_reduced_equals_full_in_law_for_each_family(spec):
     p = Problem(theta=1.5, R=8, L=30, d=5, prior=spec, beta=1.5)
     sch = Schedule(eta0=1.0, k0=1.0, power=0.75)
-    red = simulate(p, sch, steps=3, runs=1500, simulator="reduced", rho0=0.2, seed=21)
-    full = simulate(p, sch, steps=3, runs=1500, simulator="full", rho0=0.2, seed=22)
+    red = simulate(p, sch, steps=3, runs=1500, options=SimulationOptions(simulator="reduced"), rho0=0.2, seed=21)
+    full = simulate(p, sch, steps=3, runs=1500, options=SimulationOptions(simulator="full"), rho0=0.2, seed=22)
     for k in (1, 3):
         assert stats.ks_2samp(red.rho[:, k], full.rho[:, k]).pvalue > 1e-3
     assert stats.ks_2samp(red.objective[:, 0], full.objective[:, 0]).pvalue > 1e-3
@@ -430,9 +430,9 @@ def test_the_prior_reaches_the_simulator():
     """A wrong law (fixed instead of bernoulli(0.3)) is told apart by the same KS test."""
     sch = Schedule(eta0=1.0, k0=1.0, power=0.75)
     right = simulate(Problem(1.5, 8, 30, 5, prior="bernoulli(p=0.3)", beta=1.5), sch, steps=1, runs=1500, rho0=0.2,
-                     seed=21, simulator="full")
+                     seed=21, options=SimulationOptions(simulator="full"))
     wrong = simulate(Problem(1.5, 8, 30, 5, prior="fixed", beta=1.5), sch, steps=1, runs=1500, rho0=0.2, seed=22,
-                     simulator="reduced")
+                     options=SimulationOptions(simulator="reduced"))
     assert stats.ks_2samp(right.objective[:, 0], wrong.objective[:, 0]).pvalue < 1e-3
 
 

@@ -132,4 +132,4 @@ class Case:
         if not self.simulated:
             raise ValueError(f"case {self.name!r} is theory-only: it has no finite instance (R, L, d)")
         return Problem(theta=self.theta, R=self.R, L=self.L, d=self.d, beta=self.beta, sigma2=self.sigma2,
-                       prior=self.prior, heads=self.heads)
+                       prior=self.prior).with_heads(self.heads)

@@ -27,7 +27,7 @@ chain (section 2) on the case's finite instance.
   (so that one step's growth ``1 + eta F'`` matches the diffusion's ``exp(eta F')``), the fraction of
   runs reaching ``b`` before ``a`` against the scale-function probability
   (:func:`numerics.splitting_probability`), within the 99% binomial (Wilson) interval. A run
-  stops at its first exit from ``(a, b)`` (``simulate(stop_outside=(a, b))``), up to
+  stops at its first exit from ``(a, b)`` (``simulate(options=SimulationOptions(stop_outside=(a, b)))``), up to
   ``8 / (F'(rho*) eta)`` steps.
 
 **Stopping once decided** (``CheckContext.sequential``, the default; expansion route): the runs of
@@ -69,6 +69,7 @@ from ...numerics import (
     MeasuredLaw,
     Problem,
     Schedule,
+    SimulationOptions,
     censored_quantile,
     diffusion_tables,
     route_tables,
@@ -242,9 +243,9 @@ def _prediction(problem: Problem, schedule: Schedule, rho0: float, horizon: int,
 def _exact(problem: Problem, schedule: Schedule, rho0: float, horizon: int, runs: int, seed: int,
            stop: tuple | None = None):
     """The exact chain's recorded paths; ``stop = (a, b)``: each run stops where it first leaves
-    ``(a, b)`` (``simulate(stop_outside=...)``: its path up to there, so its exit, is the same)."""
-    sim = simulate(problem, schedule, steps=horizon, runs=runs, rho0=rho0, seed=seed, stride=1, workers=2,
-                   stop_outside=stop)
+    ``(a, b)`` (``SimulationOptions(stop_outside=...)``: its path up to there, so its exit, is the same)."""
+    sim = simulate(problem, schedule, steps=horizon, runs=runs, rho0=rho0, seed=seed, stride=1,
+                   options=SimulationOptions(workers=2, stop_outside=stop))
     return sim.rho
 
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...numerics import Problem, Schedule, Simulation, predict, simulate
+from ...numerics import Correction, Problem, Schedule, Simulation, SimulationOptions, predict, simulate
 from ...theory import effective_drift, gradient_second_moment, stationary_alignment
 from ._context import CheckContext
 from ._figures import FigureSpec, effective_drift_figure
@@ -104,12 +104,12 @@ def _run_case(case: EffectiveCase, runs: int, seed: int, stride: int, drag_scale
     """The :class:`EffectiveRun` of one configuration (``runs`` runs; with ``sequential``, in the looks
     of :mod:`._sequential`, stopping at the first that decides a pass: :func:`_decided`)."""
     pred = predict(case.problem, case.schedule, case.steps, case.rho0, stride, engine="scalar",
-                   drag_scale=drag_scale)
+                   correction=Correction(drag_scale=drag_scale))
     counts = look_counts(runs) if sequential else (runs,)
     sims, done, stopping = [], 0, None
     for j, n in enumerate(counts):
         sims.append(simulate(case.problem, case.schedule, steps=case.steps, runs=n - done, rho0=case.rho0,
-                             seed=block_seed(seed, j), stride=stride, workers=2))
+                             seed=block_seed(seed, j), stride=stride, options=SimulationOptions(workers=2)))
         done = n
         if n < runs and _decided(case, concat(sims), pred, runs, drag_scale):
             stopping = Stopping(n, runs, counts, "pass")
@@ -199,7 +199,7 @@ def _vanishing(case: EffectiveCase, horizon: float = 20.0) -> dict:
         eta = case.schedule.eta0 * c
         steps = round(horizon / eta)
         pred = predict(case.problem, Schedule.constant(eta), steps, case.rho0, max(1, steps // 20), engine="scalar",
-                       finite_L=False)
+                       correction=Correction(finite_L=False))
         diffs.append(float(np.max(np.abs(pred.rho_corrected - pred.rho_plain))))
     slope = float(np.polyfit(np.log(scales), np.log(np.maximum(diffs, 1e-300)), 1)[0])
     return {"scales": list(scales), "sup_difference": diffs, "loglog_slope": slope,

@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy.stats import ks_2samp
 
-from ...numerics import CrossFitMean, Problem, Schedule, gradient_features, simulate, spawn_generators
+from ...numerics import (
+    CrossFitMean,
+    Problem,
+    Schedule,
+    SimulationOptions,
+    gradient_features,
+    simulate,
+    spawn_generators,
+)
 from ...theory import effective_drift, evaluate, validity
 from ._common import _CHUNK_NORMALS, one_step_increments, scaled_problem
 from ._context import CheckContext, derive_seed
@@ -383,8 +391,9 @@ def check_reduced_exact(case: Case, ctx: CheckContext) -> list[CheckRecord]:
             Problem(theta=2.0, R=10, L=40, d=4, prior="rademacher")]
     tests: list[dict[str, Any]] = []
     for i, cfg in enumerate(sets):
-        sims = [simulate(cfg, Schedule.constant(0.2), steps=5, runs=runs, simulator=sim, rho0=0.3,
-                         seed=ctx.seed_for(case.name, "simulator.reduced_exact", i, sim))
+        sims = [simulate(cfg, Schedule.constant(0.2), steps=5, runs=runs, rho0=0.3,
+                         seed=ctx.seed_for(case.name, "simulator.reduced_exact", i, sim),
+                         options=SimulationOptions(simulator=sim))
                 for sim in ("reduced", "full")]
         for k in (1, 5):
             a, b = sims[0].rho[:, k], sims[1].rho[:, k]

@@ -28,6 +28,7 @@ import numpy as np
 from ...numerics import (
     Schedule,
     Simulation,
+    SimulationOptions,
     decisive_runs,
     effective_step,
     flow_map,
@@ -138,8 +139,8 @@ def _convergence_run(case: Case, ctx: CheckContext) -> ConvergenceRun:
     """The simulation shared by ``sga.convergence`` and ``sga.filtering`` (cached), on
     :func:`convergence_schedule`."""
     d = convergence_schedule(case, ctx)
-    sim = simulate(case.problem, d.schedule, steps=d.steps, runs=d.runs, stride=max(1, d.steps // 400), workers=2,
-                   seed=ctx.seed_for(case.name, "sga.convergence"))
+    sim = simulate(case.problem, d.schedule, steps=d.steps, runs=d.runs, stride=max(1, d.steps // 400),
+                   seed=ctx.seed_for(case.name, "sga.convergence"), options=SimulationOptions(workers=2))
     return ConvergenceRun(d, sim)
 
 

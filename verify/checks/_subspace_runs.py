@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...numerics import Schedule, simulate
+from ...numerics import Schedule, SimulationOptions, simulate
 from ...theory import evaluate, heads_equilibrium, integrate_heads, integrate_subspace_flow, principal_angles
 from ._context import CheckContext
 from ._record import CheckRecord
@@ -48,8 +48,8 @@ def gradient_noise(problem, r0, seed: int, runs: int = PILOT_RUNS) -> float:
     """``sum_j Var X_j`` of the one-step increments ``X = (r_1 - r_0)/eta`` of the exact reduced
     chain at ``r0`` (a tiny step ``eta = 1e-3``): the gradient noise per unit of ``t`` and step."""
     M0 = np.asarray(r0, float).reshape(-1, 1)
-    sim = simulate(problem.with_heads(1), Schedule.constant(PILOT_ETA), steps=1, runs=runs, M0=M0, seed=seed,
-                   engine="subspace")
+    sim = simulate(problem.with_heads(1), Schedule.constant(PILOT_ETA), steps=1, runs=runs, seed=seed,
+                   options=SimulationOptions(M0=M0, engine="subspace"))
     x = (sim.overlaps[:, 1, :, 0] - M0[:, 0]) / PILOT_ETA
     return float(np.sum(x.var(axis=0, ddof=1)))
 
@@ -124,9 +124,9 @@ def check_subspace_tracking(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     budget = _budget(ctx, "tracking_budget")
     eta = max(eta_want, runs * t_end * problem.L / budget)
     steps = math.ceil(t_end / eta)
-    sim = simulate(problem.with_heads(1), Schedule.constant(eta), steps=steps, runs=runs, engine="subspace",
-                   M0=r0.reshape(-1, 1), seed=ctx.seed_for(case.name, "subspace.tracking", repr(eta)),
-                            stride=max(1, steps // 6))
+    sim = simulate(problem.with_heads(1), Schedule.constant(eta), steps=steps, runs=runs,
+                   options=SimulationOptions(engine="subspace", M0=r0.reshape(-1, 1)),
+                   seed=ctx.seed_for(case.name, "subspace.tracking", repr(eta)), stride=max(1, steps // 6))
     r = sim.overlaps[:, :, :, 0]
     mean = r.mean(axis=0)
     se = np.sqrt(r.var(axis=0, ddof=1).sum(axis=1) / runs)
@@ -282,8 +282,9 @@ def check_subspace_convergence(case: Case, ctx: CheckContext) -> list[CheckRecor
                         f"(--budget {cost:.2g} runs it)", details)
     near, judged, rows = 0, 0, []
     for i, (M0, p, lab) in enumerate(zip(starts, preds, labels, strict=True)):
-        sim = simulate(problem.with_heads(1), schedule, steps=K, runs=per, M0=M0, engine="subspace",
-                                seed=ctx.seed_for(case.name, "subspace.convergence", i), stride=K)
+        sim = simulate(problem.with_heads(1), schedule, steps=K, runs=per,
+                       options=SimulationOptions(M0=M0, engine="subspace"),
+                       seed=ctx.seed_for(case.name, "subspace.convergence", i), stride=K)
         for r in sim.final_overlaps[:, :, 0]:
             dist = distance(m.law, r, p)
             ok = dist <= NEAR
@@ -345,8 +346,9 @@ def check_heads_angles(case: Case, ctx: CheckContext) -> list[CheckRecord]:
     last_angles: list[np.ndarray] = []
     over_time, times = [], None
     for i, M0 in enumerate(starts):
-        sim = simulate(problem.with_heads(H), schedule, steps=K, runs=per, M0=M0, engine="subspace",
-                                seed=ctx.seed_for(case.name, "heads.angles", i), stride=max(1, K // 8))
+        sim = simulate(problem.with_heads(H), schedule, steps=K, runs=per,
+                       options=SimulationOptions(M0=M0, engine="subspace"),
+                       seed=ctx.seed_for(case.name, "heads.angles", i), stride=max(1, K // 8))
         ang = sim.principal_angles()
         last_angles.extend(ang[:, -1])
         over_time.append(ang)

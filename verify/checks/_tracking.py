@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...numerics import Problem, Schedule, flow_map, integrate, simulate, time_to_alignment
+from ...numerics import Problem, Schedule, SimulationOptions, flow_map, integrate, simulate, time_to_alignment
 from ...theory import alignment_variance, evaluate
 from ._common import loglog_fit, one_step_increments, scaled_problem
 from ._context import CheckContext, equilibria
@@ -186,7 +186,7 @@ def simulate_design(d: TrackingDesign, ctx: CheckContext, case_name: str):
         steps = math.ceil(d.t_total / eta)
         sim = simulate(cfg, Schedule.constant(eta), steps=steps, runs=d.runs, rho0=d.rho0,
                        seed=ctx.seed_for(case_name, "sga.tracking", L, repr(eta)),
-                       stride=max(1, steps // 2000), workers=2)
+                       stride=max(1, steps // 2000), options=SimulationOptions(workers=2))
         results[(L, eta)] = tracking_errors(cfg.model, sim, d.start_times, d.T)
         sims[(L, eta)] = sim
     return results, sims

@@ -108,7 +108,7 @@ def problem_and_schedule(args):
     """``(numerics.Problem, numerics.Schedule)`` from :func:`add_problem_arguments` flags."""
 
     problem = Problem(theta=args.theta, R=args.R, L=args.L, d=args.d, beta=args.beta,
-                      sigma2=args.sigma2, prior=args.prior, batch=args.batch, heads=getattr(args, "heads", 1))
+                      sigma2=args.sigma2, prior=args.prior, batch=args.batch).with_heads(getattr(args, "heads", 1))
     schedule = Schedule.constant(args.eta0) if args.power == 0 else Schedule(eta0=args.eta0, k0=args.k0,
                                                                              power=args.power)
     return problem, schedule

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import time
 
-from ...numerics import certified_crossing, complexity, optimize_schedule, route_tables, scaling_exponents
+from ...numerics import SearchBudget, certified_crossing, complexity, optimize_schedule, route_tables, scaling_exponents
 from ._args import (
     add_executor_arguments,
     add_json_flag,
@@ -166,8 +166,9 @@ def _search(args, problem, schedule):
         def progress(stage, done, total):
             bar.update(task, description=f"schedule search: {stage}", completed=done, total=total)
 
-        return optimize_schedule(problem, args.rho0, args.target, start=schedule, final_runs=args.runs,
-                                 horizon=args.horizon, seed=args.seed, progress=progress)
+        return optimize_schedule(problem, args.rho0, args.target, start=schedule,
+                                 budget=SearchBudget(final_runs=args.runs, horizon=args.horizon), seed=args.seed,
+                                 progress=progress)
 
 
 def _print_tail(args, out, given, routed, search) -> None:

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from ...numerics import simulate
+from ...numerics import SimulationOptions, simulate
 from ._args import (
     add_executor_arguments,
     add_json_flag,
@@ -89,8 +89,9 @@ def run(args) -> int:
         if bar is not None:
             bar.start()
         with executor_from_args(args), quiet_numerics():
-            sim = simulate(problem, schedule, steps=args.steps, runs=args.runs, simulator=args.simulator,
-                           rho0=args.rho0, M0=M0, seed=seed, stride=args.stride, progress=callback)
+            sim = simulate(problem, schedule, steps=args.steps, runs=args.runs, rho0=args.rho0, seed=seed,
+                           stride=args.stride,
+                           options=SimulationOptions(simulator=args.simulator, M0=M0, progress=callback))
     finally:
         if bar is not None:
             bar.stop()

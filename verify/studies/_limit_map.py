@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ...core.validate import instance, integer, real
-from ...numerics import CrossFitMean, Problem, feature_names, measured_law, usable_features
+from ...numerics import CrossFitMean, MeasureOptions, Problem, feature_names, measured_law, usable_features
 from ...theory import Model, effective_drift, evaluate
 from ..checks import controlled_draws, derive_seed
 
@@ -345,7 +345,7 @@ def _with_expansion(out: LimitDistance, eta: float, seed: int, max_normals: int)
     problem, ff = out.problem, out.finite
     target = ff.target_se * ff.scale
     max_runs = max(1000, max_normals // (3 * problem.L))
-    law = measured_law(problem, eta, grid=ff.rho, drift_se=target, max_runs=max_runs, seed=seed)
+    law = measured_law(problem, eta, grid=ff.rho, drift_se=target, seed=seed, options=MeasureOptions(max_runs=max_runs))
     drift, drift_se = np.asarray(law.drift, float), np.asarray(law.drift_se, float)
     expected = np.asarray(effective_drift(problem.model, ff.rho, eta, problem.d, problem.L).drift, float)
     err, err_se, at = _worst(drift - expected, drift_se, ff.rho, ff.scale)

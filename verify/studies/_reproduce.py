@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ...numerics import Problem, Schedule, current_executor, predict, simulate
+from ...numerics import Problem, Schedule, SimulationOptions, current_executor, predict, simulate
 from ..checks import PRESETS as _BY_NAME
 from ..checks import preset_named
 from ..suite import PAPER_MEAN_FINAL_ALIGNMENT
@@ -182,9 +182,9 @@ def run_config(theta, R, N, protocol: Protocol = PROTOCOL, seed_offset=0, progre
     problem = Problem(theta=theta, R=R, L=R + N, d=protocol.d, batch=protocol.batch)
     sched = protocol.schedule
     t0 = time.perf_counter()
-    sim = simulate(problem, sched, steps=protocol.steps, runs=protocol.runs, simulator=protocol.simulator,
-                   seed=protocol.seed + seed_offset, stride=protocol.stride, progress=progress,
-                   workers=protocol.workers)
+    sim = simulate(problem, sched, steps=protocol.steps, runs=protocol.runs, seed=protocol.seed + seed_offset,
+                   stride=protocol.stride, options=SimulationOptions(simulator=protocol.simulator, progress=progress,
+                                                                     workers=protocol.workers))
     wall = time.perf_counter() - t0
     r0, rf = sim.initial_rho, sim.final_rho
     theory = against_theory(sim)

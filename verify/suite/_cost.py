@@ -55,7 +55,7 @@ def _warm_up(config) -> None:
         p = Problem(theta=1.0, R=2, L=8, d=d)
         simulate(p, Schedule.constant(0.1), steps=1, runs=1, seed=0)
         measured_law(p, 0.1, grid=np.array([-0.5, 0.5]), runs=500, seed=0)
-    simulate(Problem(theta=1.0, R=2, L=8, d=8, prior="onehot(k=2)", heads=2), Schedule.constant(0.1), steps=1,
+    simulate(Problem(theta=1.0, R=2, L=8, d=8, prior="onehot(k=2)").with_heads(2), Schedule.constant(0.1), steps=1,
              runs=1, seed=0)
 
 

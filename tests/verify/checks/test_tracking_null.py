@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from sigrec.numerics import Schedule, simulate
+from sigrec.numerics import Schedule, SimulationOptions, simulate
 from sigrec.verify.checks import QUICK, Case
 from sigrec.verify.checks._tracking import TRACK_FALSE_ALARM, _design, noise_null, tracking_errors
 
@@ -30,7 +30,7 @@ def _exact_worst(case: Case):
     d = _design(case.problem, QUICK, 1)
     steps = math.ceil(d.t_total / d.eta_min)
     sim = simulate(d.base, Schedule.constant(d.eta_min), steps=steps, runs=RUNS, rho0=d.rho0, seed=11,
-                   stride=max(1, steps // 2000), workers=1)
+                   stride=max(1, steps // 2000), options=SimulationOptions(workers=1))
     return d, tracking_errors(d.base.model, sim, d.start_times, d.T).max(axis=1)
 
 

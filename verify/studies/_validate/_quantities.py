@@ -291,7 +291,7 @@ def _expansion_decaying(m: DrawnModel, profile: Profile, sched: Schedule, steps:
     tab = _tables(p)
     seed = _stream(m, profile, 2)
     bd = band(p, sched, steps, profile.trajectory_rho0, stride=stride, runs=profile.prediction_runs, seed=seed,
-              tables=tab)
+              route=tab)
     widen = math.sqrt(1.0 + runs / profile.prediction_runs)  # the prediction's own quantile error
     for i in (2, -1):
         k = recorded[i]
@@ -304,7 +304,7 @@ def _expansion_decaying(m: DrawnModel, profile: Profile, sched: Schedule, steps:
     if isinstance(target, Comparison):
         return [*out, target]
     cx = complexity(p, sched, profile.trajectory_rho0, target, runs=profile.prediction_runs, horizon=steps,
-                    seed=seed + 1, tables=tab)
+                    seed=seed + 1, route=tab)
     first = first_hits(chain, target, never=steps + 1).astype(float)
     se = widen * order_se(first, 0.5)
     detail = {"theory_q10": cx.q10_steps, "theory_q90": cx.q90_steps, "prediction_runs": profile.prediction_runs}

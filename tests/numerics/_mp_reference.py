@@ -1,4 +1,9 @@
-"""The mpmath reference path: adaptive Gragg–Bulirsch–Stoer on ``dy/dt = j'(tanh y)``."""
+"""The mpmath reference path of the tests: adaptive Gragg–Bulirsch–Stoer on ``dy/dt = j'(tanh y)``.
+
+It integrates the ODE of :mod:`sigrec.numerics._ode` in mpmath (order ``2 * levels``) at any
+precision, using ``theory.evaluate_mp`` (the derived expressions, not the float stable forms),
+so it is independent of the float path it checks.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,8 @@ from dataclasses import dataclass
 
 import mpmath
 
-from ...theory import Model, evaluate_mp
-from ._field import check_model
+from sigrec.numerics._ode._field import check_model
+from sigrec.theory import Model, evaluate_mp
 
 
 @dataclass(frozen=True)
@@ -87,7 +92,7 @@ def integrate_mp(model: Model, rho0, t_eval, *, dps: int = 30, levels: int = 8, 
 def _gbs_step(f, y0, H, levels):
     """One extrapolated modified-midpoint step; returns (value, error estimate)."""
     f0 = f(y0)
-    table = []
+    table: list[list] = []
     for i in range(1, levels + 1):
         n = 2 * i
         h = H / n
