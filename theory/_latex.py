@@ -79,7 +79,7 @@ class _Printer(LatexPrinter):
         key = {t: (bool(t.is_number and t.is_negative), sp.count_ops(abs(t) if t.is_number else
                                                                        (-t if t.could_extract_minus_sign() else t)),
                    not t.is_number, i) for i, t in enumerate(terms)}
-        terms.sort(key=key.get)
+        terms.sort(key=lambda t: key[t])
         lead = next((t for t in terms if not t.could_extract_minus_sign()), None)
         if lead is not None:
             terms.remove(lead)

@@ -18,10 +18,10 @@ import pytest
 import sympy as sp
 
 import sigrec.theory._codegen._cache as cache
+from sigrec.theory._derivation._symbols import ARGS, rho, theta
 from sigrec.theory._effective._diffusion import _lam
 from sigrec.theory._effective._evaluate import _numpy_functions
 from sigrec.theory._field._scalar import _polynomials
-from sigrec.theory._derivation._symbols import ARGS, rho, theta
 
 
 def test_the_shipped_code_is_current():

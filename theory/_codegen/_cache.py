@@ -37,10 +37,11 @@ the numbers never change. Platforms without ``os.getuid`` build in memory.
 
 Shipped code. The package carries the generated code of the built-in cases' priors
 (``theory/_codegen/_generated/``, :data:`SHIPPED`, written by the maintainer's script
-``python .ci/generate_code.py``, outside the installed package), so that a first run on a fresh machine skips the derivations (minutes of sympy per prior). It is
-used only when the first line of its ``DIGEST`` equals the digest of the current generating
-modules (a changed derivation ignores it and derives, as before; ``tests/theory/test_generated.py``
-fails until it is regenerated). The other lines of ``DIGEST`` are a manifest, the SHA-256 of each
+``python .ci/generate_code.py``, outside the installed package), so that a first run on a
+fresh machine skips the derivations (minutes of sympy per prior). It is used only when the
+first line of its ``DIGEST`` equals the digest of the current generating modules (a changed
+derivation ignores it and derives, as before; ``tests/theory/test_generated.py`` fails until it
+is regenerated). The other lines of ``DIGEST`` are a manifest, the SHA-256 of each
 ``.code`` file's bytes (:func:`manifest_lines`): a shipped file is executed only when its bytes
 hash to its line, so a damaged or altered installed file (or one the manifest does not list) is
 not run, and the function is derived as if nothing were shipped. The manifest guards against

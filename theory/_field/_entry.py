@@ -10,7 +10,8 @@ one, and :data:`EVALUATORS` holds each engine's pair of evaluators.
 
 from __future__ import annotations
 
-from typing import Literal, overload
+from collections.abc import Callable
+from typing import Any, Literal, overload
 
 from .._model import Model, engine_for
 from ._heads import HeadsValues, evaluate_heads, evaluate_heads_mp
@@ -21,7 +22,7 @@ from ._subspace import SubspaceValues, evaluate_subspace, evaluate_subspace_mp
 
 #: ``{engine: (float64 evaluator, mpmath evaluator)}``; ``"heads"`` is the subspace engine of a
 #: model with ``H > 1`` heads (its state is the frame ``M = U^T Q``)
-EVALUATORS = {
+EVALUATORS: dict[str, tuple[Callable[..., Any], Callable[..., dict]]] = {
     "scalar": (evaluate_scalar, evaluate_scalar_mp),
     "subspace": (evaluate_subspace, evaluate_subspace_mp),
     "heads": (evaluate_heads, evaluate_heads_mp),
