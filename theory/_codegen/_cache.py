@@ -6,8 +6,7 @@ depend only on the theory's own source. :func:`cached_lambdify` stores the gener
 source of each lambdified function in the user's cache folder (:func:`cached_source`, the source a
 module prints itself: the ball functions of a ``k = 2`` region certificate), keyed by a digest of the
 generating modules (:func:`generating_modules`) and the sympy and numpy versions, so a second
-process skips both the derivation and the code generation (``sigrec complexity`` answers a
-cold instance in a few seconds). A changed derivation changes the key.
+process skips both the derivation and the code generation. A changed derivation changes the key.
 
 The generating modules are derived from the source, not listed by hand: every theory module
 that imports :func:`cached_lambdify` or :func:`cached_source`, and every theory module these

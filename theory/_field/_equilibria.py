@@ -76,12 +76,6 @@ def mixture_eigenvalues(k: int, theta, alpha, beta=1, sigma2=1):
     return curv - lam, -2 * lam
 
 
-def sparse_critical_product(k: int):
-    """``beta theta`` where the mixture's tangent eigenvalue changes sign as ``alpha -> 0``:
-    the positive root of ``c^2 + sqrt(k) c - k = 0``, ``sqrt(k) (sqrt 5 - 1) / 2``."""
-    return mpmath.sqrt(k) * (mpmath.sqrt(5) - 1) / 2
-
-
 def critical_thetas(k: int, alpha, beta=1, sigma2=1, theta_max=10.0, n_grid=400, dps=30, tol=1e-12):
     """Every ``theta`` in ``(0, theta_max]`` where the mixture's tangent eigenvalue changes sign
     (grid scan, then bisection to ``tol``), as floats, ascending."""

@@ -193,7 +193,7 @@ def integrate_heads(model: Model, M0, t_max: float = 500.0, rtol: float = 1e-10)
 
     A start whose speed is already within twice that (a restart where a run stopped) is returned
     as it is: there the stopping event's sign is round-off, and solve_ivp's root search on it
-    failed with "f(a) and f(b) must have different signs" (theta 1.5, alpha 0.05, H = k = 2)."""
+    fails ("f(a) and f(b) must have different signs")."""
     from scipy.integrate import solve_ivp
 
     M0 = _overlaps(model, M0)
