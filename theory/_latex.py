@@ -71,11 +71,9 @@ class _Printer(LatexPrinter):
         return super()._print_Pow(expr)
 
     def _as_ordered_terms(self, expr, order=None):
-        # lex order, then the positive terms first (``\rho - 1``, ``1 - \alpha``), a positive
-        # constant leading them (``1 + b\rho``)
+        # from lex order: simple terms first (``1 - \alpha + \alpha e^{b\rho}``), a negative constant
+        # last (``\rho - 1``), and a positive term leading whenever there is one (``1 + b\rho``)
         terms = list(super()._as_ordered_terms(expr, order=order))
-        # simple terms first (``1 - \alpha + \alpha e^{b\rho}``), a negative constant last
-        # (``\rho - 1``), and a positive term leading whenever there is one
         key = {t: (bool(t.is_number and t.is_negative), sp.count_ops(abs(t) if t.is_number else
                                                                        (-t if t.could_extract_minus_sign() else t)),
                    not t.is_number, i) for i, t in enumerate(terms)}
