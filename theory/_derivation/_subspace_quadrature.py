@@ -19,6 +19,7 @@ with ``w = dq/dr_i`` in coordinates: second moments, not finite differences.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import mpmath
 
@@ -60,13 +61,7 @@ def quadrature_objective(model: Model, r, dps: int = 40) -> tuple:
         perp = mpmath.sqrt(1 - norm2)
         coef = [*rr, perp]  # score coefficients on the k + 1 coordinates
         comps = _components(model, t)
-        memo = {}
-
-        def integral(n, c, mu, var):
-            key = (n, c, mu, var)
-            if key not in memo:
-                memo[key] = gaussian_integral(n, c, mu, var)
-            return memo[key]
+        integral = cache(gaussian_integral)  # each distinct one computed once per point
 
         def moment(powers):
             """``E[e^u prod x_a^{n_a}]`` over the token mixture (``powers`` has k + 1 entries)."""
