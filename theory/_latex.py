@@ -71,15 +71,13 @@ class _Printer(LatexPrinter):
         return super()._print_Pow(expr)
 
     def _as_ordered_terms(self, expr, order=None):
-        # lex order, then the positive terms first (``\rho - 1``, ``1 - \alpha``), a positive
-        # constant leading them (``1 + b\rho``)
+        # from lex order: simple terms first (``1 - \alpha + \alpha e^{b\rho}``), a negative constant
+        # last (``\rho - 1``), and a positive term leading whenever there is one (``1 + b\rho``)
         terms = list(super()._as_ordered_terms(expr, order=order))
-        # simple terms first (``1 - \alpha + \alpha e^{b\rho}``), a negative constant last
-        # (``\rho - 1``), and a positive term leading whenever there is one
         key = {t: (bool(t.is_number and t.is_negative), sp.count_ops(abs(t) if t.is_number else
                                                                        (-t if t.could_extract_minus_sign() else t)),
                    not t.is_number, i) for i, t in enumerate(terms)}
-        terms.sort(key=key.get)
+        terms.sort(key=lambda t: key[t])
         lead = next((t for t in terms if not t.could_extract_minus_sign()), None)
         if lead is not None:
             terms.remove(lead)
@@ -205,6 +203,10 @@ def compact(expr, symbols=None):
 _ONE = re.compile(r"\\(alpha|beta|gamma|delta|eta|theta|rho|sigma|xi|nu|mu|chi|pi|tau|phi|psi|omega|ell|infty|"
                   r"partial|cdot|leq|geq|le|ge|to|in|pm|mp|top|perp|dots|cdots|ldots|Delta|Sigma|Phi)\b")
 
+#: the width of the other commands that print (every one not named here: 1)
+_COMMANDS = {"sinh": 3.0, "cosh": 3.0, "tanh": 3.0, "log": 2.2, "exp": 2.4, "int": 1.5, "sum": 1.8, "lim": 2.0,
+             "mathbb": 0.0, "langle": 0.6, "rangle": 0.6, "operatorname": 0.0}
+
 
 def _group(s: str, i: int) -> tuple[str, int]:
     """The brace group starting at ``s[i] == '{'`` and the index after it."""
@@ -231,65 +233,35 @@ def width(latex: str) -> float:
         s = s.replace(k, "")
     total, i = 0.0, 0
     while i < len(s):
-        c = s[i]
-        if s.startswith(r"\frac", i) or s.startswith(r"\tfrac", i) or s.startswith(r"\dfrac", i):
-            j = s.index("{", i)
-            a, j = _group(s, j)
+        c, j = s[i], i + 1
+        if s.startswith((r"\frac", r"\tfrac", r"\dfrac"), i):
+            a, j = _group(s, s.index("{", i))
             b, j = _group(s, j)
-            scale = 0.75 if s.startswith(r"\tfrac", i) else 1.0
-            total += scale * max(width(a), width(b)) + 0.4
-            i = j
-            continue
-        if s.startswith(r"\qquad", i):
-            total += 3.6
-            i += 6
-            continue
-        if s.startswith(r"\quad", i):
-            total += 1.8
-            i += 5
-            continue
-        if s.startswith(r"\sqrt", i):
+            total += (0.75 if s.startswith(r"\tfrac", i) else 1.0) * max(width(a), width(b)) + 0.4
+        elif s.startswith(r"\qquad", i):
+            total, j = total + 3.6, i + 6
+        elif s.startswith(r"\quad", i):
+            total, j = total + 1.8, i + 5
+        elif s.startswith(r"\sqrt", i):
             j = i + 5
             if j < len(s) and s[j] == "{":
                 a, j = _group(s, j)
                 total += width(a) + 1.2
-            i = j
-            continue
-        if s.startswith(r"\text", i) or s.startswith(r"\mathrm", i) or s.startswith(r"\operatorname", i):
-            j = s.index("{", i)
-            a, j = _group(s, j)
+        elif s.startswith((r"\text", r"\mathrm", r"\operatorname"), i):
+            a, j = _group(s, s.index("{", i))
             total += 0.9 * len(a)
-            i = j
-            continue
-        mo = _ONE.match(s, i)
-        if mo:
-            total += 1.0
-            i = mo.end()
-            continue
-        if c == "\\":
-            mo = re.match(r"\\([A-Za-z]+)", s[i:])
-            if mo:
-                name = mo.group(1)
-                total += {"sinh": 3.0, "cosh": 3.0, "tanh": 3.0, "log": 2.2, "exp": 2.4, "int": 1.5, "sum": 1.8,
-                          "lim": 2.0, "mathbb": 0.0, "langle": 0.6, "rangle": 0.6, "operatorname": 0.0}.get(name, 1.0)
-                i += len(mo.group(0))
-                continue
-            total += 0.5  # escaped punctuation
-            i += 2
-            continue
-        if c in "^_":
-            if i + 1 < len(s) and s[i + 1] == "{":
-                a, j = _group(s, i + 1)
-            else:
-                a, j = s[i + 1:i + 2], i + 2
+        elif mo := _ONE.match(s, i):
+            total, j = total + 1.0, mo.end()
+        elif c == "\\":
+            cmd = re.match(r"\\([A-Za-z]+)", s[i:])
+            total += _COMMANDS.get(cmd.group(1), 1.0) if cmd else 0.5  # else escaped punctuation
+            j = i + (len(cmd.group(0)) if cmd else 2)
+        elif c in "^_":
+            a, j = _group(s, i + 1) if s[i + 1:i + 2] == "{" else (s[i + 1:i + 2], i + 2)
             total += 0.7 * width(a)
-            i = j
-            continue
-        if c in "{} ":
-            i += 1
-            continue
-        total += 1.6 if c in "+-=<>" else (0.4 if c in "()[],.;:|'" else 1.0)
-        i += 1
+        elif c not in "{} ":
+            total += 1.6 if c in "+-=<>" else (0.4 if c in "()[],.;:|'" else 1.0)
+        i = j
     return total
 
 
@@ -363,8 +335,3 @@ def display(lhs: str, expr, names: dict | None = None, limit: float = LINE_WIDTH
             cur = trial
     lines.append(cur + close + rhs_tail)
     return Display(tuple(lines))
-
-
-def plain(expr) -> str:
-    """One-line plain-text form (``sympy.sstr``), for messages only (never the notes)."""
-    return sp.sstr(expr)

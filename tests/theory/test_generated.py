@@ -7,6 +7,8 @@ be what a fresh derivation generates, and must be ignored when stale or broken.
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import inspect
 import shutil
 from pathlib import Path
@@ -16,8 +18,10 @@ import pytest
 import sympy as sp
 
 import sigrec.theory._codegen._cache as cache
-from sigrec.theory._codegen._generate import _lam, _numpy_functions, _polynomials
 from sigrec.theory._derivation._symbols import ARGS, rho, theta
+from sigrec.theory._effective._diffusion import _lam
+from sigrec.theory._effective._evaluate import _numpy_functions
+from sigrec.theory._field._scalar import _polynomials
 
 from . import _k2_programs
 
@@ -27,7 +31,7 @@ def test_the_shipped_code_is_current():
     shipped code is regenerated (a stale copy is never used, so numbers stay right; only a fresh
     machine's first run slows down)."""
     assert cache.shipped_current(), (
-        "theory/_codegen/_generated/ is stale: run `python -m sigrec.theory._codegen._generate` and commit "
+        "theory/_codegen/_generated/ is stale: run `python .ci/generate_code.py` and commit "
         "theory/_codegen/_generated/ (it is keyed to the generating modules: "
         "sigrec.theory._codegen._cache.generating_modules())")
 
@@ -65,14 +69,14 @@ def _append(path: Path, text: str) -> None:
 
 
 def test_the_generating_modules_are_the_generators_imports():
-    """The set holds the generator, the modules that define the generating functions it calls, what
+    """The set holds the modules that define the generating functions the generator calls, what
     they import (a subpackage's module such as ``_laws/_tilted.py``; ``_laws/__init__.py``, from
     which a name is imported), and not the certificates, the printing layer, or a package
     ``__init__`` only passed through (``from . import _cache`` reaches ``_cache`` alone)."""
     modules = set(cache.generating_modules())
     generating = {_defining_module(f) for f in (_numpy_functions, _lam, _polynomials)}
     assert generating == {"_effective/_evaluate.py", "_effective/_diffusion.py", "_field/_scalar.py"}
-    assert generating | {cache.GENERATOR, "_codegen/_cache.py", "_laws/_tilted.py", "_laws/__init__.py",
+    assert generating | {"_codegen/_cache.py", "_laws/_tilted.py", "_laws/__init__.py",
                          "_effective/_tokens.py", "_model.py"} <= modules
     assert not {"_certify/_scalar.py", "_latex.py", "__init__.py", "_codegen/__init__.py",
                 "_effective/_token_moments.py"} & modules
@@ -88,10 +92,10 @@ def test_an_edit_outside_the_generating_modules_keeps_both_keys(theory_copy):
     assert _keys() == before and cache.shipped_current() == current
 
 
-@pytest.mark.parametrize("module", ["_field/_scalar.py", "_laws/_tilted.py", "_codegen/_generate.py"])
+@pytest.mark.parametrize("module", ["_field/_scalar.py", "_laws/_tilted.py", "_codegen/_cache.py"])
 def test_an_edit_inside_changes_both_keys_and_staleness_shows(theory_copy, module):
     """A comment in a generating function's module, in a module it imports from a subpackage, or in
-    the generator changes both keys, so the shipped code no longer counts as current."""
+    the cache itself changes both keys, so the shipped code no longer counts as current."""
     before = _keys()
     _append(theory_copy / module, "# a comment\n")
     after = _keys()
@@ -131,12 +135,37 @@ def test_the_shipped_code_is_what_the_built_in_priors_ask_for():
         ev._numpy_functions.cache_clear()
 
 
+#: the maintainer's generator of the shipped code, outside the installed package
+GENERATOR = Path(__file__).parents[2] / ".ci" / "generate_code.py"
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("generate_code", GENERATOR)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_runtime_cache_imports_no_other_part_of_theory():
+    """``theory/_codegen`` is below the modules that generate code: it imports nothing of theory's
+    other subpackages or modules (the generator, which imports them, is ``.ci/generate_code.py``),
+    and the generator is not part of the package."""
+    folder = cache._THEORY / "_codegen"
+    for path in folder.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level >= 2:
+                assert node.level == 3 and node.module.split(".")[0] == "core", (path.name, ast.unparse(node))
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and not getattr(node, "level", 0):
+                names = [node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                assert not any(n.startswith("sigrec.theory") for n in names), (path.name, ast.unparse(node))
+    assert not (folder / "_generate.py").exists() and GENERATOR.is_file()
+    assert "_codegen/_generate.py" not in cache.generating_modules()
+
+
 @pytest.mark.slow
 def test_the_shipped_code_is_a_fresh_derivations(tmp_path):
     """Generating again (every cache off, the derivations run) writes the same functions."""
-    from sigrec.theory._codegen._generate import generate
-
-    fresh = generate(tmp_path)
+    fresh = _generator().generate(tmp_path)
     shipped = {p.stem: p.read_text() for p in cache.SHIPPED.glob("*.code")}
     assert fresh == shipped
 

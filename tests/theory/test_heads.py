@@ -148,3 +148,31 @@ def test_a_restart_where_a_run_stopped_returns_it_and_does_not_raise():
     assert np.array_equal(again.M, first.M) and again.speed == first.speed
     assert np.allclose(np.abs(first.M), np.eye(2), atol=1e-6) or np.allclose(np.abs(first.M), np.eye(2)[::-1],
                                                                                   atol=1e-6)
+
+
+def test_evaluate_takes_the_heads_like_every_other_model():
+    """``evaluate(model)`` of a model with ``H > 1`` heads dispatches to the reduced flow: the same
+    objective and flow as ``heads_objective`` / ``heads_flow`` to the bit, the principal angles, a
+    batch of frames along a leading axis, and the mpmath evaluator agreeing to rounding; naming the
+    one-query engine is refused, and ``H = 1`` keeps the one-query result."""
+    from sigrec.theory import evaluate_mp, heads_objective
+    from sigrec.theory._field._heads import HeadsValues
+
+    model = Model(1.2, 0.3, beta=1.4, sigma2=0.7, prior="onehot(k=2)", heads=2)
+    M = np.array([[0.6, 0.1], [0.3, 0.2]])
+    v = evaluate(model, M)
+    assert isinstance(v, HeadsValues)
+    assert v.objective == heads_objective(model, M)
+    np.testing.assert_array_equal(v.flow, heads_flow(model, M))
+    np.testing.assert_array_equal(v.angles, principal_angles(M))
+    batch = evaluate(model, np.stack([M, 0.5 * M]))
+    assert batch.flow.shape == (2, 2, 2) and batch.objective.shape == (2,)
+    np.testing.assert_array_equal(batch.flow[1], heads_flow(model, 0.5 * M))
+    mp = evaluate_mp(model, M, dps=30)
+    np.testing.assert_allclose(np.array(mp["flow"].tolist(), dtype=float), v.flow, rtol=1e-13, atol=1e-15)
+    assert abs(float(mp["objective"]) - v.objective) <= 1e-13 * abs(v.objective)
+    with pytest.raises(ValueError, match="give engine 'auto'"):
+        evaluate(model, M, engine="subspace")
+    with pytest.raises(ValueError, match="singular values"):
+        evaluate(model, 2 * M)
+    assert evaluate(model.with_heads(1), M[:, 0]).flow.shape == (2,)

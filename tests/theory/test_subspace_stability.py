@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from sigrec.theory import Model, critical_thetas, evaluate_mp, find_subspace_equilibria, mixture_eigenvalues
-from sigrec.theory._field._equilibria import classify, sparse_critical_product
+from sigrec.theory._field._equilibria import classify
 
 
 @pytest.mark.parametrize("k", [2, 3])
@@ -43,6 +43,12 @@ def test_critical_theta(k, alpha, expected):
     below, _ = mixture_eigenvalues(k, tc - 1e-6, alpha)
     above, _ = mixture_eigenvalues(k, tc + 1e-6, alpha)
     assert below < 0 < above
+
+
+def sparse_critical_product(k: int):
+    """``beta theta`` where the mixture's tangent eigenvalue changes sign as ``alpha -> 0``:
+    the positive root of ``c^2 + sqrt(k) c - k = 0``, ``sqrt(k) (sqrt 5 - 1) / 2``."""
+    return mpmath.sqrt(k) * (mpmath.sqrt(5) - 1) / 2
 
 
 @pytest.mark.parametrize("k", [2, 3])

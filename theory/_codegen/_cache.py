@@ -6,13 +6,11 @@ depend only on the theory's own source. :func:`cached_lambdify` stores the gener
 source of each lambdified function in the user's cache folder (:func:`cached_source`, the source a
 module prints itself: the ball functions of a ``k = 2`` region certificate), keyed by a digest of the
 generating modules (:func:`generating_modules`) and the sympy and numpy versions, so a second
-process skips both the derivation and the code generation (``sigrec complexity`` answers a
-cold instance in a few seconds). A changed derivation changes the key.
+process skips both the derivation and the code generation. A changed derivation changes the key.
 
-The generating modules are derived from the source, not listed by hand: the generator
-(``_codegen/_generate.py``) and every theory module that imports :func:`cached_lambdify` or
-:func:`cached_source`,
-and every theory module these import, transitively (read by ``ast``, relative imports
+The generating modules are derived from the source, not listed by hand: every theory module
+that imports :func:`cached_lambdify` or :func:`cached_source`, and every theory module these
+import, transitively (read by ``ast``, relative imports
 resolved; ``from package import name`` reaches ``package/__init__.py`` unless every name is a
 submodule; a package's ``__init__`` is not reached by importing one of its submodules, as it
 only re-exports). A module outside that set cannot change what is generated, so editing it
@@ -37,11 +35,12 @@ replaced (which invalidates every file). A too-long path or any ``OSError`` only
 the numbers never change. Platforms without ``os.getuid`` build in memory.
 
 Shipped code. The package carries the generated code of the built-in cases' priors
-(``theory/_codegen/_generated/``, :data:`SHIPPED`, written by ``python -m sigrec.theory._codegen._generate``), so
-that a first run on a fresh machine skips the derivations (minutes of sympy per prior). It is
-used only when the first line of its ``DIGEST`` equals the digest of the current generating
-modules (a changed derivation ignores it and derives, as before; ``tests/theory/test_generated.py``
-fails until it is regenerated). The other lines of ``DIGEST`` are a manifest, the SHA-256 of each
+(``theory/_codegen/_generated/``, :data:`SHIPPED`, written by the maintainer's script
+``python .ci/generate_code.py``, outside the installed package), so that a first run on a
+fresh machine skips the derivations (minutes of sympy per prior). It is used only when the
+first line of its ``DIGEST`` equals the digest of the current generating modules (a changed
+derivation ignores it and derives, as before; ``tests/theory/test_generated.py`` fails until it
+is regenerated). The other lines of ``DIGEST`` are a manifest, the SHA-256 of each
 ``.code`` file's bytes (:func:`manifest_lines`): a shipped file is executed only when its bytes
 hash to its line, so a damaged or altered installed file (or one the manifest does not list) is
 not run, and the function is derived as if nothing were shipped. The manifest guards against
@@ -76,13 +75,11 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 #: generated code shipped inside the package (``theory/_codegen/_generated/``, written by
-#: ``python -m sigrec.theory._codegen._generate``): ``<name>.code`` files and ``DIGEST``, the
+#: ``python .ci/generate_code.py``): ``<name>.code`` files and ``DIGEST``, the
 #: :func:`_source_digest` of the generating modules they were generated from
 SHIPPED = Path(__file__).parent / "_generated"
 #: the source folder of ``sigrec.theory``, which the digests read
 _THEORY = Path(__file__).parents[1]
-#: the generator of the shipped code, relative to :data:`_THEORY`
-GENERATOR = "_codegen/_generate.py"
 #: the names whose importers generate code (each is a root of :func:`generating_modules`)
 _ENTRIES = ("cached_lambdify", "cached_source")
 
@@ -142,8 +139,8 @@ def _imports(root: Path, path: Path) -> tuple[list[Path], bool]:
 
 def generating_modules(root: Path | None = None) -> tuple[str, ...]:
     """The theory modules the generated code comes from, as paths relative to ``root``
-    (default :data:`_THEORY`), sorted: the closure under imports of :data:`GENERATOR` and of every
-    module that imports one of :data:`_ENTRIES` (module docstring)."""
+    (default :data:`_THEORY`), sorted: the closure under imports of every module that imports
+    one of :data:`_ENTRIES` (module docstring)."""
     root = _THEORY if root is None else root
     parsed: dict[Path, tuple[list[Path], bool]] = {}
 
@@ -153,8 +150,7 @@ def generating_modules(root: Path | None = None) -> tuple[str, ...]:
         return parsed[path]
 
     # only a file that spells the name can import it: the others are not parsed for roots
-    todo = [root / GENERATOR] + [path for path in sorted(root.rglob("*.py"))
-                                 if _spells_entry(path) and imports(path)[1]]
+    todo = [path for path in sorted(root.rglob("*.py")) if _spells_entry(path) and imports(path)[1]]
     seen: set[Path] = set()
     while todo:
         path = todo.pop()
@@ -200,7 +196,7 @@ _RECORD: dict | None = None
 
 def manifest_lines(folder: Path) -> list[str]:
     """``DIGEST``'s manifest of the ``.code`` files in ``folder``: ``"<sha256>  <name>.code"``
-    per file, sorted by name (what :mod:`._generate` writes below the source digest)."""
+    per file, sorted by name (what ``.ci/generate_code.py`` writes below the source digest)."""
     return [f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.name}"
             for path in sorted(folder.glob("*.code"))]
 

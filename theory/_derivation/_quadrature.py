@@ -151,16 +151,9 @@ def _mpq(value):
 
 def random_parameters(rng: np.random.Generator, n: int) -> list[dict]:
     """``n`` random parameter points in the ranges used by the check."""
-    return [
-        dict(
-            rho=float(rng.uniform(-0.99, 0.99)),
-            theta=float(rng.uniform(0.05, 3.0)),
-            alpha=float(rng.uniform(0.01, 0.99)),
-            beta=float(rng.uniform(0.1, 3.0)),
-            sigma2=float(rng.uniform(0.1, 3.0)),
-        )
-        for _ in range(n)
-    ]
+    ranges = {"rho": (-0.99, 0.99), "theta": (0.05, 3.0), "alpha": (0.01, 0.99), "beta": (0.1, 3.0),
+              "sigma2": (0.1, 3.0)}
+    return [{name: float(rng.uniform(lo, hi)) for name, (lo, hi) in ranges.items()} for _ in range(n)]
 
 
 def cross_check(n_points: int = 4, dps: int = 50, seed: int = 0, priors=("fixed", "rademacher")) -> QuadratureResult:

@@ -19,12 +19,13 @@ with ``w = dq/dr_i`` in coordinates: second moments, not finite differences.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import mpmath
 
 from .._field._subspace import evaluate_subspace_mp
 from .._model import Model
-from ._quadrature import gaussian_integral
+from ._quadrature import _mpq, gaussian_integral
 
 
 @dataclass(frozen=True)
@@ -38,18 +39,14 @@ class SubspaceQuadrature:
     rel_diff: float
 
 
-def _fraction(value):
-    return mpmath.mpf(value.numerator) / value.denominator
-
-
 def _components(model: Model, t):
     """The informative law as ``[(prob, means of x_1..x_k, variance)]`` at the working precision."""
     s2 = mpmath.mpf(model.sigma2)
     atoms = model.law.atoms
     if atoms is not None:
-        return [(_fraction(p), [t * _fraction(v) for v in vec], s2) for p, vec in atoms]
+        return [(_mpq(p), [t * _mpq(v) for v in vec], s2) for p, vec in atoms]
     mu, tau = model.law.gaussian_moments
-    return [(mpmath.mpf(1), [t * _fraction(m) for m in mu], s2 + (t * _fraction(tau)) ** 2)]
+    return [(mpmath.mpf(1), [t * _mpq(m) for m in mu], s2 + (t * _mpq(tau)) ** 2)]
 
 
 def quadrature_objective(model: Model, r, dps: int = 40) -> tuple:
@@ -64,13 +61,7 @@ def quadrature_objective(model: Model, r, dps: int = 40) -> tuple:
         perp = mpmath.sqrt(1 - norm2)
         coef = [*rr, perp]  # score coefficients on the k + 1 coordinates
         comps = _components(model, t)
-        memo = {}
-
-        def integral(n, c, mu, var):
-            key = (n, c, mu, var)
-            if key not in memo:
-                memo[key] = gaussian_integral(n, c, mu, var)
-            return memo[key]
+        integral = cache(gaussian_integral)  # each distinct one computed once per point
 
         def moment(powers):
             """``E[e^u prod x_a^{n_a}]`` over the token mixture (``powers`` has k + 1 entries)."""

@@ -157,6 +157,26 @@ def gradient_second_moment(model: Model, rho_values, d, L, batch: int = 1, *,
 
 
 @dataclass(frozen=True)
+class DriftOptions:
+    """The variants of :func:`effective_drift` beside the derived one (the defaults).
+
+    Attributes
+    ----------
+    euler : bool
+        Include the Euler modified-equation term ``-(eta/2) F F'``.
+    drag_scale : float
+        Multiplies the drag; 1 is the derived value (other values exist to test that
+        checks fail on a wrong correction).
+    self_normalised : bool
+        Passed to :func:`gradient_second_moment` (``False``: the closed forms' weights, for tests).
+    """
+
+    euler: bool = False
+    drag_scale: float = 1.0
+    self_normalised: bool = True
+
+
+@dataclass(frozen=True)
 class EffectiveDrift:
     """Terms of the effective drift at alignments ``rho`` (arrays).
 
@@ -188,7 +208,7 @@ class EffectiveDrift:
 
 
 def effective_drift(model: Model, rho_values, eta_value, d, L, batch: int = 1, *, finite_L: bool = True,
-                    euler: bool = False, drag_scale: float = 1.0, self_normalised: bool = True) -> EffectiveDrift:
+                    options: DriftOptions = DriftOptions()) -> EffectiveDrift:
     """``F_eta(rho) = F + F_1 / L - (eta / 2) rho E |P g|^2`` (float64, broadcast).
 
     Parameters
@@ -202,18 +222,15 @@ def effective_drift(model: Model, rho_values, eta_value, d, L, batch: int = 1, *
     batch : int
     finite_L : bool
         Include the ``O(1/L)`` bias of ``E <P g, xi>`` (:attr:`finite_L_field`).
-    euler : bool
-        Include the Euler modified-equation term ``-(eta/2) F F'``.
-    drag_scale : float
-        Multiplies the drag; 1 is the derived value (other values exist to test that
-        checks fail on a wrong correction).
-    self_normalised : bool
-        Passed to :func:`gradient_second_moment` (``False``: the closed forms' weights, for tests).
+    options : DriftOptions
+        The Euler term, a scaled drag, the closed forms' weights (default: none of them).
     """
+    instance("options", options, DriftOptions, "theory._effective._evaluate.DriftOptions")
+    euler = options.euler
     r = alignments("rho", rho_values)
     e = nonnegative("eta", eta_value)
     r, e = np.broadcast_arrays(r, e)
-    G = gradient_second_moment(model, r, d, L, batch, self_normalised=self_normalised)
+    G = gradient_second_moment(model, r, d, L, batch, self_normalised=options.self_normalised)
     F = evaluate(model, r).field
     if finite_L:
         _, lam_j = _numpy_functions(model.prior)
@@ -225,7 +242,7 @@ def effective_drift(model: Model, rho_values, eta_value, d, L, batch: int = 1, *
     if euler:
         Fp = central_difference(lambda u: evaluate(model, u).field, r, _H, lo=-1.0, hi=1.0)
     with np.errstate(all="ignore"):
-        drag = drag_scale * 0.5 * e * r * G.total
+        drag = options.drag_scale * 0.5 * e * r * G.total
         eu = -0.5 * e * F * Fp if euler else np.zeros_like(r)
         drift = F + fl - drag + eu
     representable("effective drift", drift, r, {**scales(model), "eta": float(np.max(e, initial=0.0))})
@@ -268,10 +285,10 @@ def stationary_alignment(model: Model, eta_value: float, d, L, batch: int = 1, *
     ``ValueError`` if ``F_eta`` has no sign change on ``(0, 1)``.
     """
     eta_value = real("eta", eta_value, lower=0.0, strict=True)
+    options = DriftOptions(drag_scale=drag_scale, self_normalised=self_normalised)
 
     def terms(r) -> EffectiveDrift:
-        return effective_drift(model, r, eta_value, d, L, batch, finite_L=finite_L, drag_scale=drag_scale,
-                               self_normalised=self_normalised)
+        return effective_drift(model, r, eta_value, d, L, batch, finite_L=finite_L, options=options)
 
     def drift(r):
         return float(terms(r).drift)
@@ -284,7 +301,8 @@ def stationary_alignment(model: Model, eta_value: float, d, L, batch: int = 1, *
     i = idx[-1]
     root = brentq(drift, grid[i], grid[i + 1], xtol=1e-14)
     slope = central_difference(drift, root, _H, hi=1.0)
-    var_x = float(effective_drift(model, root, eta_value, d, L, batch, self_normalised=self_normalised).noise)
+    noise_options = DriftOptions(self_normalised=self_normalised)
+    var_x = float(effective_drift(model, root, eta_value, d, L, batch, options=noise_options).noise)
     spread = math.sqrt(eta_value * var_x / (2 * abs(slope))) if slope < 0 else math.inf
     return Plateau(rho=root, slope=slope, spread=spread, deficit=1.0 - root, eta=float(eta_value), d=float(d),
                    L=float(L), batch=float(batch))

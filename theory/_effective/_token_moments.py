@@ -72,6 +72,7 @@ def _tilted_means(j, m, q, beta, sigma2, rho, out_of_plane):
     rho_perp = np.sqrt(max(0.0, 1.0 - rho * rho))
     a1, a2 = j * beta * sigma2 * rho, j * beta * sigma2 * rho_perp
     first = {"1": 1.0, "c1": m + a1, "c2": a2, "n3": 0.0}
+    names: tuple[str, ...]
     if j == 2:
         vals = first
         names = E2_FEATURES

@@ -17,8 +17,7 @@ expansion of ``E sum_i a_i^k`` has the relative size ``k E_mix[w^{k+1}] / (L D E
 ``L = 3200`` it is ``0.09`` for ``k = 2`` and ``1.7`` for ``k = 3``. There the closed forms put
 ``E |P g|^2`` at 20.4 where the exact chain gives 13.0 ± 0.6 (``theta = 0.8``, ``R = 200``,
 ``d = 20``, ``rho = 0.93``), and the constant-step plateau at 0.888 instead of 0.928. At
-``beta = 1`` the same parameters are ``0.005`` and ``0.03``, which is why the error was not
-seen there.
+``beta = 1`` the same parameters are ``0.005`` and ``0.03``: there the closed forms suffice.
 
 What is computed here
 ---------------------

@@ -76,12 +76,6 @@ def mixture_eigenvalues(k: int, theta, alpha, beta=1, sigma2=1):
     return curv - lam, -2 * lam
 
 
-def sparse_critical_product(k: int):
-    """``beta theta`` where the mixture's tangent eigenvalue changes sign as ``alpha -> 0``:
-    the positive root of ``c^2 + sqrt(k) c - k = 0``, ``sqrt(k) (sqrt 5 - 1) / 2``."""
-    return mpmath.sqrt(k) * (mpmath.sqrt(5) - 1) / 2
-
-
 def critical_thetas(k: int, alpha, beta=1, sigma2=1, theta_max=10.0, n_grid=400, dps=30, tol=1e-12):
     """Every ``theta`` in ``(0, theta_max]`` where the mixture's tangent eigenvalue changes sign
     (grid scan, then bisection to ``tol``), as floats, ascending."""
@@ -105,14 +99,11 @@ def critical_thetas(k: int, alpha, beta=1, sigma2=1, theta_max=10.0, n_grid=400,
         return roots
 
 
-def _jacobian(values):
-    """``DV = H - r (g + H r)^T - <r, g> I`` from float or mpmath values."""
-    r = np.array(values["r"], dtype=object)
-    g = np.array(values["gradient"], dtype=object)
-    H = np.array(values["hessian"], dtype=object)
-    lam = float(r @ g) if r.dtype != object else r @ g
-    k = len(r)
-    return H - np.outer(r, g + H @ r) - lam * np.eye(k, dtype=object), lam
+def _jacobian(r, g, H):
+    """``DV = H - r (g + H r)^T - <r, g> I`` and ``<r, g>`` from mpmath values."""
+    r, g, H = (np.array(x, dtype=object) for x in (r, g, H))
+    lam = r @ g
+    return H - np.outer(r, g + H @ r) - lam * np.eye(len(r), dtype=object), lam
 
 
 def classify(model: Model, r, dps: int = 30) -> Equilibrium:
@@ -121,9 +112,7 @@ def classify(model: Model, r, dps: int = 30) -> Equilibrium:
     with mpmath.workdps(dps):
         vals = evaluate_subspace_mp(model, r, dps)
         rr = [mpmath.mpf(x) for x in r]
-        vals = {"r": rr, "gradient": vals["gradient"],
-                "hessian": [[vals["hessian"][i, j] for j in range(k)] for i in range(k)]}
-        DV, lam = _jacobian(vals)
+        DV, lam = _jacobian(rr, vals["gradient"], [[vals["hessian"][i, j] for j in range(k)] for i in range(k)])
         norm = mpmath.sqrt(sum(x * x for x in rr))
         on_sphere = abs(norm - 1) < mpmath.mpf(10) ** (-dps // 2)
         if on_sphere:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import mpmath
 import numpy as np
 
 from .._model import Model
@@ -68,6 +69,54 @@ def _columns(model: Model, M: np.ndarray):
 def _flow(model: Model, M: np.ndarray) -> np.ndarray:
     gamma, _, _ = _columns(model, M)
     return gamma - M @ _sym(M.T @ gamma)
+
+
+@dataclass(frozen=True)
+class HeadsValues:
+    """The reduced limit of ``H`` heads at frames ``M = U^T Q`` (what :func:`theory.evaluate` gives
+    for a model with ``heads > 1``): the summed objective ``J = sum_h j(m_h)``, ``Gamma = [g(m_h)]``
+    (the Euclidean gradient in ``M``), the flow ``dM/dt = Gamma - M sym(M^T Gamma)`` and the
+    principal angles between ``span Q`` and ``span U``.
+
+    For one frame (``M`` of shape ``(k, H)``) ``objective`` is a float, ``gradient`` and ``flow``
+    have shape ``(k, H)`` and ``angles`` ``(min(k, H),)``; for ``n`` frames every array gains a
+    leading axis of length ``n``."""
+
+    M: np.ndarray
+    objective: float | np.ndarray
+    gradient: np.ndarray
+    flow: np.ndarray
+    angles: np.ndarray
+
+
+def evaluate_heads(model: Model, M) -> HeadsValues:
+    """The reduced limit at the frame(s) ``M``, shape ``(k, H)`` or ``(n, k, H)`` (float64)."""
+    arr = np.asarray(M, dtype=float)
+    if arr.ndim == 3:
+        rows = [evaluate_heads(model, frame) for frame in arr]
+        return HeadsValues(*(np.array([getattr(v, a) for v in rows])
+                             for a in ("M", "objective", "gradient", "flow", "angles")))
+    frame = _overlaps(model, arr)
+    gamma, _, objective = _columns(model, frame)
+    return HeadsValues(frame, objective, gamma, gamma - frame @ _sym(frame.T @ gamma), principal_angles(frame))
+
+
+def evaluate_heads_mp(model: Model, M, dps: int = 40) -> dict:
+    """The reduced limit at the frame ``M`` in mpmath at ``dps`` digits: ``objective`` (mpf),
+    ``gradient`` and ``flow`` (``k x H`` mpmath matrices)."""
+    frame = _overlaps(model, M)
+    k, n = frame.shape
+    with mpmath.workdps(dps + 10):
+        fn, params = _functions(model.law, "mpmath"), [mpmath.mpf(p) for p in model.params()]
+        Mm = mpmath.matrix(frame.tolist())
+        vals = [fn(*(mpmath.mpf(x) for x in frame[:, h] / max(1.0, float(np.linalg.norm(frame[:, h])))), *params)
+                for h in range(n)]
+        gamma = mpmath.matrix([[vals[h][1][i] for h in range(n)] for i in range(k)])
+        S = Mm.T * gamma
+        flow = gamma - Mm * ((S + S.T) / 2)
+        objective = mpmath.fsum(v[0] for v in vals)
+    with mpmath.workdps(dps):
+        return {"objective": +objective, "gradient": +gamma, "flow": +flow}
 
 
 def heads_flow(model: Model, M) -> np.ndarray:
@@ -144,7 +193,7 @@ def integrate_heads(model: Model, M0, t_max: float = 500.0, rtol: float = 1e-10)
 
     A start whose speed is already within twice that (a restart where a run stopped) is returned
     as it is: there the stopping event's sign is round-off, and solve_ivp's root search on it
-    failed with "f(a) and f(b) must have different signs" (theta 1.5, alpha 0.05, H = k = 2)."""
+    fails ("f(a) and f(b) must have different signs")."""
     from scipy.integrate import solve_ivp
 
     M0 = _overlaps(model, M0)

@@ -19,8 +19,10 @@ unbounded exponent range, so no rewriting is needed, at any precision.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 import mpmath
 import numpy as np
@@ -95,7 +97,7 @@ def _polynomials(module: str):
     def slope():
         return (rho, m, m1, *ARGS[1:]), derive("fixed").slope_poly, {}
 
-    # from the verified disk cache when there (a process then skips the derivation, ~16 s)
+    # from the verified disk cache when there (a process then skips the derivation)
     return (cached_lambdify("objective-poly", objective, module),
             cached_lambdify("slope-poly", slope, module))
 
@@ -166,12 +168,31 @@ def evaluate(model: Model, rho_values) -> FieldValues:
     return FieldValues(r, obj, slope, field, nm)
 
 
+class _MpValues(NamedTuple):
+    """The mpmath values of :func:`evaluate_mp` (its keys, in order)."""
+
+    objective: object
+    slope: object
+    field: object
+    noise_mass: object
+
+
+class _MpFunctions(NamedTuple):
+    """The derived expressions lambdified for mpmath: the values at ``rho`` (proportional and
+    sparse regime) and the pole exponents ``F'(+1), F'(-1)`` (both regimes)."""
+
+    values: Callable
+    sparse_values: Callable
+    poles: Callable
+    sparse_poles: Callable
+
+
 @cache
-def _mpmath_functions(prior: Prior):
+def _mpmath_functions(prior: Prior) -> _MpFunctions:
     d = derive(prior)
     exprs = (d.objective, d.slope, d.field, d.noise_mass)
     sparse = (d.sparse.objective, d.sparse.slope, d.sparse.field, d.sparse.noise_mass)
-    return (
+    return _MpFunctions(
         sp.lambdify(ARGS, exprs, modules="mpmath"),
         sp.lambdify(ARGS, sparse, modules="mpmath"),
         sp.lambdify(ARGS[1:], (d.field_prime_plus, d.field_prime_minus), modules="mpmath"),
@@ -199,15 +220,15 @@ def evaluate_mp(model: Model, rho_value, dps: int = 50) -> dict:
     guard = math.ceil(model.prior.exponent_bound(x) / math.log(10)) + 10 if not model.sparse else 0
     work = dps + guard
     with mpmath.workdps(max(dps, work) if work <= _MP_MAX_DPS else dps + 10):
-        full, sparse, _, _ = _mpmath_functions(model.prior)
+        fns = _mpmath_functions(model.prior)
         if model.sparse:
-            vals = sparse(r, *params)
+            vals = _MpValues(*fns.sparse_values(r, *params))
         elif work <= _MP_MAX_DPS:
-            vals = full(r, *params)
+            vals = _MpValues(*fns.values(r, *params))
         else:
             vals = _mp_stable(model.prior)(r, *params)
     with mpmath.workdps(dps):
-        return dict(zip(("objective", "slope", "field", "noise_mass"), (+mpmath.mpf(v) for v in vals), strict=True))
+        return {name: +mpmath.mpf(v) for name, v in vals._asdict().items()}
 
 
 #: largest working precision (digits) for the derived forms in :func:`evaluate_mp`
@@ -219,7 +240,7 @@ def _mp_stable(law: Prior):
     (the tilted law of :func:`_stable_coefficients`, at the working precision)."""
     poly_j, poly_s = _polynomials("mpmath")
 
-    def values(r, t, a, b, s2):
+    def values(r, t, a, b, s2) -> _MpValues:
         log_m, mu1, var = law.tilted_mp(b * t * r)
         if a == 1:  # no nuisance tokens: w = 1
             w = mpmath.mpf(1)
@@ -227,7 +248,7 @@ def _mp_stable(law: Prior):
             w = 1 / (1 + mpmath.exp(mpmath.log(1 - a) - mpmath.log(a) - log_m))
         wm, wp, nm = w * mu1, b * t * w * ((1 - w) * mu1 * mu1 + var), 1 - w
         slope = poly_s(r, wm, wp, t, a, b, s2)
-        return poly_j(r, wm, t, a, b, s2), slope, (1 - r * r) * slope, nm
+        return _MpValues(poly_j(r, wm, t, a, b, s2), slope, (1 - r * r) * slope, nm)
 
     return values
 
@@ -247,8 +268,7 @@ def pole_exponents_mp(model: Model, dps: int = 30) -> tuple:
     x = float(model.beta) * float(model.theta)
     guard = math.ceil(model.prior.exponent_bound(x) / math.log(10)) + 10 if not model.sparse else 0
     with mpmath.workdps(dps + min(guard, _MP_MAX_DPS)):
-        _, _, full, sparse = _mpmath_functions(model.prior)
-        fn = sparse if model.sparse else full
-        plus, minus = fn(*_mp_params(model))
+        fns = _mpmath_functions(model.prior)
+        plus, minus = (fns.sparse_poles if model.sparse else fns.poles)(*_mp_params(model))
     with mpmath.workdps(dps):
         return +plus, +minus

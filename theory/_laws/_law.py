@@ -93,14 +93,6 @@ class Prior:
             return self.mu**2 + self.tau**2
         return sum((v * v * q for v, q in self._atoms()), Fraction(0))
 
-    @property
-    def symmetric(self) -> bool:
-        """True when ``s`` and ``-s`` have the same law (then ``M`` is even)."""
-        if self.family == "gaussian":
-            return self.mu == 0
-        law = dict(self._atoms())
-        return all(law.get(-v, 0) == q for v, q in law.items())
-
     def mgf(self, t):
         """The sympy moment generating function ``M(t)`` (exact rational parameters)."""
         if self.family == "gaussian":

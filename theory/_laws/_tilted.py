@@ -12,8 +12,33 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import cache, lru_cache
+from typing import Any, NamedTuple
 
 import numpy as np
+
+
+class TiltedBall(NamedTuple):
+    """The tilted law's ``log M``, mean ``mu1``, variance ``v`` and third cumulant ``k3 = dv/dt``
+    (``arb`` balls, or the Taylor coefficients of an ``arb_series`` ``t``; ``dmu1/dt = v``)."""
+
+    log_m: Any
+    mu1: Any
+    var: Any
+    k3: Any
+
+
+class GridMoments(NamedTuple):
+    """:class:`TiltedBall` with the fourth cumulant ``k4 = dk3/dt`` (what the grid's Taylor forms read)."""
+
+    log_m: Any
+    mu1: Any
+    var: Any
+    k3: Any
+    k4: Any
+
+    @property
+    def tilted(self) -> TiltedBall:
+        return TiltedBall(self.log_m, self.mu1, self.var, self.k3)
 
 
 def tilted(prior, t) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -37,15 +62,15 @@ def tilted(prior, t) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return top[..., 0] + np.log(total[..., 0]), mu1, var
 
 
-def tilted_ball(prior, t):
-    """``log M``, ``mu1``, ``v`` and the third central moment ``k3 = dv/dt`` of the tilted
-    law of ``prior`` at the python-flint ``arb`` ball ``t`` (rigorous enclosures;
-    ``dmu1/dt = v``), or at an ``arb_series`` ``t`` (their Taylor coefficients)."""
+def tilted_ball(prior, t) -> TiltedBall:
+    """The :class:`TiltedBall` of ``prior`` at the python-flint ``arb`` ball ``t`` (rigorous
+    enclosures), or at an ``arb_series`` ``t`` (their Taylor coefficients)."""
     from flint import ctx
 
     params = _ball_params(prior, ctx.prec)
     if prior.family == "gaussian":
-        return gaussian_ball(*params, t)
+        mu, tau2 = params
+        return gaussian_ball(mu, tau2, t)
     return finite_ball(params, t)
 
 
@@ -58,26 +83,26 @@ def _ball_params(prior, prec: int):
     return tuple((v, _arb(q)) for v, q in prior.support)
 
 
-def gaussian_ball(mu, tau2, t):
+def gaussian_ball(mu, tau2, t) -> TiltedBall:
     """:func:`tilted_ball` of ``N(mu, tau2)`` with ``mu``, ``tau2`` balls (every law they hold)."""
     zero = 0 * t
-    return mu * t + tau2 * t * t / 2, mu + tau2 * t, tau2 + zero, zero
+    return TiltedBall(mu * t + tau2 * t * t / 2, mu + tau2 * t, tau2 + zero, zero)
 
 
-def finite_ball(atoms, t):
+def finite_ball(atoms, t) -> TiltedBall:
     """:func:`tilted_ball` of the finite law ``atoms = [(value, prob), ...]`` (values exact
     fractions, probabilities balls: every law they hold; the probabilities need not be
     normalised balls, only to hold the true ones)."""
     zero = 0 * t
     if len(atoms) == 1:
         v = _arb(atoms[0][0])
-        return v * t, v + zero, zero, zero
+        return TiltedBall(v * t, v + zero, zero, zero)
     if len(atoms) == 2:
         return _two_point_ball(atoms, t)
-    return _finite_moments(atoms, t)[:4]
+    return _finite_moments(atoms, t)
 
 
-def _finite_moments(atoms, t):
+def _finite_moments(atoms, t) -> TiltedBall:
     """``log M``, ``mu1``, ``v``, ``k3`` of a finite law of three or more atoms, each formula
     evaluated once at the ball ``t`` (tight at a point ``t``; over a wide ball each weight
     carries the whole width of ``t``)."""
@@ -87,14 +112,14 @@ def _finite_moments(atoms, t):
     # overflow, this only keeps the balls tight
     centre = float(t.mid() if isinstance(t, arb) else t[0].mid())  # an arb_series: its constant term
     ref = max(atoms, key=lambda a: float(a[0]) * centre)[0]
-    return _moments(_arb(ref), [(_arb(v), _arb(v - ref), q) for v, q in atoms], t)
+    return _moments(_arb(ref), [(_arb(v), _arb(v - ref), q) for v, q in atoms], t).tilted
 
 
-def _moments(ref, balls, t, fourth: bool = False):
-    """The moments of :func:`_finite_moments` from the atoms as balls ``(value, value - ref,
-    prob)`` (``ref`` the atom the weights are taken relative to), with ``fourth`` also the
-    fourth cumulant ``k4 = dk3/dt``. Central moments about the tilted mean are formed atom
-    by atom (no cancellation of raw moments)."""
+def _moments(ref, balls, t) -> GridMoments:
+    """The moments of :func:`_finite_moments` and the fourth cumulant ``k4 = dk3/dt`` from the
+    atoms as balls ``(value, value - ref, prob)`` (``ref`` the atom the weights are taken relative
+    to). Central moments about the tilted mean are formed atom by atom (no cancellation of raw
+    moments)."""
     e = [q * (d * t).exp() for _, d, q in balls]
     total = _sum(e)
     w = [ei / total for ei in e]
@@ -102,13 +127,11 @@ def _moments(ref, balls, t, fourth: bool = False):
     dev = [v - mu1 for v, _, _ in balls]
     var = _sum([wi * d * d for wi, d in zip(w, dev, strict=True)])
     k3 = _sum([wi * d * d * d for wi, d in zip(w, dev, strict=True)])
-    if not fourth:
-        return ref * t + total.log(), mu1, var, k3
     m4 = _sum([wi * (d * d) * (d * d) for wi, d in zip(w, dev, strict=True)])
-    return ref * t + total.log(), mu1, var, k3, m4 - 3 * var * var
+    return GridMoments(ref * t + total.log(), mu1, var, k3, m4 - 3 * var * var)
 
 
-def _two_point_ball(atoms, t):
+def _two_point_ball(atoms, t) -> TiltedBall:
     """:func:`finite_ball` of a two-point law ``a < b`` in logistic form: the tilted
     probability of ``b`` is ``sigma = 1 / (1 + (q_a/q_b) e^{-(b - a) t})``, each ball
     formula holds ``t`` once (tight over a wide ``t``, as the fixed prior's ``m``), then
@@ -128,7 +151,7 @@ def _two_point_ball(atoms, t):
         sigma_bar = r * sigma
     log_m = _arb(b) * t + qb.log() + (1 + r).log()
     ss = sigma * sigma_bar
-    return log_m, a_b + d * sigma, d * d * ss, d * d * d * ss * (sigma_bar - sigma)
+    return TiltedBall(log_m, a_b + d * sigma, d * d * ss, d * d * d * ss * (sigma_bar - sigma))
 
 
 def _interval_mul(x, y):
@@ -155,7 +178,7 @@ _KEPT = 1 << 16
 _LAWS = 16
 
 
-def finite_range(support, t):
+def finite_range(support, t) -> TiltedBall:
     """``log M``, ``mu1``, ``v`` and ``k3`` of the tilted law of the finite law ``support``
     (``((value, prob), ...)`` exact fractions) enclosing their values at every point of the
     ``arb`` ball ``t``, tight however wide ``t`` is (what a region certificate reads: the
@@ -210,10 +233,10 @@ class _GridLaw:
         self._blocks: dict = {}
         self._kept: dict = {}
 
-    def at(self, x):
+    def at(self, x) -> GridMoments:
         """The five moments (with ``k4``) at ``x`` (a point, or a ball: the point formulas)."""
         ref, balls = self.refs[0 if x.mid() >= 0 else 1]
-        return _moments(ref, balls, x, fourth=True)
+        return _moments(ref, balls, x)
 
     def point(self, k: int):
         """The grid point ``k / scale`` (exact) and the moments there (kept)."""
@@ -241,12 +264,12 @@ class _GridLaw:
             self._blocks[key] = out
         return out
 
-    def enclose(self, t):
+    def enclose(self, t) -> TiltedBall:
         """:func:`finite_range` at the ball ``t`` (kept for the next time it is asked for)."""
         if not t.is_finite():  # the bounds of every law of the support (log M: the point formula)
             lo, hi = self.refs[1][0], self.refs[0][0]
             v_max, k3_max, _ = self.bounds
-            return self.at(t)[0], lo.union(hi), self.arb(0).union(v_max), k3_max.union(-k3_max)
+            return TiltedBall(self.at(t).log_m, lo.union(hi), self.arb(0).union(v_max), k3_max.union(-k3_max))
         key = (t.mid(), t.rad())
         out = self._kept.get(key)
         if out is None:
@@ -256,9 +279,9 @@ class _GridLaw:
             self._kept[key] = out
         return out
 
-    def _enclose(self, t):
+    def _enclose(self, t) -> TiltedBall:
         if t.is_exact():
-            return self.at(t)[:4]
+            return self.at(t).tilted
         lo, hi = t.lower(), t.upper()
         pa, pb = self.at(lo), self.at(hi)
         k0 = int((lo * self.scale).ceil().unique_fmpz())
@@ -269,9 +292,10 @@ class _GridLaw:
         out = self.piece(lo, a, pa, qa) if lo < a else None
         for j, m in _dyadic_blocks(k0, k1, _LEVELS):
             out = self.block(j, m) if out is None else _hull(out, self.block(j, m))
+        assert out is not None  # k1 > k0: at least one block
         return _hull(out, self.piece(b, hi, qb, pb)) if b < hi else out
 
-    def piece(self, a, b, pa, pb) -> tuple:
+    def piece(self, a, b, pa: GridMoments, pb: GridMoments) -> TiltedBall:
         """``log M``, ``mu1``, ``v``, ``k3`` over ``[a, b]`` (exact ends ``a < b``, their five
         moments ``pa``, ``pb``): the monotone forms of :func:`finite_range`, else Taylor forms
         about the centre ``c`` with the remainder's derivative enclosed by the point formulas
@@ -284,7 +308,7 @@ class _GridLaw:
         pc, wide = self.at(c), self.at(ball)
         if not all(x.is_finite() for x in wide):
             v_max, k3_max, k4_max = self.bounds
-            wide = (wide[0], wide[1], arb(0).union(v_max), k3_max.union(-k3_max), k4_max.union(-k4_max))
+            wide = GridMoments(wide[0], wide[1], arb(0).union(v_max), k3_max.union(-k3_max), k4_max.union(-k4_max))
         d = ball - c  # holds t - c for every t of the piece
         d2 = arb(0).union(d.abs_upper() * d.abs_upper())  # holds (t - c)^2
         mu1 = pa[1].union(pb[1])  # mu1' = v >= 0
@@ -300,7 +324,7 @@ class _GridLaw:
         else:  # convex: below the larger end value, above its Taylor form (log M'' = v)
             taylor = pc[0] + pc[1] * d + v * d2 / 2
             log_m = taylor.lower().union(taylor.upper().min(pa[0].upper().max(pb[0].upper())))
-        return log_m, mu1, v, k3
+        return TiltedBall(log_m, mu1, v, k3)
 
 
 def _dyadic_blocks(k0: int, k1: int, levels: int):
@@ -315,8 +339,8 @@ def _dyadic_blocks(k0: int, k1: int, levels: int):
         k += 1 << j
 
 
-def _hull(x: tuple, y: tuple) -> tuple:
-    return tuple(a.union(b) for a, b in zip(x, y, strict=True))
+def _hull(x: TiltedBall, y: TiltedBall) -> TiltedBall:
+    return TiltedBall(*(a.union(b) for a, b in zip(x, y, strict=True)))
 
 
 def _signed(x) -> bool:
