@@ -21,6 +21,7 @@ import textwrap
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +59,8 @@ def pyplot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({**STYLE, **(BODY if _body else {})})
+    params: Any = plt.rcParams  # matplotlib's stubs take literal keys; the style's are str
+    params.update({**STYLE, **(BODY if _body else {})})
     return plt
 
 

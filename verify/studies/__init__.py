@@ -3,20 +3,25 @@ certified phase diagram, resumable parameter sweeps and the appendix's data. The
 data; ``verify.render`` draws and typesets it."""
 
 from ._appendix import AppendixData, Landscape, appendix_data
-from ._evidence import EVIDENCE_FILE, Evidence
-from ._heads_phase import HeadsCell, HeadsDiagram, heads_diagram
-from ._limit_map import LABEL as LIMIT_LABEL
-from ._limit_map import (
-    FiniteField,
-    LimitDistance,
-    LimitMap,
-    TokensNeeded,
-    finite_field,
-    ladder_sizes,
-    limit_distance,
-    limit_map,
-    tokens_needed,
+from ._commands import (
+    ComplexityRequest,
+    ComplexityStudy,
+    FieldPoints,
+    PredictionRequest,
+    ScalarPrediction,
+    SimulationRequest,
+    SimulationRun,
+    SubspacePrediction,
+    complexity_study,
+    field_points,
+    prediction,
+    simulation,
 )
+from ._evidence import EVIDENCE_FILE, Evidence
+from ._finite_field import LABEL as LIMIT_LABEL
+from ._finite_field import FiniteField, LimitDistance, Measurement, finite_field, limit_distance
+from ._heads_phase import HeadsCell, HeadsDiagram, heads_diagram
+from ._limit_map import LimitMap, TokensNeeded, ladder_sizes, limit_map, tokens_needed
 from ._phase import PhaseDiagram, TransitionDiagram, phase_diagram, transition_diagram
 from ._phase import write_csv as write_phase_csv
 from ._region_figure import RegionLine, region_boundaries
@@ -62,6 +67,7 @@ __all__ = [
     "LIMIT_LABEL",
     "LimitDistance",
     "LimitMap",
+    "Measurement",
     "TokensNeeded",
     "finite_field",
     "ladder_sizes",
@@ -102,4 +108,16 @@ __all__ = [
     "sweep_figure_data",
     "sweep_spec",
     "write_phase_csv",
+    "ComplexityRequest",
+    "ComplexityStudy",
+    "FieldPoints",
+    "PredictionRequest",
+    "ScalarPrediction",
+    "SimulationRequest",
+    "SimulationRun",
+    "SubspacePrediction",
+    "complexity_study",
+    "field_points",
+    "prediction",
+    "simulation",
 ]

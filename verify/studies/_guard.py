@@ -1,4 +1,4 @@
-"""Numerical guards at the command-line boundary.
+"""Numerical guards at the command-line boundary: warnings silenced, non-finite results refused.
 
 The library may pass through intermediate overflow (``inf`` steps inside an ODE
 solver's error estimate, say) and still return finite results. The command line
