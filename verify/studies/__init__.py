@@ -3,20 +3,7 @@ certified phase diagram, resumable parameter sweeps and the appendix's data. The
 data; ``verify.render`` draws and typesets it."""
 
 from ._appendix import AppendixData, Landscape, appendix_data
-from ._commands import (
-    ComplexityRequest,
-    ComplexityStudy,
-    FieldPoints,
-    PredictionRequest,
-    ScalarPrediction,
-    SimulationRequest,
-    SimulationRun,
-    SubspacePrediction,
-    complexity_study,
-    field_points,
-    prediction,
-    simulation,
-)
+from ._commands import FieldPoints, PredictionRequest, ScalarPrediction, SubspacePrediction, field_points, prediction
 from ._evidence import EVIDENCE_FILE, Evidence
 from ._finite_field import LABEL as LIMIT_LABEL
 from ._finite_field import FiniteField, LimitDistance, Measurement, finite_field, limit_distance
@@ -36,6 +23,7 @@ from ._reproduce import (
     run_configs,
 )
 from ._reproduce import PRESETS as REPRODUCE_PRESETS
+from ._sampled import ComplexityRequest, ComplexityStudy, SimulationRequest, SimulationRun, complexity_study, simulation
 from ._scaling import ScalingReport, measure_scaling
 from ._sweep import PRESETS as SWEEP_PRESETS
 from ._sweep import (

@@ -1,4 +1,7 @@
-"""Each derived quantity of one model against the exact reduced chain (Monte Carlo).
+"""Each derived quantity of one model against the exact chain: one piece, as all share its runs and streams.
+
+The quantities are Monte Carlo of the exact reduced chain, drawn from one set of random streams
+and caps (``_stream``, ``_steps``).
 
 Every function returns :class:`Comparison` records; the pass rule is
 :func:`judge` (``verify.studies._validate._profile``). A quantity the theory does not
