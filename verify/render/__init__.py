@@ -4,7 +4,15 @@ checks' records carry and the studies' results, and typesets records, claims and
 appendix's data (``verify.studies.appendix_data``)."""
 
 from . import figures, style
-from ._commands_text import complexity_text, field_text, model_line, prediction_text, route_text, simulation_text
+from ._commands_text import (
+    complexity_text,
+    field_text,
+    limit_text,
+    model_line,
+    prediction_text,
+    route_text,
+    simulation_text,
+)
 from ._document import Document
 from ._heads_phase_figure import plot_heads_phase
 from ._json import to_json
@@ -25,4 +33,5 @@ __all__ = ["Document", "compare_notes", "draw_region", "draw_region_k2", "figure
            "plot_heads_phase", "plot_limit_map", "plot_phase", "plot_reproduction", "plot_subspace_phase", "plot_sweep",
            "report_dict", "reproduce_markdown", "reproduce_summary", "style", "to_json", "validate_markdown",
            "validate_pass_table", "write_notes", "write_report",
-           "complexity_text", "field_text", "model_line", "prediction_text", "route_text", "simulation_text"]
+           "complexity_text", "field_text", "limit_text", "model_line", "prediction_text", "route_text",
+           "simulation_text"]

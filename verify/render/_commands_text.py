@@ -1,6 +1,6 @@
-"""The text ``field``, ``predict``, ``simulate`` and ``complexity`` print: the records of
+"""The text ``field``, ``predict``, ``simulate``, ``complexity`` and ``limit`` print: the records of
 ``verify.studies`` (``FieldPoints``, ``ScalarPrediction`` / ``SubspacePrediction``, ``SimulationRun``,
-``ComplexityStudy``) as lines (a ``rich`` table for the scalar field)."""
+``ComplexityStudy``, ``LimitStudy``) as lines (a ``rich`` table for the scalar field)."""
 
 from __future__ import annotations
 
@@ -190,4 +190,31 @@ def complexity_text(res) -> str:
         lines.append(f"validity of the optimized schedule: {search.best.validity.message}")
     lines.append(f"({doc['wall_s']:.1f} s" + ("; a given schedule's quantile beyond the horizon prints as 'inf')"
                                               if search is not None else ")"))
+    return "\n".join(lines)
+
+
+def limit_text(res, figure=None, drawn=None) -> str:
+    """The distance at the model's size, the tokens needed with their ladder, and the figure drawn."""
+    model, q, found, at = res.model, res.request, res.found, res.at
+    what = "the limit field" if q.eta is None else f"the O(eta) expansion at eta = {q.eta:g}"
+    lines = [f"limit: theta={model.theta:g} alpha={model.alpha:g} beta={model.beta:g} sigma2={model.sigma2:g} "
+             f"prior={model.law} d={q.d}; {what}", f"  {res.evidence}"]
+    if at is not None:
+        lines.append(f"  distance at L = {at.problem.L} (R = {at.problem.R}): {at.distance:.4f} ± "
+                     f"{at.distance_se:.4f} of max|F| (largest at rho = {at.at_rho:g})")
+        if at.expansion is not None:
+            lines.append(f"  expansion's error there: {at.expansion:.4f} ± {at.expansion_se:.4f} "
+                         f"(largest at rho = {at.expansion_at_rho:g})")
+        if at.status != "ok":
+            lines.append(f"    {at.status}: {at.reason}")
+    lines.append(f"  tokens needed for tol = {found.tol:g}: L = {found.L} (R = {found.R}), {found.status}"
+                 + (f": {found.reason}" if found.reason else ""))
+    key = "distance" if found.eta is None else "expansion"
+    lines.append(f"  {'L':>7} {'R':>6} {key:>10} {'se':>8}  below  stage")
+    for row in found.ladder:
+        lines.append(f"  {row['L']:>7} {row['R']:>6} {row[key]:>10.4f} {row[key + '_se']:>8.4f}  "
+                     f"{'yes' if row['below'] else 'no':>5}  {row['stage']}"
+                     f"{'' if row['status'] == 'ok' else ' (limited)'}")
+    if figure is not None:
+        lines.append(f"  wrote {figure} ({drawn['cells']} cells)")
     return "\n".join(lines)

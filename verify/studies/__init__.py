@@ -8,7 +8,16 @@ from ._evidence import EVIDENCE_FILE, Evidence
 from ._finite_field import LABEL as LIMIT_LABEL
 from ._finite_field import FiniteField, LimitDistance, Measurement, finite_field, limit_distance
 from ._heads_phase import HeadsCell, HeadsDiagram, heads_diagram
-from ._limit_map import LimitMap, TokensNeeded, ladder_sizes, limit_map, tokens_needed
+from ._limit_map import (
+    LimitMap,
+    LimitRequest,
+    LimitStudy,
+    TokensNeeded,
+    ladder_sizes,
+    limit_map,
+    limit_study,
+    tokens_needed,
+)
 from ._phase import PhaseDiagram, TransitionDiagram, phase_diagram, transition_diagram
 from ._phase import write_csv as write_phase_csv
 from ._region_figure import RegionLine, region_boundaries
@@ -55,6 +64,9 @@ __all__ = [
     "LIMIT_LABEL",
     "LimitDistance",
     "LimitMap",
+    "LimitRequest",
+    "LimitStudy",
+    "limit_study",
     "Measurement",
     "TokensNeeded",
     "finite_field",

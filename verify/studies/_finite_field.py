@@ -53,7 +53,7 @@ SE = 0.01
 #: draws of the pilot at each alignment: each fold of the cross-fit then holds the 20 draws per
 #: feature (29 features at ``d >= 3``) that ``CrossFitMean`` needs to use the control variate
 PILOT = 1200
-#: the most normals drawn at one alignment by default (three per token and draw; ~6 s of one core)
+#: the most normals drawn at one alignment by default (three per token and draw)
 MAX_NORMALS = 10**8
 #: the most draws at one alignment by default (small ``L``: a draw's features cost more than its normals)
 MAX_DRAWS = 50_000

@@ -22,7 +22,7 @@ import numpy as np
 
 from ...core.validate import instance, integer, real
 from ...theory import Model
-from ._finite_field import EVIDENCE, LABEL, LimitDistance, Measurement, instance_of
+from ._finite_field import EVIDENCE, LABEL, SE, LimitDistance, Measurement, instance_of, limit_distance
 
 #: the ladder of :func:`tokens_needed`: its smallest size and its largest
 L_MIN, L_MAX = 16, 2**14
@@ -315,3 +315,94 @@ def limit_map(model: Model, betas, Ls, *, d: int, progress: Callable[[int, int],
                     distance_se=grid(lambda c: c.distance_se), at_rho=grid(lambda c: c.at_rho),
                     status=grid(lambda c: c.status), se=m.se, seconds=time.perf_counter() - t0, eta=cells[0].eta,
                     expansion=None if exp is None else exp[0], expansion_se=None if exp is None else exp[1])
+
+
+@dataclass(frozen=True)
+class LimitRequest:
+    """What ``sigrec limit`` asks of :func:`limit_study`.
+
+    Attributes
+    ----------
+    d : int
+    tol : float
+        The tolerance of :func:`tokens_needed`.
+    eta : float or None
+        Judge the ``O(eta)`` expansion's error at this step instead of the limit's distance.
+    se : float
+    L_max, seed : int
+    L : int or None
+        Also the distance at these tokens (the model's own counts).
+    betas : tuple or None
+        Also the map over these ``beta`` and the ladder's sizes (the figure's data).
+    """
+
+    d: int
+    tol: float = 0.05
+    eta: float | None = None
+    se: float = SE
+    L_max: int = L_MAX
+    seed: int = 0
+    L: int | None = None
+    betas: tuple | None = None
+
+
+@dataclass(frozen=True)
+class LimitStudy:
+    """The tokens a tolerance needs, with the distance at the model's own size and the map.
+
+    Attributes
+    ----------
+    model : theory.Model
+    request : LimitRequest
+    found : TokensNeeded
+    at : LimitDistance or None
+        With ``request.L``.
+    lmap : LimitMap or None
+        With ``request.betas``.
+    crossing : ndarray or None
+        :meth:`LimitMap.crossing` at ``request.tol`` (``nan`` where the grid is not enough).
+    wall_s : float
+    evidence : str
+        How the command and the documents label the numbers (numerical evidence).
+    """
+
+    model: Model
+    request: LimitRequest
+    found: TokensNeeded
+    at: LimitDistance | None
+    lmap: LimitMap | None
+    crossing: np.ndarray | None
+    wall_s: float
+    evidence: str = LABEL
+
+    def as_dict(self, figure: str | None = None) -> dict:
+        q = self.request
+        out: dict[str, Any] = {"model": self.model.as_dict(), "d": q.d, "tol": q.tol, "eta": q.eta, "se": q.se,
+                               "evidence": self.evidence}
+        if self.lmap is not None and self.crossing is not None:
+            out["map"] = {**self.lmap.as_dict(), "tokens_needed": [None if x != x else x for x in self.crossing]}
+        out["tokens_needed"] = self.found.as_dict()
+        if self.at is not None:
+            out["distance"] = self.at.as_dict()
+        return {**out, "figure": figure, "wall_s": self.wall_s}
+
+
+def limit_study(model: Model, request: LimitRequest,
+                progress: Callable[[str], Callable[[int, int], None]] | None = None) -> LimitStudy:
+    """:func:`tokens_needed` for ``request.tol`` (refused as its reason when the ladder is not
+    enough), then :func:`limit_distance` at ``request.L`` and :func:`limit_map` over ``request.betas``
+    and the ladder's sizes when asked; ``progress(label)`` gives each stage's ``progress(done, total)``."""
+    t0 = time.perf_counter()
+    q = request
+    sizes = ladder_sizes(model, None, q.L_max)  # refuses alpha = 0 and a bad L-max before any work
+    found = tokens_needed(model, q.tol, d=q.d, eta=q.eta, se=q.se, L_max=q.L_max, seed=q.seed,
+                          progress=None if progress is None else progress("tokens needed"))
+    if found.status == "beyond":  # numbers or a refusal: no tokens count to print
+        raise ValueError(found.reason)
+    at = None if q.L is None else limit_distance(model, q.L, q.d, eta=q.eta, se=q.se, seed=q.seed)
+    lmap = crossing = None
+    if q.betas is not None:
+        lmap = limit_map(model, q.betas, sizes, d=q.d, eta=q.eta, se=q.se, seed=q.seed,
+                         progress=None if progress is None else progress("map"))
+        crossing = lmap.crossing(q.tol)
+    return LimitStudy(model, request, found, at, lmap, crossing, time.perf_counter() - t0)
