@@ -52,7 +52,7 @@ _body: list = []
 PLUS, MINUS, REFERENCE = "C0", "C1", "k"
 
 
-def pyplot():
+def pyplot() -> Any:
     """``matplotlib.pyplot`` on the Agg backend with the sigrec style applied."""
     import matplotlib
 
