@@ -325,7 +325,7 @@ def _patch_heavy(monkeypatch, command):
         return ["phase", "--n-theta", "2", "--n-alpha", "2"]
     if command == "reproduce":
         monkeypatch.setattr(_reproduce_cli, "run_configs", lambda configs, *a, **k: [None] * len(configs))
-        monkeypatch.setattr(_reproduce_cli, "plot", lambda results, out: _figure_then_interrupt(out))
+        monkeypatch.setattr(_reproduce_cli, "plot", lambda results, out, *_: _figure_then_interrupt(out))
         return ["reproduce"]
     monkeypatch.setattr(_notes_cli, "_generate", lambda out, evidence: _figure_then_interrupt(out))
     return ["notes"]
@@ -479,7 +479,7 @@ def test_integrate_accepts_repeated_times():
 
 
 def test_require_finite_refuses_overflow():
-    from sigrec.verify.cli._guard import require_finite
+    from sigrec.verify.studies._guard import require_finite
 
     with pytest.raises(ValueError, match="`eta0`"):
         require_finite("`eta0`", [1.0, float("inf")])

@@ -5,8 +5,9 @@
   subpackage of ``verify``.
 * Inside ``verify`` data flows one way, checks -> suite -> studies -> render -> cli: a
   subpackage imports only from the ones before it (:data:`VERIFY_ORDER`).
-* ``render`` draws and typesets what it is given: it imports nothing of ``numerics`` and
-  of ``theory`` only the printing layer (:data:`RENDER_THEORY`).
+* ``render`` draws and typesets what it is given: it imports nothing of ``numerics``, of
+  ``theory`` only the printing layer (:data:`RENDER_THEORY`), and nothing of ``studies``
+  (the data a renderer draws comes from its caller).
 * Every import is checked wherever it stands, including inside functions, and no module
   of sigrec is imported inside a function (such imports hid the cycles this test forbids).
 """
@@ -31,6 +32,9 @@ ROOTS = {"core": Path(sigrec.core.__path__[0]), "theory": Path(sigrec.theory.__p
 VERIFY_ORDER = ("checks", "suite", "studies", "render", "cli")
 #: what render may take from theory: the printing layer of the notes
 RENDER_THEORY = {"tex", "display", "symbols"}
+#: render modules that still compute through studies, under rework by another change (the region
+#: figure); the lead removes the entry when that change lands
+RENDER_STUDIES_EXEMPT: set[str] = set()
 #: the modules that import sigrec inside functions: the entry point loads the command modules
 #: (and numerics, for the cluster shutdown) on demand, so that ``sigrec --help`` starts fast; the
 #: simulator loads its compiled kernels (numerics/_simulate/_fused.py, which imports numba: 0.4 s) on the
@@ -139,6 +143,8 @@ def test_render_only_draws_and_typesets(path):
     for mod, names, _ in _imports("verify", path):
         if mod.startswith("sigrec.numerics"):
             bad.append(mod)
+        elif mod.startswith("sigrec.verify.studies") and path.name not in RENDER_STUDIES_EXEMPT:
+            bad.append(mod)
         elif mod == "sigrec.theory":
             bad += [f"{mod}.{n}" for n in names if n not in RENDER_THEORY]
         elif mod.startswith("sigrec.theory."):
@@ -183,19 +189,23 @@ def test_public_names_are_importable(module):
 
 
 def test_the_table_catches_what_it_forbids(tmp_path, monkeypatch):
-    """The rules are not vacuous: a render module that integrates the ODE, a check that
-    draws, and a function-level import are each caught."""
+    """The rules are not vacuous: a render module that integrates the ODE, one that imports
+    studies, a check that draws, and a function-level import are each caught."""
     root = tmp_path / "verify"
     (root / "render").mkdir(parents=True)
     (root / "checks").mkdir()
     bad_render = root / "render" / "_x.py"
     bad_render.write_text("from ...numerics import flow_map\nfrom ...theory import certify\n")
+    studies_render = root / "render" / "_z.py"
+    studies_render.write_text("from ..studies import PAPER_MEAN_FINAL_ALIGNMENT\n")
     bad_check = root / "checks" / "_y.py"
     bad_check.write_text("def f():\n    from ..render import figures\n")
     monkeypatch.setitem(ROOTS, "verify", root)
     assert [m for m, _, _ in _imports("verify", bad_render)] == ["sigrec.numerics", "sigrec.theory"]
     with pytest.raises(AssertionError):
         test_render_only_draws_and_typesets(bad_render)
+    with pytest.raises(AssertionError):
+        test_render_only_draws_and_typesets(studies_render)
     with pytest.raises(AssertionError):
         test_verify_pipeline_flows_one_way(bad_check, "checks")
     with pytest.raises(AssertionError):

@@ -1,13 +1,13 @@
-"""``sigrec limit``: where the limit describes a finite system, the tokens it needs for a tolerance."""
+"""``sigrec limit``: where the limit describes a finite system, the tokens it needs for a tolerance
+(one call of :func:`..studies.limit_study`)."""
 
 from __future__ import annotations
 
 import argparse
-import time
 
 from ...theory import Model
-from ..render import figure_path, plot_limit_map
-from ..studies import LIMIT_LABEL, ladder_sizes, limit_distance, limit_map, tokens_needed
+from ..render import figure_path, limit_text, plot_limit_map
+from ..studies import LimitRequest, limit_study
 from ._args import add_json_flag, add_model_arguments, finite_float
 from ._limits import count, limits_text
 from ._output import emit_json, stderr_progress
@@ -47,66 +47,24 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
-def _progress(bar, label: str):
-    task = bar.add_task(label, total=None)
-    return lambda done, total: bar.update(task, completed=done, total=total)
-
-
 def run(args) -> int:
-    t0 = time.perf_counter()
     model = Model(args.theta, args.alpha, args.beta, args.sigma2, args.prior)
     figure = figure_path(args.figure) if args.figure is not None else None
     if args.betas is not None and figure is None:
         raise ValueError("`betas` are the rows of the figure: give --figure PATH with them")
-    sizes = ladder_sizes(model, None, args.L_max)  # refuses alpha = 0 and a bad L-max before any work
-    doc: dict = {"model": model.as_dict(), "d": args.d, "tol": args.tol, "eta": args.eta, "se": args.se,
-                 "evidence": LIMIT_LABEL}
+    request = LimitRequest(d=args.d, tol=args.tol, eta=args.eta, se=args.se, L_max=args.L_max, seed=args.seed,
+                           L=None if args.R is None else args.L,
+                           betas=None if figure is None else tuple(args.betas or FIGURE_BETAS))
     with stderr_progress() as bar:
-        found = tokens_needed(model, args.tol, d=args.d, eta=args.eta, se=args.se, L_max=args.L_max,
-                              seed=args.seed, progress=_progress(bar, "tokens needed"))
-        if found.status == "beyond":  # numbers or a refusal: no tokens count to print
-            raise ValueError(found.reason)
-        at = None
-        if args.R is not None:
-            at = limit_distance(model, args.L, args.d, eta=args.eta, se=args.se, seed=args.seed)
-        drawn = None
-        if figure is not None:
-            lmap = limit_map(model, args.betas or FIGURE_BETAS, sizes, d=args.d, eta=args.eta, se=args.se,
-                             seed=args.seed, progress=_progress(bar, "map"))
-            drawn = plot_limit_map(lmap, args.tol, lmap.crossing(args.tol), figure)
-            doc["map"] = {**lmap.as_dict(), "tokens_needed": [None if x != x else x for x in lmap.crossing(args.tol)]}
-    doc["tokens_needed"] = found.as_dict()
-    if at is not None:
-        doc["distance"] = at.as_dict()
-    doc["figure"] = None if figure is None else str(figure)
-    doc["wall_s"] = time.perf_counter() - t0
+        def progress(label: str):
+            task = bar.add_task(label, total=None)
+            return lambda done, total: bar.update(task, completed=done, total=total)
+
+        res = limit_study(model, request, progress)
+        drawn = None if res.lmap is None else plot_limit_map(res.lmap, args.tol, res.crossing, figure)
+    path = None if figure is None else str(figure)
     if args.json:
-        emit_json(doc)
-        return 0
-    _print(model, args, found, at, figure, drawn)
+        emit_json(res.as_dict(path))
+    else:
+        print(limit_text(res, path, drawn))
     return 0
-
-
-def _print(model, args, found, at, figure, drawn) -> None:
-    """The human-readable report."""
-    what = "the limit field" if args.eta is None else f"the O(eta) expansion at eta = {args.eta:g}"
-    print(f"limit: theta={model.theta:g} alpha={model.alpha:g} beta={model.beta:g} sigma2={model.sigma2:g} "
-          f"prior={model.law} d={args.d}; {what}")
-    print(f"  {LIMIT_LABEL}")
-    if at is not None:
-        print(f"  distance at L = {at.problem.L} (R = {at.problem.R}): {at.distance:.4f} ± {at.distance_se:.4f} "
-              f"of max|F| (largest at rho = {at.at_rho:g})")
-        if at.expansion is not None:
-            print(f"  expansion's error there: {at.expansion:.4f} ± {at.expansion_se:.4f} "
-                  f"(largest at rho = {at.expansion_at_rho:g})")
-        if at.status != "ok":
-            print(f"    {at.status}: {at.reason}")
-    print(f"  tokens needed for tol = {found.tol:g}: L = {found.L} (R = {found.R}), {found.status}"
-          + (f": {found.reason}" if found.reason else ""))
-    key = "distance" if found.eta is None else "expansion"
-    print(f"  {'L':>7} {'R':>6} {key:>10} {'se':>8}  below  stage")
-    for row in found.ladder:
-        print(f"  {row['L']:>7} {row['R']:>6} {row[key]:>10.4f} {row[key + '_se']:>8.4f}  "
-              f"{'yes' if row['below'] else 'no':>5}  {row['stage']}{'' if row['status'] == 'ok' else ' (limited)'}")
-    if figure is not None:
-        print(f"  wrote {figure} ({drawn['cells']} cells)")

@@ -23,19 +23,20 @@ def stderr_progress():
                     TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal)
 
 
-def route_text(routed, median_range, what: str) -> str:
-    """One line saying which law fed the diffusion, why, and (measured) its Monte Carlo error and
-    the range of ``what`` over the law's bootstrap replicates (:class:`sigrec.numerics.RoutedTables`)."""
-    head = f"route: {routed.route} ({routed.reason})"
-    law = routed.law
-    if law is None:
-        return head
-    steps = f"eta = {law.eta:.4g}" + ("" if law.low is None else f" and {law.low.eta:.4g}")
-    text = (f"{head}\n  measured one-step law at {steps}: {law.grid.size} alignments, {int(law.runs.sum()):,} "
-            f"draws of the exact step, drift standard error <= {float(law.drift_se.max()):.3g}")
-    if law.status != "ok":
-        text += f" ({law.status}: {law.reason})"
-    if median_range is not None:
-        text += (f"\n  {what} from bootstrap replicates of the law, on the same paths: {median_range[0]:.4g} to "
-                 f"{median_range[1]:.4g} (the law's Monte Carlo uncertainty)")
-    return text
+def print_text(text) -> None:
+    """Print a renderer's text on stdout (a ``rich`` renderable through a console)."""
+    if isinstance(text, str):
+        print(text)
+    else:
+        from rich.console import Console
+
+        Console().print(text)
+
+
+def emit(args, result, text, **kw) -> int:
+    """``result.as_dict(**kw)`` as JSON with ``--json``, else ``text(result, **kw)``, the command's renderer."""
+    if args.json:
+        emit_json(result.as_dict(**kw))
+    else:
+        print_text(text(result, **kw))
+    return 0

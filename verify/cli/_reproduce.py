@@ -52,7 +52,7 @@ def run(args) -> int:
 def _write(args, protocol, results, tmp: Path, where: dict | None = None) -> dict:
     """Write the figures, reproduce.json and reproduce.md into ``tmp`` (renamed to
     ``--out`` afterwards); return the JSON document with the final paths."""
-    figures = relocate(plot(results, tmp), tmp, args.out)
+    figures = relocate(plot(results, tmp, PAPER_MEAN_FINAL_ALIGNMENT), tmp, args.out)
     doc = {
         "preset": args.preset,
         "protocol": {**protocol.__dict__, "schedule": protocol.schedule.as_dict(),

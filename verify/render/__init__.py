@@ -5,6 +5,14 @@ appendix's data (``verify.studies.appendix_data``)."""
 
 from . import figures, style
 from ._certify_text import Printout, certify_text, model_line
+from ._commands_text import (
+    complexity_text,
+    field_text,
+    limit_text,
+    prediction_text,
+    route_text,
+    simulation_text,
+)
 from ._document import Document
 from ._heads_phase_figure import plot_heads_phase
 from ._json import to_json
@@ -25,4 +33,6 @@ __all__ = ["Document", "Printout", "certify_text", "compare_notes", "draw_region
            "figures", "markdown", "model_line",
            "plot_heads_phase", "plot_limit_map", "plot_phase", "plot_reproduction", "plot_subspace_phase", "plot_sweep",
            "report_dict", "reproduce_markdown", "reproduce_summary", "style", "to_json", "validate_markdown",
-           "validate_pass_table", "write_notes", "write_report"]
+           "validate_pass_table", "write_notes", "write_report",
+           "complexity_text", "field_text", "limit_text", "prediction_text", "route_text",
+           "simulation_text"]

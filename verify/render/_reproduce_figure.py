@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..studies import PAPER_MEAN_FINAL_ALIGNMENT
 from .style import figure, save
 
 
-def plot_reproduction(results, out) -> list[str]:
+def plot_reproduction(results, out, paper_mean: float) -> list[str]:
     """``reproduce-alignment`` (per configuration: |alignment| against iteration) and
     ``reproduce-final`` (final |alignment| and nuisance mass against ``N``), each as PNG
     with a PDF next to it.
@@ -60,7 +59,7 @@ def plot_reproduction(results, out) -> list[str]:
                     label=rf"$\theta={t:g}$")
         a2.plot(Ns, [r.nuisance_mass_final for r in rs], "o-", color=f"C{i}", label=rf"measured, $\theta={t:g}$")
         a2.plot(Ns, [r.nuisance_mass_predicted for r in rs], "x:", color=f"C{i}")
-    a1.axhline(PAPER_MEAN_FINAL_ALIGNMENT, color="k", lw=0.8, ls="--", label=f"paper: {PAPER_MEAN_FINAL_ALIGNMENT}")
+    a1.axhline(paper_mean, color="k", lw=0.8, ls="--", label=f"paper: {paper_mean}")
     for ax in (a1, a2):
         ax.set_xscale("log")
         ax.set_xticks(Ns_all)
@@ -70,7 +69,7 @@ def plot_reproduction(results, out) -> list[str]:
         if len(Ns_all) == 1:
             ax.set_xlim(Ns_all[0] / 2, Ns_all[0] * 2)
     lo = min(r.mean_final_alignment - r.sd_final_alignment for r in results)
-    a1.set_ylim(min(lo, PAPER_MEAN_FINAL_ALIGNMENT) - 0.005, 1.0005)
+    a1.set_ylim(min(lo, paper_mean) - 0.005, 1.0005)
     a1.set_ylabel(r"mean final $|\rho_K|$ ($\pm$ sd)")
     a1.legend(loc="lower left")
     a2.set_ylabel(r"nuisance mass $\nu$ (x: limit)")

@@ -21,6 +21,7 @@ import textwrap
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -51,14 +52,15 @@ _body: list = []
 PLUS, MINUS, REFERENCE = "C0", "C1", "k"
 
 
-def pyplot():
+def pyplot() -> Any:
     """``matplotlib.pyplot`` on the Agg backend with the sigrec style applied."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({**STYLE, **(BODY if _body else {})})
+    params: Any = plt.rcParams  # matplotlib's stubs take literal keys; the style's are str
+    params.update({**STYLE, **(BODY if _body else {})})
     return plt
 
 

@@ -4,18 +4,20 @@ data; ``verify.render`` draws and typesets it."""
 
 from ._appendix import AppendixData, Landscape, appendix_data
 from ._certify import CertifyResult, FlowTime, certify_study
+from ._commands import FieldPoints, PredictionRequest, ScalarPrediction, SubspacePrediction, field_points, prediction
 from ._evidence import EVIDENCE_FILE, Evidence
+from ._finite_field import LABEL as LIMIT_LABEL
+from ._finite_field import FiniteField, LimitDistance, Measurement, finite_field, limit_distance
+from ._guard import check_overlaps
 from ._heads_phase import HeadsCell, HeadsDiagram, heads_diagram
-from ._limit_map import LABEL as LIMIT_LABEL
 from ._limit_map import (
-    FiniteField,
-    LimitDistance,
     LimitMap,
+    LimitRequest,
+    LimitStudy,
     TokensNeeded,
-    finite_field,
     ladder_sizes,
-    limit_distance,
     limit_map,
+    limit_study,
     tokens_needed,
 )
 from ._phase import PhaseDiagram, TransitionDiagram, phase_diagram, transition_diagram
@@ -33,6 +35,7 @@ from ._reproduce import (
     run_configs,
 )
 from ._reproduce import PRESETS as REPRODUCE_PRESETS
+from ._sampled import ComplexityRequest, ComplexityStudy, SimulationRequest, SimulationRun, complexity_study, simulation
 from ._scaling import ScalingReport, measure_scaling
 from ._sweep import PRESETS as SWEEP_PRESETS
 from ._sweep import (
@@ -52,6 +55,7 @@ from ._validate import PROFILES as VALIDATE_PROFILES
 from ._validate import Validation, draw_models, run_validation
 
 __all__ = [
+    "check_overlaps",
     "CertifyResult",
     "FlowTime",
     "certify_study",
@@ -67,6 +71,10 @@ __all__ = [
     "LIMIT_LABEL",
     "LimitDistance",
     "LimitMap",
+    "LimitRequest",
+    "LimitStudy",
+    "limit_study",
+    "Measurement",
     "TokensNeeded",
     "finite_field",
     "ladder_sizes",
@@ -112,4 +120,16 @@ __all__ = [
     "sweep_figure_data",
     "sweep_spec",
     "write_phase_csv",
+    "ComplexityRequest",
+    "ComplexityStudy",
+    "FieldPoints",
+    "PredictionRequest",
+    "ScalarPrediction",
+    "SimulationRequest",
+    "SimulationRun",
+    "SubspacePrediction",
+    "complexity_study",
+    "field_points",
+    "prediction",
+    "simulation",
 ]

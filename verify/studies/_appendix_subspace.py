@@ -8,7 +8,7 @@ certified statement at the paper's weak signal, and the arrays of its two figure
 projected flow on the disk with every equilibrium certified (``certify_circle`` and
 ``certify_disk``) and ODE paths, and the principal angles of two heads over time
 (the reduced flow ``heads_flow``), and the region certificate of ``onehot(k=2)`` on the CLI's
-default region (``theory.certify`` of a ``ModelBox``: about 50 CPU-s, the longest part). Everything here
+default region (``theory.certify`` of a ``ModelBox``, the longest part). Everything here
 is theory and float ODEs, so nothing is saved beside the figures (unlike the effective-drift
 figure, whose data is a suite run's simulation).
 """
@@ -331,7 +331,7 @@ def _extra_head(theta_: float, alpha_: float, seeds) -> ExtraHead:
 
 
 def subspace_data() -> SubspaceData:
-    """Compute the subspace section's data (module doc); about 65 s of CPU."""
+    """Compute the subspace section's data (module doc)."""
     transitions = tuple(certify_transition(k, a) for k, a in TRANSITION_CASES)
     weak = []
     for k, a in TRANSITION_CASES:

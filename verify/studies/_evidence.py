@@ -93,9 +93,10 @@ class Evidence:
             if r.id == _FIGURE_CHECK and isinstance(r.details, dict) and r.details.get("figures"):
                 figure = _figure(folder / "figures" / Path(str(r.details["figures"][0])).name)
         summary = rep.get("summary") if isinstance(rep.get("summary"), dict) else {}
-        return cls(**_checked(path, "report", config.get("preset"), config.get("seed"), date, env.get("git_commit"),
-                             env.get("packages", {}), config.get("cases", []), summary.get("seconds", 0.0)),
-                   records=records, figure=figure)
+        raw = {"preset": config.get("preset"), "seed": config.get("seed"), "date": date,
+               "git_commit": env.get("git_commit"), "packages": env.get("packages", {}),
+               "cases": config.get("cases", []), "seconds": summary.get("seconds", 0.0)}
+        return cls(**_checked(path, "report", raw), records=records, figure=figure)
 
     @classmethod
     def load(cls, path) -> Evidence:
@@ -113,9 +114,9 @@ class Evidence:
                              f"({type(e).__name__}: {e})") from None
         name = d.get("figure")
         figure = _figure(path.parent / Path(name).name) if isinstance(name, str) and name else None
-        fields = _checked(path, "evidence file", d.get("preset"), d.get("seed"), d.get("date"), d.get("git_commit"),
-                          d.get("packages", {}), d.get("cases", []), d.get("seconds"))
-        return cls(**fields, records=records, figure=figure)
+        raw = {k: d.get(k) for k in ("preset", "seed", "date", "git_commit", "seconds")}
+        raw.update(packages=d.get("packages", {}), cases=d.get("cases", []))
+        return cls(**_checked(path, "evidence file", raw), records=records, figure=figure)
 
     def as_dict(self, figure_name: str | None = None) -> dict:
         """JSON-ready data; ``figure_name``: the PNG's file name beside the evidence file."""
@@ -124,9 +125,12 @@ class Evidence:
                 "cases": list(self.cases), "records": [r.as_dict() for r in self.records]}
 
 
-def _checked(path: Path, kind: str, preset, seed, date, commit, packages, cases, seconds) -> dict[str, Any]:
-    """The identifying fields of an evidence file or report (:class:`Evidence`'s keywords), each
-    of its type, or one ``ValueError`` naming the file and the field."""
+def _checked(path: Path, kind: str, raw: dict[str, Any]) -> dict[str, Any]:
+    """The identifying fields ``raw`` of an evidence file or report (:class:`Evidence`'s keywords:
+    ``preset``, ``seed``, ``date``, ``git_commit``, ``packages``, ``cases``, ``seconds``), each of
+    its type, or one ``ValueError`` naming the file and the field."""
+    preset, seed, date, commit = raw["preset"], raw["seed"], raw["date"], raw["git_commit"]
+    packages, cases, seconds = raw["packages"], raw["cases"], raw["seconds"]
     def bad(field: str, want: str, got) -> ValueError:
         return ValueError(f"`evidence`: {str(path)!r} is not a sigrec {kind}: `{field}` must be {want}, "
                           f"got {got!r:.60}")

@@ -36,7 +36,7 @@ def reproduce_section(doc, data, out: Path, claim=None) -> None:
               caption=f"Flagship configuration, $R=500$, {p.runs} runs; the paper reports "
                       f"${PAPER_MEAN_FINAL_ALIGNMENT}$ and a vanishing nuisance mass.",
               widths=(0.6, 1.1, 1.5, 2.1, 1.0, 1.0, 1.3, 1.9))
-    figs = plot_reproduction(results, out)
+    figs = plot_reproduction(results, out, PAPER_MEAN_FINAL_ALIGNMENT)
     first = results[0]
     doc.figure(Path(figs[0]).stem,
                f"Alignment against iteration $k$ ($\\theta={_g(first.theta)}$, $R={_int(first.R).strip('$')}$, "

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from itertools import product
+from typing import Any
 
 from ....core.validate import integer, real
 from ....numerics import Problem, Schedule
@@ -106,23 +108,53 @@ class SweepSpec:
         return ("sweep", *(f"{name}={values[i]!r}" for (name, values), i in zip(self.grid, index, strict=True)))
 
 
-def make_spec(*, theta, N=None, alpha=None, d=None, beta=None, sigma2=None, prior=None, R=500, L=10_500,
-              runs=30, steps=3000, eta0=45.0, k0=250.0, power=1.0, seed=2026) -> SweepSpec:
-    """A validated :class:`SweepSpec`; each parameter is a list of values.
+@dataclass(frozen=True)
+class SweepValues:
+    """The keywords of :func:`make_spec`.
+
+    Attributes
+    ----------
+    theta, N, alpha, d, beta, sigma2, prior : list or None
+        The grid's lists of values (:func:`make_spec`).
+    R, L, runs, steps, eta0, k0, power, seed : int or float
+        The protocol every cell shares.
+    """
+
+    theta: Any
+    N: Any = None
+    alpha: Any = None
+    d: Any = None
+    beta: Any = None
+    sigma2: Any = None
+    prior: Any = None
+    R: Any = 500
+    L: Any = 10_500
+    runs: Any = 30
+    steps: Any = 3000
+    eta0: Any = 45.0
+    k0: Any = 250.0
+    power: Any = 1.0
+    seed: Any = 2026
+
+
+def make_spec(**given: Any) -> SweepSpec:
+    """A validated :class:`SweepSpec` of the keywords of :class:`SweepValues`; each grid parameter
+    is a list of values.
 
     ``theta`` is required; give ``N`` (with ``R``) or ``alpha`` (with ``L``), not both
     (default ``N = [10000]``). ``d`` defaults to ``[3]``; ``beta``, ``sigma2`` and
     ``prior`` are dimensions only when given (else 1, 1 and fixed).
     """
-    if N is not None and alpha is not None:
+    sv = SweepValues(**given)
+    if sv.N is not None and sv.alpha is not None:
         raise ValueError("give `N` (with `R`) or `alpha` (with `L`), not both")
-    R = integer("R", R, 1)
-    L = integer("L", L, 2)
-    lists = {"theta": theta, "N": N if alpha is None else None, "alpha": alpha, "d": d if d is not None else [3],
-             "beta": beta, "sigma2": sigma2, "prior": prior}
-    if lists["N"] is None and alpha is None:
+    R = integer("R", sv.R, 1)
+    L = integer("L", sv.L, 2)
+    lists = {"theta": sv.theta, "N": sv.N if sv.alpha is None else None, "alpha": sv.alpha,
+             "d": sv.d if sv.d is not None else [3], "beta": sv.beta, "sigma2": sv.sigma2, "prior": sv.prior}
+    if lists["N"] is None and sv.alpha is None:
         lists["N"] = [10_000]
-    checks = {
+    checks: dict[str, Callable[[Any], Any]] = {
         "theta": lambda v: real("theta", v, lower=0.0),
         "N": lambda v: integer("N", v, 0),
         "alpha": lambda v: real("alpha", v, lower=0.0, upper=1.0, strict=False),
@@ -136,17 +168,17 @@ def make_spec(*, theta, N=None, alpha=None, d=None, beta=None, sigma2=None, prio
         values = lists[name]
         if values is None:
             continue
-        values = tuple(checks[name](v) for v in values)
-        if not values:
+        checked = tuple(checks[name](v) for v in values)
+        if not checked:
             raise ValueError(f"`{name}` needs at least one value")
-        if len(set(values)) != len(values):
-            raise ValueError(f"`{name}` has repeated values: {list(values)}")
-        if name == "alpha" and min(values) * L < 0.5:
-            raise ValueError(f"`alpha` * `L` must give R >= 1 informative token, got alpha = {min(values)}, L = {L}")
-        grid.append((name, values))
-    spec = SweepSpec(tuple(grid), R=R, L=L, runs=integer("runs", runs, 1), steps=integer("steps", steps, 1),
-                     eta0=real("eta0", eta0, lower=0.0, strict=True), k0=real("k0", k0, lower=0.0, strict=True),
-                     power=real("power", power, lower=0.0), seed=integer("seed", seed, 0))
+        if len(set(checked)) != len(checked):
+            raise ValueError(f"`{name}` has repeated values: {list(checked)}")
+        if name == "alpha" and min(alphas := [float(a) for a in checked]) * L < 0.5:
+            raise ValueError(f"`alpha` * `L` must give R >= 1 informative token, got alpha = {min(alphas)}, L = {L}")
+        grid.append((name, checked))
+    spec = SweepSpec(tuple(grid), R=R, L=L, runs=integer("runs", sv.runs, 1), steps=integer("steps", sv.steps, 1),
+                     eta0=real("eta0", sv.eta0, lower=0.0, strict=True), k0=real("k0", sv.k0, lower=0.0, strict=True),
+                     power=real("power", sv.power, lower=0.0), seed=integer("seed", sv.seed, 0))
     _ = spec.schedule  # building the schedule validates it
     for index in product(*(range(n) for n in spec.shape)):
         spec.problem(index)  # validates every instance up front (e.g. R <= L)

@@ -1,4 +1,7 @@
-"""Each derived quantity of one model against the exact reduced chain (Monte Carlo).
+"""Each derived quantity of one model against the exact chain: one piece, as all share its runs and streams.
+
+The quantities are Monte Carlo of the exact reduced chain, drawn from one set of random streams
+and caps (``_stream``, ``_steps``).
 
 Every function returns :class:`Comparison` records; the pass rule is
 :func:`judge` (``verify.studies._validate._profile``). A quantity the theory does not
@@ -11,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -161,10 +164,18 @@ def _steps(profile: Profile, problem, runs: int, wanted: int) -> int:
     return max(20, min(wanted, int(profile.max_draws // (runs * problem.batch * 4 * problem.L))))
 
 
-def _plateau_start(m: DrawnModel, law) -> tuple[float, float, float | None, str]:
-    """Where the plateau chain starts and its relaxation rate ``|F'|``: the expansion's plateau,
-    else the measured drift's stable zero; with the expansion's deficit (``None`` and the reason
-    when it has none)."""
+class _PlateauStart(NamedTuple):
+    """Where the plateau chain starts (``rho``) and its relaxation rate ``|F'|``; the expansion's
+    deficit (``None``, with the reason ``why``, when the expansion has no stable plateau)."""
+
+    rho: float
+    rate: float
+    deficit: float | None
+    why: str
+
+
+def _plateau_start(m: DrawnModel, law) -> _PlateauStart:
+    """The expansion's plateau, else the measured drift's stable zero (:class:`_PlateauStart`)."""
     p = m.problem
     try:
         pl = stationary_alignment(p.model, m.eta, p.d, p.L, p.batch)
@@ -172,15 +183,15 @@ def _plateau_start(m: DrawnModel, law) -> tuple[float, float, float | None, str]
     except ValueError as exc:
         pl, why = None, str(exc)
     if pl is not None and not why:
-        return pl.rho, abs(pl.slope), pl.deficit, ""
+        return _PlateauStart(pl.rho, abs(pl.slope), pl.deficit, "")
     if isinstance(law, MeasuredLaw):
         top = constant(law)
         zero = top.plateau().value
         if math.isfinite(zero):
             slope = float(np.gradient(top.drift, top.grid)[np.argmin(abs(top.grid - zero))])
             if slope < 0:
-                return zero, -slope, None, why
-    return math.nan, math.nan, None, why
+                return _PlateauStart(zero, -slope, None, why)
+    return _PlateauStart(math.nan, math.nan, None, why)
 
 
 def plateau(m: DrawnModel, profile: Profile) -> list[Comparison]:
@@ -435,13 +446,15 @@ def splitting(m: DrawnModel, profile: Profile) -> list[Comparison]:
     se = math.sqrt(max(frac * (1.0 - frac), 1.0 / n) / n)
     out = [judge("splitting", None, pred.probability, frac, se, **detail, gaussian=pred.gaussian)]
     if "measured" in routes:
-        out.append(_measured_splitting(m, profile, eta, steps, rho0, (pred.a, pred.b), frac, se, detail))
+        out.append(_measured_splitting(m, profile, eta, steps, rho0, (pred.a, pred.b), (frac, se), detail))
     return out
 
 
 def _measured_splitting(m: DrawnModel, profile: Profile, eta: float, steps: int, rho0: float, ab: tuple,
-                        frac: float, se: float, detail: dict) -> Comparison:
-    """The measured route's splitting fraction (paths of the law at ``eta`` exiting ``ab``) against the chain's."""
+                        chain: tuple[float, float], detail: dict) -> Comparison:
+    """The measured route's splitting fraction (paths of the law at ``eta`` exiting ``ab``) against the
+    chain's (``chain``: its fraction and standard error)."""
+    frac, se = chain
     try:
         law = constant_law(m.problem, eta, _stream(m, profile, 6), profile.law_drift_se)
     except ValueError as exc:
