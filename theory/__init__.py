@@ -47,7 +47,14 @@ from ._derivation._scalar import derive_general
 from ._derivation._subspace_quadrature import subspace_quadrature
 from ._effective._derivation import derive_effective
 from ._effective._diffusion import alignment_variance, derive_diffusion, variance_quadrature
-from ._effective._evaluate import Validity, effective_drift, gradient_second_moment, stationary_alignment, validity
+from ._effective._evaluate import (
+    DriftOptions,
+    Validity,
+    effective_drift,
+    gradient_second_moment,
+    stationary_alignment,
+    validity,
+)
 from ._effective._quadrature import effective_quadrature
 from ._effective._token_moments import token_feature_means
 from ._field._entry import evaluate, evaluate_mp
@@ -93,6 +100,7 @@ __all__ = [
     "pole_exponents",
     "pole_exponents_mp",
     "effective_drift",
+    "DriftOptions",
     "gradient_second_moment",
     "stationary_alignment",
     "validity",

@@ -225,7 +225,7 @@ def effective_drift(model: Model, rho_values, eta_value, d, L, batch: int = 1, *
     options : DriftOptions
         The Euler term, a scaled drag, the closed forms' weights (default: none of them).
     """
-    instance("options", options, DriftOptions, "theory._effective._evaluate.DriftOptions")
+    instance("options", options, DriftOptions, "theory.DriftOptions")
     euler = options.euler
     r = alignments("rho", rho_values)
     e = nonnegative("eta", eta_value)

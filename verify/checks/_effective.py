@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...numerics import Correction, Problem, Schedule, Simulation, SimulationOptions, predict, simulate
-from ...theory import effective_drift, gradient_second_moment, stationary_alignment
+from ...theory import DriftOptions, effective_drift, gradient_second_moment, stationary_alignment
 from ._context import CheckContext
 from ._figures import FigureSpec, effective_drift_figure
 from ._preset import QUICK, Preset
@@ -167,7 +167,7 @@ def _plateau(case: EffectiveCase, sim, pred, drag_scale: float) -> dict:
 
     h = 1e-3
     f = [float(effective_drift(p.model, pl.rho + k * h, case.schedule.eta0, p.d, p.L, p.batch,
-                               drag_scale=drag_scale).drift) for k in (-1, 0, 1)]
+                               options=DriftOptions(drag_scale=drag_scale)).drift) for k in (-1, 0, 1)]
     curv = (f[0] - 2 * f[1] + f[2]) / h**2
     shift = 0.5 * curv * pl.spread**2 / abs(pl.slope)
     predicted = pl.rho + shift
