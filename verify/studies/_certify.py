@@ -33,7 +33,15 @@ POLE_LABEL = {-1: "stable", 1: "unstable", 0: "neutral or undecided"}
 
 @dataclass(frozen=True)
 class FlowTime:
-    """The flow time asked of a point certificate: from ``rho0`` to ``rho1`` at relative width ``rtol``."""
+    """The flow time asked of a point certificate.
+
+    Attributes
+    ----------
+    rho0, rho1 : float
+        The start and the end of the flow.
+    rtol : float
+        The relative width asked of the time's enclosure.
+    """
 
     rho0: float
     rho1: float

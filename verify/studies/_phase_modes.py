@@ -46,8 +46,17 @@ def phase_mode(model: Model, region: bool, max_boxes: int | None, grid: bool) ->
 
 @dataclass(frozen=True)
 class PhaseRegion:
-    """The scalar region of ``sigrec phase``: its certificate, the proposition checked box by box
-    against the closed-form criterion, and the boundaries its figure draws."""
+    """The scalar region of ``sigrec phase``.
+
+    Attributes
+    ----------
+    certificate : theory.RegionCertificate
+        The certificate of the box.
+    proposition : theory.RegionProposition
+        The proposition, checked box by box against the closed-form criterion.
+    lines : tuple of RegionLine
+        The closed-form boundaries the figure draws.
+    """
 
     certificate: RegionCertificate
     proposition: RegionProposition
