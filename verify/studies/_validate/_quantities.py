@@ -1,4 +1,4 @@
-"""Each derived quantity of one model against the exact chain: one piece, as all share its runs and streams.
+"""Each derived quantity of one model against the exact chain (one piece: all share its runs and streams).
 
 The quantities are Monte Carlo of the exact reduced chain, drawn from one set of random streams
 and caps (``_stream``, ``_steps``).
