@@ -3,7 +3,7 @@
 Only prints the section's data (``verify.studies.appendix_data().subspace``): the display
 forms checked by sympy against ``theory.derive``, the certified transition brackets
 (``theory.certify_transition``), the certified weak-signal range, the region certificate of
-``onehot(2)`` (``theory.certify_region_k2``) and the figures' arrays. Bracket ends are rounded
+``onehot(2)`` (``theory.certify`` of a ``ModelBox``) and the figures' arrays. Bracket ends are rounded
 outwards, so a printed bracket still contains the certified one.
 """
 
