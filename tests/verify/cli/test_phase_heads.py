@@ -136,8 +136,8 @@ def test_human_output_is_the_librarys_diagram_as_a_table(capsys, tmp_path, monke
 
     monkeypatch.setattr(_phase, "heads_diagram", fake)
     text = _run(capsys, ["phase", *FLAGS, "--out", str(tmp_path / "r")])
-    [(law, heads, thetas, alphas, beta, sigma2)] = calls
-    assert (law, heads, beta, sigma2) == (LAW, H, 1.0, 1.0)
+    [(model, thetas, alphas)] = calls
+    assert (model.law.spec, model.heads, model.beta, model.sigma2) == (LAW, H, 1.0, 1.0)
     assert list(thetas) == list(library.thetas) and list(alphas) == list(library.alphas)
     lines = text.splitlines()
     assert "not proved complete" in lines[0]
